@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Installs the pinned tools the tests need into ${KINJECT_CACHE}/bin
+# (default $HOME/.cache/kubectl-inject/bin), and etcd from Debian when it is
+# missing. Idempotent: a tool already at its pinned version is left alone.
+# kpt and kubectl are expected preinstalled. kube-apiserver is built by
+# hack/build-apiserver.sh.
+#
+# Usage: hack/install-tools.sh        then  export PATH="$(hack/install-tools.sh --print-bin):$PATH"
+set -euo pipefail
+
+cache="${KINJECT_CACHE:-${HOME}/.cache/kubectl-inject}"
+bindir="${cache}/bin"
+if [[ "${1:-}" == "--print-bin" ]]; then echo "${bindir}"; exit 0; fi
+mkdir -p "${bindir}"
+
+# name|package|version
+tools=(
+  "kustomize|sigs.k8s.io/kustomize/kustomize/v5|v5.8.0"
+  "krew|sigs.k8s.io/krew/cmd/krew|v0.4.3"
+  "validate-krew-manifest|sigs.k8s.io/krew/cmd/validate-krew-manifest|v0.4.3"
+)
+
+# installed_version prints the main module version recorded in a Go binary.
+installed_version() {
+  go version -m "$1" 2>/dev/null | awk '$1 == "mod" { print $3; exit }'
+}
+
+for t in "${tools[@]}"; do
+  IFS='|' read -r name pkg version <<<"${t}"
+  if [[ -x "${bindir}/${name}" && "$(installed_version "${bindir}/${name}")" == "${version}" ]]; then
+    echo "${name} ${version} already installed" >&2
+    continue
+  fi
+  echo "installing ${pkg}@${version}" >&2
+  GOBIN="${bindir}" CGO_ENABLED=0 go install "${pkg}@${version}"
+done
+
+if ! command -v etcd >/dev/null 2>&1; then
+  echo "installing etcd-server from apt" >&2
+  sudo=""
+  [[ "$(id -u)" != 0 ]] && sudo="sudo"
+  ${sudo} apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive ${sudo} apt-get install -y -qq etcd-server >/dev/null
+fi
+
+# verify: every tool must be present and run.
+fail=0
+check() {
+  local name="$1"; shift
+  if ! out="$("$@" 2>&1)"; then
+    echo "ERROR: ${name} does not work: $* -> ${out}" >&2
+    fail=1
+    return
+  fi
+  echo "ok: ${name}: $(head -n1 <<<"${out}")" >&2
+}
+krew_root="$(mktemp -d)"
+trap 'rm -rf "${krew_root}"' EXIT
+check kustomize "${bindir}/kustomize" version
+check krew env KREW_ROOT="${krew_root}" "${bindir}/krew" version
+check validate-krew-manifest "${bindir}/validate-krew-manifest" -h
+check etcd etcd --version
+check kubectl kubectl version --client
+check kpt kpt version
+if [[ ${fail} != 0 ]]; then
+  echo "ERROR: some tools are missing or broken (see above)" >&2
+  exit 1
+fi
+echo "tools installed in ${bindir}; add it to PATH" >&2

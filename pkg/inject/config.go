@@ -1,0 +1,219 @@
+package inject
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// The typed function config.
+const (
+	ConfigAPIVersion = "kinject.dev/v1alpha1"
+	ConfigKind       = "SidecarInjection"
+	// DefaultConfigKey is the ConfigMap key holding a template, as in the
+	// seed's envoy-initializer ConfigMap.
+	DefaultConfigKey = "config"
+)
+
+// ConfigMapLookup finds a ConfigMap by namespace and name, for templateRef.
+// It returns nil, nil when there is no such ConfigMap.
+type ConfigMapLookup func(namespace, name string) (*yaml.RNode, error)
+
+// Config is a loaded configuration: the template and the settings.
+type Config struct {
+	Template *Template
+	Settings Settings
+}
+
+// TemplateRef names a ConfigMap key holding a template.
+type TemplateRef struct {
+	Namespace, Name, Key string
+}
+
+// LoadConfig reads any document that configures injection: a
+// SidecarInjection, a template ConfigMap (the seed's format), or a bare
+// partial Pod spec. lookup resolves spec.templateRef and may be nil when
+// references are not allowed.
+func LoadConfig(doc *yaml.RNode, lookup ConfigMapLookup) (*Config, error) {
+	if doc == nil || doc.IsNil() {
+		return nil, fmt.Errorf("template: empty document")
+	}
+	node := resolveDocument(doc.YNode())
+	if node == nil || node.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("template: must be a mapping (a ConfigMap, a SidecarInjection or a partial Pod spec)")
+	}
+	kind, apiVersion := scalarField(node, "kind"), scalarField(node, "apiVersion")
+	switch {
+	case kind == ConfigKind:
+		if apiVersion != ConfigAPIVersion {
+			return nil, fmt.Errorf("%s: apiVersion: %q is not supported (want %s)", kind, apiVersion, ConfigAPIVersion)
+		}
+		return loadSidecarInjection(node, lookup)
+	case kind == "ConfigMap":
+		t, err := TemplateFromConfigMap(doc, DefaultConfigKey)
+		if err != nil {
+			return nil, err
+		}
+		return &Config{Template: t}, nil
+	case kind == "" && apiVersion == "":
+		t, err := parsePartialSpec(node, "")
+		if err != nil {
+			return nil, fmt.Errorf("template: %w", err)
+		}
+		return &Config{Template: t}, nil
+	default:
+		return nil, fmt.Errorf("template: kind %q (apiVersion %q) is not a template: use a ConfigMap, a %s %s or a partial Pod spec", kind, apiVersion, ConfigAPIVersion, ConfigKind)
+	}
+}
+
+// TemplateFromConfigMap reads the template held in a ConfigMap's data under
+// key (the seed's envoy-initializer format uses "config").
+func TemplateFromConfigMap(cm *yaml.RNode, key string) (*Template, error) {
+	if key == "" {
+		key = DefaultConfigKey
+	}
+	name := cm.GetName()
+	data := mapValue(resolveDocument(cm.YNode()), "data")
+	text := mapValue(data, key)
+	if text == nil || text.Kind != yaml.ScalarNode {
+		return nil, fmt.Errorf("ConfigMap %q: data.%s: is missing (a template ConfigMap holds a partial Pod spec under data.%s)", name, key, key)
+	}
+	parsed, err := yaml.Parse(text.Value)
+	if err != nil {
+		return nil, fmt.Errorf("ConfigMap %q: data.%s: not YAML: %w", name, key, err)
+	}
+	t, err := parsePartialSpec(parsed.YNode(), "data."+key)
+	if err != nil {
+		return nil, fmt.Errorf("ConfigMap %q: %w", name, err)
+	}
+	t.Source = fmt.Sprintf("ConfigMap %q data.%s", name, key)
+	return t, nil
+}
+
+func loadSidecarInjection(node *yaml.Node, lookup ConfigMapLookup) (*Config, error) {
+	name := scalarField(mapValue(node, "metadata"), "name")
+	fail := func(err error) (*Config, error) {
+		return nil, fmt.Errorf("%s %q: %w", ConfigKind, name, err)
+	}
+	spec := mapValue(node, "spec")
+	if spec == nil || spec.Kind != yaml.MappingNode {
+		return fail(fmt.Errorf("spec: is required"))
+	}
+	cfg := &Config{}
+	var ref *TemplateRef
+	for i := 0; i+1 < len(spec.Content); i += 2 {
+		key, value := spec.Content[i].Value, spec.Content[i+1]
+		field := "spec." + key
+		switch key {
+		case "template":
+			t, err := parsePartialSpec(value, field)
+			if err != nil {
+				return fail(err)
+			}
+			cfg.Template = t
+		case "templateRef":
+			r, err := parseTemplateRef(value, field)
+			if err != nil {
+				return fail(err)
+			}
+			ref = r
+		default:
+			if value.Kind == yaml.SequenceNode {
+				if err := cfg.Settings.SetList(key, scalarItems(value)); err != nil {
+					return fail(fmt.Errorf("%s: %w", field, err))
+				}
+				continue
+			}
+			if value.Kind != yaml.ScalarNode {
+				return fail(fmt.Errorf("%s: must be a string or a list", field))
+			}
+			if err := cfg.Settings.Set(key, value.Value); err != nil {
+				return fail(fmt.Errorf("%s: %w", field, err))
+			}
+		}
+	}
+	if cfg.Template != nil && ref != nil {
+		return fail(fmt.Errorf("spec.template and spec.templateRef: set one, not both"))
+	}
+	if ref != nil {
+		t, err := ResolveTemplateRef(*ref, lookup)
+		if err != nil {
+			return fail(fmt.Errorf("spec.templateRef: %w", err))
+		}
+		cfg.Template = t
+	}
+	return cfg, nil
+}
+
+func parseTemplateRef(value *yaml.Node, field string) (*TemplateRef, error) {
+	if value.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s: must be a mapping with name, and optionally namespace and key", field)
+	}
+	ref := &TemplateRef{Key: DefaultConfigKey}
+	for i := 0; i+1 < len(value.Content); i += 2 {
+		k, v := value.Content[i].Value, value.Content[i+1].Value
+		switch k {
+		case "name":
+			ref.Name = v
+		case "namespace":
+			ref.Namespace = v
+		case "key":
+			ref.Key = v
+		default:
+			return nil, fmt.Errorf("%s.%s: unknown field (want name, namespace, key)", field, k)
+		}
+	}
+	if ref.Name == "" {
+		return nil, fmt.Errorf("%s.name: is required", field)
+	}
+	return ref, nil
+}
+
+// ParseTemplateRef reads "[NAMESPACE/]NAME[:KEY]".
+func ParseTemplateRef(s string) (TemplateRef, error) {
+	ref := TemplateRef{Key: DefaultConfigKey}
+	if i := strings.LastIndex(s, ":"); i >= 0 {
+		s, ref.Key = s[:i], s[i+1:]
+	}
+	if i := strings.Index(s, "/"); i >= 0 {
+		ref.Namespace, s = s[:i], s[i+1:]
+	}
+	ref.Name = s
+	if ref.Name == "" || ref.Key == "" {
+		return ref, fmt.Errorf("template ConfigMap reference %q: want [NAMESPACE/]NAME[:KEY]", s)
+	}
+	return ref, nil
+}
+
+// ResolveTemplateRef loads the template a reference points at.
+func ResolveTemplateRef(ref TemplateRef, lookup ConfigMapLookup) (*Template, error) {
+	if lookup == nil {
+		return nil, fmt.Errorf("ConfigMap %q: references cannot be resolved here", ref.Name)
+	}
+	cm, err := lookup(ref.Namespace, ref.Name)
+	if err != nil {
+		return nil, fmt.Errorf("reading ConfigMap %q: %w", ref.Name, err)
+	}
+	if cm == nil {
+		return nil, fmt.Errorf("ConfigMap %q: not found", ref.Name)
+	}
+	return TemplateFromConfigMap(cm, ref.Key)
+}
+
+func scalarItems(seq *yaml.Node) []string {
+	out := make([]string, 0, len(seq.Content))
+	for _, n := range seq.Content {
+		out = append(out, n.Value)
+	}
+	return out
+}
+
+func parseBool(key, value string) (bool, error) {
+	b, err := strconv.ParseBool(value)
+	if err != nil {
+		return false, fmt.Errorf("%q is not a boolean (want true or false)", value)
+	}
+	return b, nil
+}

@@ -1,0 +1,29 @@
+// Package inject is the injection core shared by the kubectl-inject plugin
+// and the inject-fn KRM function: pure functions over kyaml nodes, with no
+// I/O, no client and no command line.
+//
+// A Template is a partial Pod spec (containers, initContainers, volumes and
+// pod metadata). LoadConfig reads one from any supported document: the seed
+// Initializer's ConfigMap (data.config), a bare partial Pod spec, or a
+// kinject.dev/v1alpha1 SidecarInjection; DefaultTemplate is the embedded
+// Envoy sidecar.
+//
+// New combines a template with Settings (selection policy, native sidecars,
+// image override, pod-template paths of custom kinds) into an Injector.
+// The injector works on one document at a time, two ways:
+//
+//   - ProcessText edits the document's text: the change is computed on the
+//     parsed nodes and applied at the positions the parser reported, so
+//     every byte outside the injected lines stays as the user wrote it.
+//     Where that is impossible (a flow-style containers list, say) the
+//     document is re-serialized and the report says so.
+//   - ProcessNode edits a parsed document in place, for callers that
+//     serialize anyway (KRM functions).
+//
+// Each injection leaves the status annotation sidecar.kinject.dev/status on
+// the pod template: a record of exactly what was added or changed and the
+// template's hash. With it, injecting again changes nothing, a changed
+// template replaces the old parts, and OpUninject restores the object byte
+// for byte. Every object gets an Entry in the report; skips are data with a
+// stable snake_case Reason, not errors.
+package inject

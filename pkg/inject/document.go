@@ -1,0 +1,159 @@
+package inject
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// MaxDocumentBytes bounds one document. The API server stores objects of at
+// most about 1.5 MiB, so a larger document is not a manifest; refusing it
+// keeps memory bounded.
+const MaxDocumentBytes = 8 << 20
+
+// document is one YAML document being processed: its tree and, on the text
+// path, its text. Edits are applied to both so later passes see positions
+// that match the text.
+type document struct {
+	node        *yaml.Node // the DocumentNode (text path only)
+	root        *yaml.Node // the document's content
+	text        []byte     // nil on the node path
+	index       int
+	reformatted bool
+	err         error // set when the document could not be rewritten
+}
+
+// objectRef is one object in a document: the root, or an item of a List.
+type objectRef struct {
+	node *yaml.Node
+	item int
+}
+
+// parseDocument parses one document's text. It returns a nil document for
+// empty documents (and for errors, with an entry saying why).
+func parseDocument(src []byte, index int) (*document, *Entry) {
+	fail := func(reason Reason, format string, args ...any) (*document, *Entry) {
+		return nil, &Entry{Document: index, Item: -1, Action: Failed, Reason: reason, Message: fmt.Sprintf(format, args...)}
+	}
+	if len(src) > MaxDocumentBytes {
+		return fail(ReasonTooLarge, "document is %.1f MiB, larger than the %d MiB limit for one object", float64(len(src))/(1<<20), MaxDocumentBytes>>20)
+	}
+	node, err := decodeDocument(src)
+	if err != nil {
+		return fail(ReasonInvalidYAML, "not valid YAML: %v", err)
+	}
+	if node == nil {
+		return nil, nil
+	}
+	root := resolveDocument(node)
+	if root.Kind != yaml.MappingNode {
+		return fail(ReasonInvalidObject, "document is a %s, not an object (a mapping with apiVersion and kind)", kindName(root))
+	}
+	return &document{node: node, root: root, text: src, index: index}, nil
+}
+
+func decodeDocument(src []byte) (*yaml.Node, error) {
+	var node yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(src)).Decode(&node); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	if len(node.Content) == 0 || (isNull(node.Content[0]) && node.Content[0].Value == "") {
+		return nil, nil
+	}
+	return &node, nil
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "list"
+	case yaml.ScalarNode:
+		return "scalar"
+	case yaml.AliasNode:
+		return "alias"
+	}
+	return "mapping"
+}
+
+// objects lists the document's objects: its items when it is a List.
+func (d *document) objects() []objectRef {
+	if isList(d.root) {
+		items := mapValue(d.root, "items").Content
+		refs := make([]objectRef, len(items))
+		for i, item := range items {
+			refs[i] = objectRef{node: item, item: i}
+		}
+		return refs
+	}
+	return []objectRef{{node: d.root, item: -1}}
+}
+
+// apply applies edits to the document. On the text path the text is spliced
+// and parsed again; a splice that is impossible or that would not mean the
+// same as the edited tree falls back to re-serializing the document.
+func (d *document) apply(edits []edit) {
+	if len(edits) == 0 || d.err != nil {
+		return
+	}
+	if d.text == nil {
+		d.err = applyToNodes(edits)
+		return
+	}
+	spliced, spliceErr := splice(d.text, edits)
+	if err := applyToNodes(edits); err != nil {
+		d.err = err
+		return
+	}
+	if spliceErr == nil {
+		if node, err := decodeDocument(spliced); err == nil && node != nil && equalNodes(resolveDocument(node), d.root) {
+			d.node, d.root, d.text = node, resolveDocument(node), spliced
+			return
+		}
+	}
+	d.reformat()
+}
+
+// reformat re-serializes the edited tree, keeping the sequence indentation
+// style and line ends of the original.
+func (d *document) reformat() {
+	style := yaml.SequenceIndentStyle(yaml.DeriveSeqIndentStyle(string(d.text)))
+	out, err := yaml.MarshalWithOptions(d.node, &yaml.EncoderOptions{SeqIndent: style})
+	if err != nil {
+		d.err = fmt.Errorf("re-serializing document: %w", err)
+		return
+	}
+	if bytes.Contains(d.text, []byte("\r\n")) {
+		out = bytes.ReplaceAll(out, []byte("\n"), []byte("\r\n"))
+	}
+	node, err := decodeDocument(out)
+	if err != nil || node == nil {
+		d.err = fmt.Errorf("re-serialized document does not parse: %v", err)
+		return
+	}
+	d.node, d.root, d.text, d.reformatted = node, resolveDocument(node), out, true
+}
+
+// equalNodes compares two trees by content: kinds, tags and values.
+func equalNodes(a, b *yaml.Node) bool {
+	if a.Kind != b.Kind || len(a.Content) != len(b.Content) {
+		return false
+	}
+	switch a.Kind {
+	case yaml.ScalarNode:
+		return a.Value == b.Value && a.ShortTag() == b.ShortTag()
+	case yaml.AliasNode:
+		return a.Value == b.Value
+	}
+	for i := range a.Content {
+		if !equalNodes(a.Content[i], b.Content[i]) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,121 @@
+package inject
+
+import (
+	"fmt"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Op is what to do to the selected objects.
+type Op int
+
+// Operations.
+const (
+	// OpInject adds the template, replacing an older injection.
+	OpInject Op = iota
+	// OpUninject removes exactly what an earlier injection added.
+	OpUninject
+)
+
+// Injector applies one template with one set of settings. It is immutable
+// and safe for concurrent use.
+type Injector struct {
+	template *Template
+	hash     string
+	settings Settings
+}
+
+// New returns an injector for template t. The settings' image override and
+// native conversion are applied to the template here, so that the hash in
+// every status record covers what was actually injected.
+func New(t *Template, s Settings) (*Injector, error) {
+	if t == nil {
+		return nil, fmt.Errorf("no template")
+	}
+	if err := s.Policy.validate(); err != nil {
+		return nil, err
+	}
+	if s.Native != nil {
+		t = t.WithNative(*s.Native)
+	}
+	if s.Image != "" {
+		t = t.withImage(s.Image)
+	}
+	if err := t.validate(); err != nil {
+		return nil, err
+	}
+	return &Injector{template: t, hash: t.Hash(), settings: s}, nil
+}
+
+// Template returns the template the injector adds (after settings).
+func (in *Injector) Template() *Template { return in.template }
+
+// TemplateHash returns the hash recorded in status annotations.
+func (in *Injector) TemplateHash() string { return in.hash }
+
+// withImage returns a copy whose first sidecar uses image.
+func (t *Template) withImage(image string) *Template {
+	out := *t
+	switch {
+	case len(t.Containers) > 0:
+		out.Containers = append([]*yaml.Node{}, t.Containers...)
+		out.Containers[0] = deepCopy(t.Containers[0])
+		setScalarField(out.Containers[0], "image", image)
+	case len(t.InitContainers) > 0:
+		i := 0
+		for j, c := range t.InitContainers {
+			if scalarField(c, "restartPolicy") == "Always" {
+				i = j
+				break
+			}
+		}
+		out.InitContainers = append([]*yaml.Node{}, t.InitContainers...)
+		out.InitContainers[i] = deepCopy(t.InitContainers[i])
+		setScalarField(out.InitContainers[i], "image", image)
+	}
+	return &out
+}
+
+// ProcessNode applies op to one parsed document (an object or a kind: List)
+// in place, and reports one entry per object. This is the path for callers
+// that re-serialize anyway, such as KRM functions.
+func (in *Injector) ProcessNode(op Op, doc *yaml.RNode, docIndex int) []Entry {
+	d := &document{root: resolveDocument(doc.YNode()), index: docIndex}
+	return in.process(op, d)
+}
+
+// ProcessText applies op to the text of one YAML document and returns the
+// new text: the original bytes with only the injected lines added (or
+// removed). A document that is not changed is returned as is.
+func (in *Injector) ProcessText(op Op, src []byte, docIndex int) ([]byte, []Entry) {
+	d, entry := parseDocument(src, docIndex)
+	if d == nil {
+		if entry == nil {
+			return src, nil
+		}
+		return src, []Entry{*entry}
+	}
+	entries := in.process(op, d)
+	if d.err != nil {
+		return src, failAll(entries, d.err)
+	}
+	if d.reformatted {
+		for i := range entries {
+			if entries[i].Changed() {
+				entries[i].Reformatted = true
+			}
+		}
+	}
+	return d.text, entries
+}
+
+// failAll turns every changed entry into an error: the document could not
+// be written, so none of its objects were changed.
+func failAll(entries []Entry, err error) []Entry {
+	for i := range entries {
+		if entries[i].Changed() {
+			entries[i].Action, entries[i].Reason, entries[i].Message = Failed, ReasonInvalidObject, err.Error()
+		}
+	}
+	return entries
+}

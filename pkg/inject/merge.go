@@ -1,0 +1,268 @@
+package inject
+
+import (
+	"fmt"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// conflictError is a clash between the template and the pod.
+type conflictError struct{ msg string }
+
+func (e *conflictError) Error() string { return e.msg }
+
+// planInject computes the edits that add the template to a pod template
+// that carries no injection.
+func (in *Injector) planInject(t *podTarget) ([]edit, error) {
+	tpl := in.template
+	status := &Status{Version: statusVersion, Template: in.hash}
+	containers := mapValue(t.spec, "containers")
+	initContainers := mapValue(t.spec, "initContainers")
+	volumes := mapValue(t.spec, "volumes")
+
+	newContainers, err := in.missingItems(t, tpl.Containers, "containers", containers, initContainers)
+	if err != nil {
+		return nil, err
+	}
+	newInits, err := in.missingItems(t, tpl.InitContainers, "initContainers", containers, initContainers)
+	if err != nil {
+		return nil, err
+	}
+	newVolumes, err := in.missingItems(t, tpl.Volumes, "volumes", volumes)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkPorts(t, append(append([]*yaml.Node{}, newContainers...), newInits...)); err != nil {
+		return nil, err
+	}
+	status.Containers = itemNames(newSequence(newContainers...))
+	status.InitContainers = itemNames(newSequence(newInits...))
+	status.Volumes = itemNames(newSequence(newVolumes...))
+
+	var edits []edit
+	edits = append(edits, appendItems(t.spec, "containers", containers, newContainers, false, status, createdContainers)...)
+	edits = append(edits, appendItems(t.spec, "initContainers", initContainers, newInits, true, status, createdInitContainers)...)
+	edits = append(edits, appendItems(t.spec, "volumes", volumes, newVolumes, false, status, createdVolumes)...)
+
+	annotations := tpl.Annotations
+	if len(newContainers) > 0 && scalarField(mapValue(t.meta, "annotations"), DefaultContainerAnnotation) == "" {
+		if app := firstAppContainer(containers); app != "" {
+			annotations = append(append([]KeyValue{}, annotations...), KeyValue{DefaultContainerAnnotation, app})
+		}
+	}
+	edits = append(edits, planMetadata(t, tpl.Labels, annotations, status)...)
+	return edits, nil
+}
+
+// missingItems returns copies of the template items (containers or volumes)
+// the pod lacks. An item of the same name that is identical counts as
+// present; one that differs is a conflict, since we did not inject it.
+func (in *Injector) missingItems(t *podTarget, items []*yaml.Node, field string, lists ...*yaml.Node) ([]*yaml.Node, error) {
+	var out []*yaml.Node
+	for _, item := range items {
+		name := scalarField(item, "name")
+		var existing *yaml.Node
+		for _, list := range lists {
+			if existing = itemByName(list, name); existing != nil {
+				break
+			}
+		}
+		switch {
+		case existing == nil:
+			out = append(out, deepCopy(item))
+		case !sameNode(existing, item):
+			what := "container"
+			if field == "volumes" {
+				what = "volume"
+			}
+			return nil, &conflictError{fmt.Sprintf("%s: %s %q already exists and was not injected by kubectl-inject (rename it, or remove it so the template's can be added)", t.specField(field), what, name)}
+		}
+	}
+	return out, nil
+}
+
+// checkPorts refuses sidecar ports that an app container already uses: both
+// would bind the same port in the pod's shared network namespace.
+func checkPorts(t *podTarget, sidecars []*yaml.Node) error {
+	used := map[string]string{}
+	for _, list := range []string{"containers", "initContainers"} {
+		for _, c := range seqItems(mapValue(t.spec, list)) {
+			for _, p := range seqItems(mapValue(c, "ports")) {
+				used[portKey(p)] = scalarField(c, "name")
+			}
+		}
+	}
+	for _, s := range sidecars {
+		for _, p := range seqItems(mapValue(s, "ports")) {
+			if app, clash := used[portKey(p)]; clash {
+				return &conflictError{fmt.Sprintf("%s: sidecar %q port %s is already used by container %q", t.specField("containers"), scalarField(s, "name"), scalarField(p, "containerPort"), app)}
+			}
+		}
+	}
+	return nil
+}
+
+func portKey(p *yaml.Node) string {
+	proto := scalarField(p, "protocol")
+	if proto == "" {
+		proto = "TCP"
+	}
+	return scalarField(p, "containerPort") + "/" + proto
+}
+
+func seqItems(n *yaml.Node) []*yaml.Node {
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil
+	}
+	return n.Content
+}
+
+func firstAppContainer(containers *yaml.Node) string {
+	for _, name := range itemNames(containers) {
+		if name != "" {
+			return name
+		}
+	}
+	return ""
+}
+
+// appendItems adds items to the list field of spec: at the end, or at the
+// front (native sidecars start before the app's own init containers). A
+// missing or empty field is created and recorded in status.
+func appendItems(spec *yaml.Node, field string, list *yaml.Node, items []*yaml.Node, front bool, status *Status, created string) []edit {
+	if len(items) == 0 {
+		return nil
+	}
+	if list == nil || list.Kind != yaml.SequenceNode || len(list.Content) == 0 {
+		status.addCreated(created)
+		return replaceField(spec, field, newSequence(items...), beforeKeyFor(spec, field))
+	}
+	var before *yaml.Node
+	if front {
+		before = list.Content[0]
+	}
+	edits := make([]edit, 0, len(items))
+	for _, item := range items {
+		edits = append(edits, insertAt(list, before, "", item))
+	}
+	return edits
+}
+
+// beforeKeyFor keeps the usual field order when a field is created:
+// initContainers before containers, metadata before spec.
+func beforeKeyFor(m *yaml.Node, field string) *yaml.Node {
+	next := map[string]string{"initContainers": "containers", "metadata": "spec"}[field]
+	if next == "" {
+		return nil
+	}
+	key, _ := mapLookup(m, next)
+	return key
+}
+
+// replaceField sets field of mapping m to value: a new field, or one that
+// replaces an empty or null one.
+func replaceField(m *yaml.Node, field string, value, before *yaml.Node) []edit {
+	key, _ := mapLookup(m, field)
+	if key == nil {
+		return []edit{insertAt(m, before, field, value)}
+	}
+	next := nextKey(m, key)
+	return []edit{deleteChild(m, key), insertAt(m, next, field, value)}
+}
+
+// nextKey returns the key after key in mapping m, or nil.
+func nextKey(m, key *yaml.Node) *yaml.Node {
+	i := childIndex(m, key)
+	if i >= 0 && i+2 < len(m.Content) {
+		return m.Content[i+2]
+	}
+	return nil
+}
+
+// planMetadata adds labels and annotations (the status record last) to the
+// pod template's metadata, creating maps as needed.
+func planMetadata(t *podTarget, labels, annotations []KeyValue, status *Status) []edit {
+	if t.meta == nil {
+		meta := newMapping()
+		if len(labels) > 0 {
+			status.addCreated(createdLabels)
+			meta.Content = append(meta.Content, newString("labels"), kvMapping(labels))
+			status.Labels = keys(labels)
+		}
+		status.addCreated(createdAnnotations)
+		status.addCreated(createdMetadata)
+		status.Annotations = keys(annotations)
+		ann := kvMapping(annotations)
+		meta.Content = append(meta.Content, newString("annotations"), ann)
+		ann.Content = append(ann.Content, newString(StatusAnnotation), newString(status.Encode()))
+		return replaceField(t.template, "metadata", meta, beforeKeyFor(t.template, "metadata"))
+	}
+	var edits []edit
+	edits = append(edits, planStringMap(t.meta, "labels", labels, &status.Labels, status, createdLabels, nil)...)
+	return append(edits, planStringMap(t.meta, "annotations", annotations, &status.Annotations, status, createdAnnotations, status)...)
+}
+
+// planStringMap adds or overwrites entries of the labels or annotations
+// map. When withStatus is set, the status record is added last; it is
+// encoded only after every other part of status is known.
+func planStringMap(meta *yaml.Node, field string, kvs []KeyValue, added *[]string, status *Status, created string, withStatus *Status) []edit {
+	m := mapValue(meta, field)
+	if m == nil || m.Kind != yaml.MappingNode || len(m.Content) == 0 {
+		if len(kvs) == 0 && withStatus == nil {
+			return nil
+		}
+		status.addCreated(created)
+		*added = keys(kvs)
+		fresh := kvMapping(kvs)
+		if withStatus != nil {
+			fresh.Content = append(fresh.Content, newString(StatusAnnotation), newString(withStatus.Encode()))
+		}
+		return replaceField(meta, field, fresh, nil)
+	}
+	var edits []edit
+	for _, kv := range kvs {
+		existing := mapValue(m, kv.Key)
+		switch {
+		case existing == nil:
+			*added = append(*added, kv.Key)
+			edits = append(edits, insertAt(m, nil, kv.Key, newString(kv.Value)))
+		case existing.Value != kv.Value || existing.Kind != yaml.ScalarNode:
+			recordChanged(status, field, kv.Key, existing.Value)
+			edits = append(edits, setScalar(existing, kv.Value))
+		}
+	}
+	if withStatus != nil {
+		edits = append(edits, insertAt(m, nil, StatusAnnotation, newString(withStatus.Encode())))
+	}
+	return edits
+}
+
+func recordChanged(status *Status, field, key, old string) {
+	if status.Changed == nil {
+		status.Changed = &Changed{}
+	}
+	target := &status.Changed.Labels
+	if field == "annotations" {
+		target = &status.Changed.Annotations
+	}
+	if *target == nil {
+		*target = map[string]string{}
+	}
+	(*target)[key] = old
+}
+
+func kvMapping(kvs []KeyValue) *yaml.Node {
+	m := newMapping()
+	for _, kv := range kvs {
+		m.Content = append(m.Content, newString(kv.Key), newString(kv.Value))
+	}
+	return m
+}
+
+func keys(kvs []KeyValue) []string {
+	out := make([]string, 0, len(kvs))
+	for _, kv := range kvs {
+		out = append(out, kv.Key)
+	}
+	return out
+}

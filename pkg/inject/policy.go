@@ -1,0 +1,126 @@
+package inject
+
+import (
+	"fmt"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Annotations that steer injection.
+const (
+	// InjectAnnotation opts an object in ("true") or out ("false").
+	InjectAnnotation = "sidecar.kinject.dev/inject"
+	// SeedAnnotation is the seed Initializer's opt-in annotation.
+	SeedAnnotation = "initializer.kubernetes.io/envoy"
+	// DefaultContainerAnnotation tells kubectl exec/logs which container to use.
+	DefaultContainerAnnotation = "kubectl.kubernetes.io/default-container"
+)
+
+// otherMeshProxies are containers of other meshes; a pod that has one is
+// already meshed and is left alone.
+var otherMeshProxies = []string{"istio-proxy", "linkerd-proxy"}
+
+// Policy selects the objects to inject.
+type Policy struct {
+	Mode Mode `json:"mode,omitempty"`
+	// Kinds limits injection to these kinds (case-insensitive); empty means all
+	// kinds that have a pod template.
+	Kinds []string `json:"kinds,omitempty"`
+	// APIGroups limits injection to these API groups ("" or "core" for v1).
+	APIGroups []string `json:"apiGroups,omitempty"`
+	// Namespaces limits injection to these namespaces; an object without a
+	// namespace counts as "default".
+	Namespaces []string `json:"namespaces,omitempty"`
+	// Selector is a label selector on the object's labels.
+	Selector string `json:"selector,omitempty"`
+	// InjectHostNetwork injects pods that use the host's network too.
+	InjectHostNetwork bool `json:"injectHostNetwork,omitempty"`
+}
+
+// validate checks the policy before any object is seen.
+func (p Policy) validate() error {
+	if p.Mode != "" && p.Mode != OptIn && p.Mode != OptOut {
+		return fmt.Errorf("mode: %q is not a mode (want %s or %s)", p.Mode, OptOut, OptIn)
+	}
+	if p.Selector != "" {
+		if _, err := yaml.NewMapRNode(&map[string]string{}).MatchesLabelSelector(p.Selector); err != nil {
+			return fmt.Errorf("selector: %q: %w", p.Selector, err)
+		}
+	}
+	return nil
+}
+
+// selectObject decides whether an object is in scope at all (kind, group,
+// namespace, labels). It does not look at opt-in/out annotations.
+func (p Policy) selectObject(obj *yaml.Node) (Reason, string) {
+	kind, group := scalarField(obj, "kind"), apiGroup(scalarField(obj, "apiVersion"))
+	if len(p.Kinds) > 0 && !containsFold(p.Kinds, kind) {
+		return ReasonKindNotSelected, fmt.Sprintf("kind %s is not in %s", kind, strings.Join(p.Kinds, ","))
+	}
+	if len(p.APIGroups) > 0 && !containsFold(p.APIGroups, group) && !(group == "" && containsFold(p.APIGroups, "core")) {
+		return ReasonKindNotSelected, fmt.Sprintf("API group %q is not in %s", group, strings.Join(p.APIGroups, ","))
+	}
+	meta := mapValue(obj, "metadata")
+	if len(p.Namespaces) > 0 {
+		ns := scalarField(meta, "namespace")
+		if ns == "" {
+			ns = "default"
+		}
+		if !containsFold(p.Namespaces, ns) {
+			return ReasonNamespaceNotSelect, fmt.Sprintf("namespace %s is not in %s", ns, strings.Join(p.Namespaces, ","))
+		}
+	}
+	if p.Selector != "" {
+		ok, err := yaml.NewRNode(obj).MatchesLabelSelector(p.Selector)
+		if err != nil || !ok {
+			return ReasonLabelsNotSelected, fmt.Sprintf("labels do not match %q", p.Selector)
+		}
+	}
+	return "", ""
+}
+
+// selectPod applies the opt-in/out policy and the pod-level skips.
+func (p Policy) selectPod(t *podTarget) (Reason, string) {
+	objAnn := mapValue(mapValue(t.obj, "metadata"), "annotations")
+	podAnn := mapValue(t.meta, "annotations")
+	inject := firstNonEmpty(scalarField(podAnn, InjectAnnotation), scalarField(objAnn, InjectAnnotation))
+	seed := firstNonEmpty(scalarField(podAnn, SeedAnnotation), scalarField(objAnn, SeedAnnotation))
+	switch {
+	case strings.EqualFold(inject, "false"):
+		return ReasonOptedOut, InjectAnnotation + ` is "false"`
+	case p.Mode == OptIn && !strings.EqualFold(inject, "true") && !strings.EqualFold(seed, "true"):
+		return ReasonNotOptedIn, fmt.Sprintf(`mode is opt-in and neither %s nor %s is "true"`, InjectAnnotation, SeedAnnotation)
+	}
+	if !p.InjectHostNetwork && scalarField(t.spec, "hostNetwork") == "true" {
+		return ReasonHostNetwork, "the pod uses the host's network; a sidecar would share the node's ports"
+	}
+	for _, list := range []string{"containers", "initContainers"} {
+		for _, name := range itemNames(mapValue(t.spec, list)) {
+			for _, proxy := range otherMeshProxies {
+				if name == proxy {
+					return ReasonOtherMesh, fmt.Sprintf("the pod already has %s", proxy)
+				}
+			}
+		}
+	}
+	return "", ""
+}
+
+func containsFold(list []string, s string) bool {
+	for _, v := range list {
+		if strings.EqualFold(v, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,203 @@
+package inject
+
+import (
+	"errors"
+	"fmt"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// plan is the decision for one object in the first pass.
+type plan struct {
+	entry  Entry
+	strip  []edit // removes an earlier injection (uninject, or update)
+	inject bool   // add the template in the second pass
+}
+
+// process runs op over every object of the document in two passes: first
+// every old injection that must go is removed, then the template is added.
+// Each object's edits are planned completely before any is applied, so an
+// object is either fully changed or untouched.
+func (in *Injector) process(op Op, d *document) []Entry {
+	refs := d.objects()
+	plans := make([]plan, len(refs))
+	var strip []edit
+	for i, ref := range refs {
+		plans[i] = in.decide(op, ref, d.index)
+		strip = append(strip, plans[i].strip...)
+	}
+	d.apply(strip)
+	if op == OpInject {
+		refs = d.objects() // the text path parsed the document again
+		var add []edit
+		for i := range plans {
+			if !plans[i].inject {
+				continue
+			}
+			edits, err := in.planInjectObject(refs[i].node)
+			if err != nil {
+				plans[i].entry = failEntry(plans[i].entry, err)
+				continue
+			}
+			add = append(add, edits...)
+		}
+		d.apply(add)
+	}
+	entries := make([]Entry, len(plans))
+	for i := range plans {
+		entries[i] = plans[i].entry
+	}
+	return entries
+}
+
+// decide classifies one object and plans the removal of a stale injection.
+func (in *Injector) decide(op Op, ref objectRef, docIndex int) plan {
+	obj := ref.node
+	meta := mapValue(obj, "metadata")
+	p := plan{entry: Entry{
+		Document: docIndex, Item: ref.item,
+		APIVersion: scalarField(obj, "apiVersion"), Kind: scalarField(obj, "kind"),
+		Namespace: scalarField(meta, "namespace"), Name: scalarField(meta, "name"),
+	}}
+	skip := func(reason Reason, msg string) plan {
+		p.entry.Action, p.entry.Reason, p.entry.Message = Skipped, reason, msg
+		return p
+	}
+	if obj.Kind != yaml.MappingNode {
+		return plan{entry: failEntry(p.entry, fmt.Errorf("item is a %s, not an object", kindName(obj)))}
+	}
+	if p.entry.Kind == "" || p.entry.APIVersion == "" {
+		return plan{entry: failEntry(p.entry, fmt.Errorf("%s: is required", firstMissing(p.entry)))}
+	}
+	path, ok := lookupPath(in.settings.Paths, p.entry.APIVersion, p.entry.Kind)
+	if !ok {
+		return skip(ReasonNotAWorkload, "")
+	}
+	if reason, msg := in.settings.Policy.selectObject(obj); reason != "" {
+		return skip(reason, msg)
+	}
+	t, err := findPodTarget(obj, path)
+	if err == nil {
+		err = checkDuplicateKeys(obj, "")
+	}
+	if err != nil {
+		return plan{entry: failEntry(p.entry, err)}
+	}
+	status, _, err := readStatus(t)
+	if err != nil {
+		p.entry.Action, p.entry.Reason, p.entry.Message = Failed, ReasonInvalidStatus, fmt.Sprintf("%s: %v", joinField(t.field, "metadata.annotations"), err)
+		return p
+	}
+	if op == OpUninject {
+		if status == nil {
+			return skip(ReasonNotInjected, "")
+		}
+		p.entry.Action, p.strip = Uninjected, planUninject(t, status)
+		return p
+	}
+	if status != nil && status.Template == in.hash && statusIntact(t, status) {
+		p.entry.Action = Unchanged
+		return p
+	}
+	if reason, msg := in.settings.Policy.selectPod(t); reason != "" {
+		return skip(reason, msg)
+	}
+	p.entry.Action, p.inject = Injected, true
+	if status != nil {
+		p.entry.Action, p.strip = Updated, planUninject(t, status)
+		if err := in.dryRunUpdate(obj, path, p.strip); err != nil {
+			return plan{entry: failEntry(p.entry, err)}
+		}
+	}
+	return p
+}
+
+// dryRunUpdate checks on a copy that the new template can be injected once
+// the old injection is gone, so that a failing update leaves the object as
+// it was rather than stripped.
+func (in *Injector) dryRunUpdate(obj *yaml.Node, path PodTemplatePath, strip []edit) error {
+	copied, mapped := copyWithMap(obj)
+	remapped := make([]edit, len(strip))
+	for i, e := range strip {
+		e.parent, e.before, e.target = mapped[e.parent], mapped[e.before], mapped[e.target]
+		remapped[i] = e
+	}
+	if err := applyToNodes(remapped); err != nil {
+		return err
+	}
+	t, err := findPodTarget(copied, path)
+	if err != nil {
+		return err
+	}
+	_, err = in.planInject(t)
+	return err
+}
+
+// planInjectObject plans the injection into an object the first pass
+// accepted.
+func (in *Injector) planInjectObject(obj *yaml.Node) ([]edit, error) {
+	path, _ := lookupPath(in.settings.Paths, scalarField(obj, "apiVersion"), scalarField(obj, "kind"))
+	t, err := findPodTarget(obj, path)
+	if err != nil {
+		return nil, err
+	}
+	return in.planInject(t)
+}
+
+func failEntry(e Entry, err error) Entry {
+	e.Action, e.Reason, e.Message = Failed, ReasonInvalidObject, err.Error()
+	var conflict *conflictError
+	if errors.As(err, &conflict) {
+		e.Reason = ReasonConflict
+	}
+	return e
+}
+
+func firstMissing(e Entry) string {
+	if e.APIVersion == "" {
+		return "apiVersion"
+	}
+	return "kind"
+}
+
+// copyWithMap deep-copies a tree and maps each original node to its copy.
+func copyWithMap(n *yaml.Node) (*yaml.Node, map[*yaml.Node]*yaml.Node) {
+	mapped := map[*yaml.Node]*yaml.Node{}
+	var walk func(*yaml.Node) *yaml.Node
+	walk = func(n *yaml.Node) *yaml.Node {
+		c := *n
+		c.Content = make([]*yaml.Node, len(n.Content))
+		for i, child := range n.Content {
+			c.Content[i] = walk(child)
+		}
+		mapped[n] = &c
+		return &c
+	}
+	return walk(n), mapped
+}
+
+// checkDuplicateKeys rejects mappings with a key given twice: YAML parsers
+// disagree on which value wins, so editing such an object would be a guess.
+func checkDuplicateKeys(n *yaml.Node, field string) error {
+	switch n.Kind {
+	case yaml.MappingNode:
+		seen := make(map[string]bool, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i].Value
+			if seen[k] {
+				return fmt.Errorf("%s: duplicate key (line %d)", joinField(field, k), n.Content[i].Line)
+			}
+			seen[k] = true
+			if err := checkDuplicateKeys(n.Content[i+1], joinField(field, k)); err != nil {
+				return err
+			}
+		}
+	case yaml.SequenceNode:
+		for i, item := range n.Content {
+			if err := checkDuplicateKeys(item, fmt.Sprintf("%s[%d]", field, i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

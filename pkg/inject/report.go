@@ -1,0 +1,140 @@
+package inject
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Action is what happened to one object.
+type Action string
+
+// Actions, in the words the report uses.
+const (
+	Injected   Action = "injected"   // the sidecar was added
+	Updated    Action = "updated"    // an older injection was replaced by the current template
+	Unchanged  Action = "unchanged"  // already injected with the current template
+	Uninjected Action = "uninjected" // the injected parts were removed
+	Skipped    Action = "skipped"    // left alone on purpose; Reason says why
+	Failed     Action = "error"      // could not be processed; Message says why
+)
+
+// Reason is a stable snake_case code explaining a skip or an error. Reasons
+// appear in reports, KRM results and golden files, so they never change.
+type Reason string
+
+// Reasons for skipping or failing.
+const (
+	ReasonNotAWorkload       Reason = "not_a_workload"
+	ReasonKindNotSelected    Reason = "kind_not_selected"
+	ReasonNamespaceNotSelect Reason = "namespace_not_selected"
+	ReasonLabelsNotSelected  Reason = "labels_not_selected"
+	ReasonOptedOut           Reason = "opted_out"
+	ReasonNotOptedIn         Reason = "not_opted_in"
+	ReasonHostNetwork        Reason = "host_network"
+	ReasonOtherMesh          Reason = "other_mesh"
+	ReasonNotInjected        Reason = "not_injected"
+	ReasonConflict           Reason = "conflict"
+	ReasonInvalidObject      Reason = "invalid_object"
+	ReasonInvalidStatus      Reason = "invalid_status"
+	ReasonInvalidYAML        Reason = "invalid_yaml"
+	ReasonTooLarge           Reason = "too_large"
+)
+
+// Entry reports the outcome for one object (one document, or one item of a
+// kind: List).
+type Entry struct {
+	// Document is the 0-based index of the document in its stream.
+	Document int `json:"document"`
+	// Item is the 0-based index inside a kind: List, or -1.
+	Item       int    `json:"item"`
+	APIVersion string `json:"apiVersion,omitempty"`
+	Kind       string `json:"kind,omitempty"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name,omitempty"`
+	Action     Action `json:"action"`
+	Reason     Reason `json:"reason,omitempty"`
+	Message    string `json:"message,omitempty"`
+	// Reformatted is true when the document could not be edited in place
+	// (for example a flow-style containers list) and was re-serialized.
+	Reformatted bool `json:"reformatted,omitempty"`
+}
+
+// Changed reports whether the entry's object was modified.
+func (e Entry) Changed() bool {
+	return e.Action == Injected || e.Action == Updated || e.Action == Uninjected
+}
+
+// Object names the entry's object the way kubectl does ("Deployment
+// default/web"), falling back to the document position when unnamed.
+func (e Entry) Object() string {
+	var b strings.Builder
+	if e.Kind != "" {
+		b.WriteString(e.Kind)
+	} else {
+		b.WriteString("object")
+	}
+	switch {
+	case e.Namespace != "" && e.Name != "":
+		fmt.Fprintf(&b, " %s/%s", e.Namespace, e.Name)
+	case e.Name != "":
+		fmt.Fprintf(&b, " %s", e.Name)
+	}
+	return b.String()
+}
+
+// Location names where the entry's object is in its stream.
+func (e Entry) Location() string {
+	if e.Item >= 0 {
+		return fmt.Sprintf("document %d, item %d", e.Document, e.Item)
+	}
+	return fmt.Sprintf("document %d", e.Document)
+}
+
+// String renders the entry as one line: "Deployment default/web (document 0): injected".
+func (e Entry) String() string {
+	s := fmt.Sprintf("%s (%s): %s", e.Object(), e.Location(), e.Action)
+	if e.Reason != "" {
+		s += ": " + string(e.Reason)
+	}
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	if e.Reformatted {
+		s += " (document re-serialized: it could not be edited in place)"
+	}
+	return s
+}
+
+// Report is the outcome for every object of a stream, in input order.
+type Report []Entry
+
+// Failed reports whether any entry is an error.
+func (r Report) Failed() bool {
+	for _, e := range r {
+		if e.Action == Failed {
+			return true
+		}
+	}
+	return false
+}
+
+// Changed reports whether any entry modified its object.
+func (r Report) Changed() bool {
+	for _, e := range r {
+		if e.Changed() {
+			return true
+		}
+	}
+	return false
+}
+
+// Errors returns the error entries.
+func (r Report) Errors() []Entry {
+	var out []Entry
+	for _, e := range r {
+		if e.Action == Failed {
+			out = append(out, e)
+		}
+	}
+	return out
+}

@@ -1,0 +1,319 @@
+package inject
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// This file finds where nodes begin and end in the text. The parser
+// reports where a node starts; where a block node ends follows from YAML's
+// indentation rules: its lines are the ones indented deeper than the
+// construct that holds it.
+
+// startLine is the line a key or item starts on.
+func (td *textDoc) startLine(n *yaml.Node) int { return n.Line }
+
+// startsLine reports whether n is the first thing on its line (after the
+// item's dash, for items), so that whole lines can be inserted before it or
+// removed.
+func (td *textDoc) startsLine(n *yaml.Node, isItem bool) bool {
+	if n.Line == 0 {
+		return false
+	}
+	prefix := string(td.src[td.lineStart(n.Line):td.offset(n.Line, n.Column)])
+	if isItem {
+		prefix = strings.TrimRight(prefix, " ")
+		if !strings.HasSuffix(prefix, "-") {
+			return false
+		}
+		prefix = prefix[:len(prefix)-1]
+	}
+	return strings.TrimLeft(prefix, " ") == ""
+}
+
+// commentsAbove returns the first line of the comment lines directly above
+// line n that share its indentation (they belong to it), or n.
+func (td *textDoc) commentsAbove(n int) int {
+	indent := indentOf(td.line(n))
+	for n > 1 {
+		prev := td.line(n - 1)
+		if t := strings.TrimSpace(prev); t == "" || t[0] != '#' || indentOf(prev) != indent {
+			break
+		}
+		n--
+	}
+	return n
+}
+
+// dashColumn returns the 0-based column of an item's dash.
+func (td *textDoc) dashColumn(item *yaml.Node) (int, error) {
+	if !td.startsLine(item, true) {
+		return 0, errNotSpliceable
+	}
+	return strings.Index(td.line(item.Line), "-"), nil
+}
+
+// lastChildLine returns the last line of a block collection's last child.
+func (td *textDoc) lastChildLine(n *yaml.Node) (int, error) {
+	if n.Kind == yaml.MappingNode {
+		k := len(n.Content) - 2
+		return td.lastPairLine(n.Content[k], n.Content[k+1])
+	}
+	last := n.Content[len(n.Content)-1]
+	dash, err := td.dashColumn(last)
+	if err != nil {
+		return 0, err
+	}
+	return td.lastLine(last, dash)
+}
+
+// lastPairLine returns the last line of a key and its value.
+func (td *textDoc) lastPairLine(key, value *yaml.Node) (int, error) {
+	if value == nil || (isNull(value) && value.Value == "") || value.Line == 0 {
+		return key.Line, nil
+	}
+	last, err := td.lastLine(value, key.Column-1)
+	if last < key.Line {
+		last = key.Line
+	}
+	return last, err
+}
+
+// lastLine returns the last line of node n, which sits in a construct
+// indented by indent columns.
+func (td *textDoc) lastLine(n *yaml.Node, indent int) (int, error) {
+	switch {
+	case n.Line == 0:
+		return 0, errNotSpliceable
+	case n.Kind == yaml.AliasNode:
+		return n.Line, nil
+	case n.Kind != yaml.ScalarNode && n.Style&yaml.FlowStyle != 0:
+		return td.flowEndLine(n)
+	case n.Kind == yaml.MappingNode:
+		last := n.Line
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			l, err := td.lastPairLine(n.Content[i], n.Content[i+1])
+			if err != nil {
+				return 0, err
+			}
+			last = max(last, l)
+		}
+		return last, nil
+	case n.Kind == yaml.SequenceNode:
+		last := n.Line
+		for _, item := range n.Content {
+			dash, err := td.dashColumn(item)
+			if err != nil {
+				return 0, err
+			}
+			l, err := td.lastLine(item, dash)
+			if err != nil {
+				return 0, err
+			}
+			last = max(last, l)
+		}
+		return last, nil
+	case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
+		return td.continuation(n.Line, indent, true), nil
+	case n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0:
+		end, err := td.quotedEnd(n, td.offset(n.Line, n.Column))
+		if err != nil {
+			return 0, err
+		}
+		return bytes.Count(td.src[:end], []byte("\n")) + 1, nil
+	default:
+		return td.continuation(n.Line, indent, false), nil
+	}
+}
+
+// continuation returns the last line, from line on, of lines indented deeper
+// than indent: a block scalar's content (where comment-like lines are
+// content too), or a plain scalar's continuation lines.
+func (td *textDoc) continuation(line, indent int, block bool) int {
+	last := line
+	for n := line + 1; n <= len(td.lineStarts); n++ {
+		text := td.line(n)
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		if indentOf(text) <= indent || (!block && isBlankOrComment(text)) {
+			break
+		}
+		last = n
+	}
+	return last
+}
+
+// flowEndLine finds the line of the bracket closing a flow collection.
+func (td *textDoc) flowEndLine(n *yaml.Node) (int, error) {
+	src := td.src
+	i := td.offset(n.Line, n.Column)
+	for i < len(src) && src[i] != '[' && src[i] != '{' && src[i] != '\n' {
+		i++ // skip an anchor or tag before the bracket
+	}
+	depth := 0
+	for ; i < len(src); i++ {
+		switch c := src[i]; c {
+		case '[', '{':
+			depth++
+		case ']', '}':
+			if depth--; depth == 0 {
+				return bytes.Count(src[:i], []byte("\n")) + 1, nil
+			}
+		case '"', '\'':
+			end, err := quoteEnd(src, i)
+			if err != nil {
+				return 0, err
+			}
+			i = end - 1
+		case '#':
+			if i > 0 && (src[i-1] == ' ' || src[i-1] == '\t') {
+				for i < len(src) && src[i] != '\n' {
+					i++
+				}
+			}
+		}
+	}
+	return 0, errNotSpliceable
+}
+
+// quotedEnd returns the offset just past a quoted scalar starting at start.
+func (td *textDoc) quotedEnd(n *yaml.Node, start int) (int, error) {
+	if start >= len(td.src) || (td.src[start] != '"' && td.src[start] != '\'') {
+		return 0, errNotSpliceable
+	}
+	return quoteEnd(td.src, start)
+}
+
+// quoteEnd returns the offset just past the quoted string opening at i.
+func quoteEnd(src []byte, i int) (int, error) {
+	q := src[i]
+	for j := i + 1; j < len(src); j++ {
+		switch {
+		case q == '"' && src[j] == '\\':
+			j++
+		case src[j] == q && q == '\'' && j+1 < len(src) && src[j+1] == '\'':
+			j++
+		case src[j] == q:
+			return j + 1, nil
+		}
+	}
+	return 0, errNotSpliceable
+}
+
+// scalarEnd returns the offset just past a one-line scalar's text.
+func (td *textDoc) scalarEnd(n *yaml.Node, start int) (int, error) {
+	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+		end, err := td.quotedEnd(n, start)
+		if err != nil || bytes.IndexByte(td.src[start:end], '\n') >= 0 {
+			return 0, errNotSpliceable
+		}
+		return end, nil
+	}
+	if n.Style != 0 && n.Style != yaml.TaggedStyle {
+		return 0, errNotSpliceable
+	}
+	rest := td.src[start:td.lineStart(n.Line+1)]
+	text := strings.TrimRight(string(rest), "\r\n")
+	if i := strings.Index(text, " #"); i >= 0 {
+		text = text[:i]
+	}
+	text = strings.TrimRight(text, " \t")
+	if text != n.Value {
+		return 0, errNotSpliceable // multi-line, tagged or otherwise unusual
+	}
+	return start + len(text), nil
+}
+
+// renderScalar writes a string in the given quoting style, so a changed
+// value keeps the look of the one it replaces.
+func renderScalar(value string, style yaml.Style) (string, error) {
+	switch {
+	case style&yaml.DoubleQuotedStyle != 0:
+		return strconv.Quote(value), nil
+	case style&yaml.SingleQuotedStyle != 0 && !strings.ContainsAny(value, "\n\r"):
+		return "'" + strings.ReplaceAll(value, "'", "''") + "'", nil
+	}
+	out, err := yaml.Marshal(newString(value))
+	if err != nil {
+		return "", err
+	}
+	s := strings.TrimSuffix(string(out), "\n")
+	if strings.Contains(s, "\n") {
+		return "", errNotSpliceable
+	}
+	return s, nil
+}
+
+// render writes node n as block YAML with every line indented by indent,
+// following the document's indentation step and sequence style.
+func (td *textDoc) render(n *yaml.Node, indent int) (string, error) {
+	td.detectStyle()
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(td.indentStep)
+	if td.wideSeq {
+		enc.DefaultSeqIndent()
+	} else {
+		enc.CompactSeqIndent()
+	}
+	if err := enc.Encode(n); err != nil {
+		return "", err
+	}
+	if err := enc.Close(); err != nil {
+		return "", err
+	}
+	pad := strings.Repeat(" ", indent)
+	lines := strings.SplitAfter(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	var out strings.Builder
+	for _, l := range lines {
+		out.WriteString(pad)
+		out.WriteString(strings.TrimSuffix(l, "\n"))
+		out.WriteString(td.eol)
+	}
+	return out.String(), nil
+}
+
+// detectStyle learns the author's indentation step and whether sequences
+// under a key are indented ("wide") from the first examples in the text.
+func (td *textDoc) detectStyle() {
+	if td.styled {
+		return
+	}
+	td.styled = true
+	step, seq := 0, 0 // seq: 0 unknown, 1 compact, 2 wide
+	for n := 1; n < len(td.lineStarts) && (step == 0 || seq == 0); n++ {
+		text := strings.TrimRight(td.line(n), " ")
+		if !strings.HasSuffix(text, ":") || isBlankOrComment(text) {
+			continue
+		}
+		keyIndent := indentOf(text)
+		if strings.HasPrefix(strings.TrimLeft(text, " "), "- ") {
+			keyIndent += 2
+		}
+		next := n + 1
+		for next <= len(td.lineStarts) && isBlankOrComment(td.line(next)) {
+			next++
+		}
+		nextText := td.line(next)
+		diff := indentOf(nextText) - keyIndent
+		switch {
+		case strings.HasPrefix(strings.TrimLeft(nextText, " "), "-"):
+			if seq == 0 && diff >= 0 {
+				seq = 1
+				if diff > 0 {
+					seq = 2
+				}
+			}
+		case diff > 0 && step == 0:
+			step = diff
+		}
+	}
+	if step >= 2 && step <= 8 {
+		td.indentStep = step
+	}
+	td.wideSeq = seq == 2
+}

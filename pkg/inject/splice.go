@@ -1,0 +1,230 @@
+package inject
+
+import (
+	"bytes"
+	"errors"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// errNotSpliceable means an edit cannot be applied to the text in place
+// (flow-style collections, aliases, multi-line scalars); the document is
+// then re-serialized instead.
+var errNotSpliceable = errors.New("edit cannot be applied in place")
+
+// textDoc is the original text of one document with what splicing needs:
+// line offsets and the author's indentation habits.
+type textDoc struct {
+	src        []byte
+	lineStarts []int // byte offset of each line; line n (1-based) starts at lineStarts[n-1]
+	eol        string
+	indentStep int
+	wideSeq    bool
+	styled     bool // indentStep and wideSeq are detected
+}
+
+// change replaces src[start:end] with text.
+type change struct {
+	start, end int
+	text       string
+}
+
+// splice applies edits to src at the positions the parser recorded in the
+// edits' nodes and returns the new text. Every byte outside the edited
+// lines is kept.
+func splice(src []byte, edits []edit) ([]byte, error) {
+	td := newTextDoc(src)
+	changes := make([]change, 0, len(edits))
+	for _, e := range edits {
+		c, err := td.change(e)
+		if err != nil {
+			return nil, err
+		}
+		changes = append(changes, c)
+	}
+	sort.SliceStable(changes, func(i, j int) bool { return changes[i].start < changes[j].start })
+	var out bytes.Buffer
+	out.Grow(len(src) + 1024)
+	pos := 0
+	for _, c := range changes {
+		if c.start < pos {
+			return nil, errNotSpliceable // overlapping edits
+		}
+		out.Write(src[pos:c.start])
+		out.WriteString(c.text)
+		pos = c.end
+	}
+	out.Write(src[pos:])
+	return out.Bytes(), nil
+}
+
+func newTextDoc(src []byte) *textDoc {
+	td := &textDoc{src: src, lineStarts: []int{0}, eol: "\n", indentStep: 2}
+	for i, b := range src {
+		if b == '\n' && i+1 < len(src) {
+			td.lineStarts = append(td.lineStarts, i+1)
+		}
+	}
+	if bytes.Contains(src, []byte("\r\n")) {
+		td.eol = "\r\n"
+	}
+	return td
+}
+
+// lineStart returns the offset of line n (1-based); past the end, len(src).
+func (td *textDoc) lineStart(n int) int {
+	if n-1 < len(td.lineStarts) {
+		return td.lineStarts[n-1]
+	}
+	return len(td.src)
+}
+
+// line returns line n without its line end.
+func (td *textDoc) line(n int) string {
+	if n < 1 || n > len(td.lineStarts) {
+		return ""
+	}
+	end := td.lineStart(n + 1)
+	return strings.TrimRight(string(td.src[td.lineStarts[n-1]:end]), "\r\n")
+}
+
+// offset converts a parser position (1-based line, 1-based column in
+// characters) to a byte offset.
+func (td *textDoc) offset(line, column int) int {
+	start := td.lineStart(line)
+	rest := td.src[start:]
+	for i := 1; i < column && len(rest) > 0; i++ {
+		_, size := utf8.DecodeRune(rest)
+		rest = rest[size:]
+		start += size
+	}
+	return start
+}
+
+func indentOf(s string) int { return len(s) - len(strings.TrimLeft(s, " ")) }
+
+func isBlankOrComment(s string) bool {
+	t := strings.TrimSpace(s)
+	return t == "" || t[0] == '#'
+}
+
+// change turns one edit into a text change.
+func (td *textDoc) change(e edit) (change, error) {
+	switch e.kind {
+	case insertEdit:
+		return td.insert(e)
+	case deleteEdit:
+		return td.delete(e)
+	default:
+		return td.set(e)
+	}
+}
+
+// blockParent checks that a collection can be edited line by line.
+func blockParent(n *yaml.Node) error {
+	if n.Style&yaml.FlowStyle != 0 || n.Line == 0 || len(n.Content) == 0 {
+		return errNotSpliceable
+	}
+	return nil
+}
+
+func (td *textDoc) insert(e edit) (change, error) {
+	if err := blockParent(e.parent); err != nil {
+		return change{}, err
+	}
+	first := e.parent.Content[0]
+	var at int
+	if e.before != nil {
+		if !td.startsLine(e.before, e.parent.Kind == yaml.SequenceNode) {
+			return change{}, errNotSpliceable
+		}
+		at = td.lineStart(td.commentsAbove(td.startLine(e.before)))
+	} else {
+		last, err := td.lastChildLine(e.parent)
+		if err != nil {
+			return change{}, err
+		}
+		at = td.lineStart(last + 1)
+	}
+	var text string
+	var err error
+	if e.parent.Kind == yaml.MappingNode {
+		pair := newMapping()
+		pair.Content = []*yaml.Node{newString(e.key), e.value}
+		text, err = td.render(pair, first.Column-1)
+	} else {
+		dash, derr := td.dashColumn(first)
+		if derr != nil {
+			return change{}, derr
+		}
+		text, err = td.render(newSequence(e.value), dash)
+	}
+	if err != nil {
+		return change{}, err
+	}
+	if at == len(td.src) && len(td.src) > 0 && td.src[len(td.src)-1] != '\n' {
+		// The document's last line has no line end: keep it that way.
+		text = td.eol + strings.TrimSuffix(text, td.eol)
+	}
+	return change{start: at, end: at, text: text}, nil
+}
+
+func (td *textDoc) delete(e edit) (change, error) {
+	if err := blockParent(e.parent); err != nil {
+		return change{}, err
+	}
+	isItem := e.parent.Kind == yaml.SequenceNode
+	if !td.startsLine(e.target, isItem) {
+		return change{}, errNotSpliceable
+	}
+	var last int
+	var err error
+	if isItem {
+		dash, derr := td.dashColumn(e.target)
+		if derr != nil {
+			return change{}, derr
+		}
+		last, err = td.lastLine(e.target, dash)
+	} else {
+		last, err = td.lastPairLine(e.target, mapValueOfKey(e.parent, e.target))
+	}
+	if err != nil {
+		return change{}, err
+	}
+	start, end := td.lineStart(td.startLine(e.target)), td.lineStart(last+1)
+	if end == len(td.src) && len(td.src) > 0 && td.src[len(td.src)-1] != '\n' && start > 0 {
+		// Removing the last line: take the line end before it instead.
+		start -= len(td.eol)
+		if td.eol == "\r\n" && (start < 0 || td.src[start] != '\r') {
+			start++
+		}
+	}
+	return change{start: start, end: end}, nil
+}
+
+func (td *textDoc) set(e edit) (change, error) {
+	n := e.target
+	if n.Kind != yaml.ScalarNode || n.Line == 0 {
+		return change{}, errNotSpliceable
+	}
+	start := td.offset(n.Line, n.Column)
+	end, err := td.scalarEnd(n, start)
+	if err != nil {
+		return change{}, err
+	}
+	text, err := renderScalar(e.text, n.Style)
+	if err != nil {
+		return change{}, err
+	}
+	return change{start: start, end: end, text: text}, nil
+}
+
+func mapValueOfKey(m, key *yaml.Node) *yaml.Node {
+	if i := childIndex(m, key); i >= 0 {
+		return m.Content[i+1]
+	}
+	return nil
+}

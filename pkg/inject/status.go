@@ -1,0 +1,108 @@
+package inject
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+)
+
+// StatusAnnotation records on the pod template exactly what was injected.
+const StatusAnnotation = "sidecar.kinject.dev/status"
+
+// statusVersion is the version of the Status record format.
+const statusVersion = 1
+
+// Status is the record kept in StatusAnnotation: what was added, what was
+// changed and from which template. Uninject reads only this record; it never
+// guesses by name.
+type Status struct {
+	Version int `json:"v"`
+	// Template is the hash of the template that was injected.
+	Template       string   `json:"template"`
+	Containers     []string `json:"containers,omitempty"`
+	InitContainers []string `json:"initContainers,omitempty"`
+	Volumes        []string `json:"volumes,omitempty"`
+	// Labels and Annotations are the keys added to the pod template.
+	Labels      []string `json:"labels,omitempty"`
+	Annotations []string `json:"annotations,omitempty"`
+	// Changed holds the previous values of labels and annotations that the
+	// template overwrote, so uninject can restore them.
+	Changed *Changed `json:"changed,omitempty"`
+	// Created lists the fields that did not exist before injection
+	// ("volumes", "metadata.annotations", ...), so uninject removes them again.
+	Created []string `json:"created,omitempty"`
+}
+
+// Changed holds previous values by key.
+type Changed struct {
+	Labels      map[string]string `json:"labels,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
+// Fields whose creation Status records.
+const (
+	createdMetadata       = "metadata"
+	createdLabels         = "metadata.labels"
+	createdAnnotations    = "metadata.annotations"
+	createdContainers     = "containers"
+	createdInitContainers = "initContainers"
+	createdVolumes        = "volumes"
+)
+
+// Encode renders the status as compact JSON with a stable field order.
+func (s *Status) Encode() string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		// Status holds only strings and maps of strings.
+		panic(fmt.Sprintf("encoding status: %v", err))
+	}
+	return string(bytes.TrimRight(buf.Bytes(), "\n"))
+}
+
+// ParseStatus reads a status annotation value strictly: unknown fields,
+// missing fields and wrong types are errors, because a hand-edited record
+// cannot be trusted to undo an injection.
+func ParseStatus(value string) (*Status, error) {
+	dec := json.NewDecoder(bytes.NewReader([]byte(value)))
+	dec.DisallowUnknownFields()
+	var s Status
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("annotation %s: not a valid status record: %w", StatusAnnotation, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("annotation %s: not a valid status record: trailing data", StatusAnnotation)
+	}
+	if s.Version != statusVersion {
+		return nil, fmt.Errorf("annotation %s: status version %d is not supported (want %d)", StatusAnnotation, s.Version, statusVersion)
+	}
+	if s.Template == "" {
+		return nil, fmt.Errorf("annotation %s: status record has no template hash", StatusAnnotation)
+	}
+	for _, c := range s.Created {
+		switch c {
+		case createdMetadata, createdLabels, createdAnnotations, createdContainers, createdInitContainers, createdVolumes:
+		default:
+			return nil, fmt.Errorf("annotation %s: status record: created: unknown field %q", StatusAnnotation, c)
+		}
+	}
+	return &s, nil
+}
+
+func (s *Status) created(field string) bool {
+	for _, c := range s.Created {
+		if c == field {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Status) addCreated(field string) {
+	if !s.created(field) {
+		s.Created = append(s.Created, field)
+		sort.Strings(s.Created)
+	}
+}

@@ -1,0 +1,277 @@
+package inject
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Template is a partial Pod spec: what gets injected. Containers and volumes
+// keep the template's own YAML nodes so they are written as the template
+// author wrote them.
+type Template struct {
+	Containers     []*yaml.Node
+	InitContainers []*yaml.Node
+	Volumes        []*yaml.Node
+	// Labels and Annotations are added to the pod template's metadata.
+	Labels      []KeyValue
+	Annotations []KeyValue
+	// Source says where the template came from, for messages.
+	Source string
+}
+
+// KeyValue is one label or annotation, kept in template order.
+type KeyValue struct {
+	Key, Value string
+}
+
+// partialSpecFields are the fields a partial Pod spec may hold.
+var partialSpecFields = map[string]bool{
+	"containers": true, "initContainers": true, "volumes": true, "metadata": true,
+}
+
+// parsePartialSpec reads a partial Pod spec mapping (containers,
+// initContainers, volumes, metadata) into a Template. where prefixes field
+// paths in errors ("data.config", "spec.template").
+func parsePartialSpec(node *yaml.Node, where string) (*Template, error) {
+	node = resolveDocument(node)
+	if node == nil || node.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s: must be a mapping with containers, initContainers, volumes or metadata", where)
+	}
+	t := &Template{Source: where}
+	for i := 0; i+1 < len(node.Content); i += 2 {
+		key, value := node.Content[i].Value, node.Content[i+1]
+		field := joinField(where, key)
+		if !partialSpecFields[key] {
+			return nil, fmt.Errorf("%s: unknown field (a template holds containers, initContainers, volumes and metadata)", field)
+		}
+		var err error
+		switch key {
+		case "containers":
+			t.Containers, err = namedItems(value, field)
+		case "initContainers":
+			t.InitContainers, err = namedItems(value, field)
+		case "volumes":
+			t.Volumes, err = namedItems(value, field)
+		case "metadata":
+			t.Labels, t.Annotations, err = parseTemplateMetadata(value, field)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := t.validate(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func joinField(where, key string) string {
+	if where == "" {
+		return key
+	}
+	return where + "." + key
+}
+
+// namedItems checks that value is a sequence of mappings and returns copies
+// of its items.
+func namedItems(value *yaml.Node, field string) ([]*yaml.Node, error) {
+	if isNull(value) {
+		return nil, nil
+	}
+	if value.Kind != yaml.SequenceNode {
+		return nil, fmt.Errorf("%s: must be a list", field)
+	}
+	items := make([]*yaml.Node, 0, len(value.Content))
+	for i, item := range value.Content {
+		if item.Kind != yaml.MappingNode {
+			return nil, fmt.Errorf("%s[%d]: must be a mapping", field, i)
+		}
+		items = append(items, deepCopy(item))
+	}
+	return items, nil
+}
+
+func parseTemplateMetadata(value *yaml.Node, field string) (labels, annotations []KeyValue, err error) {
+	if value.Kind != yaml.MappingNode {
+		return nil, nil, fmt.Errorf("%s: must be a mapping with labels and annotations", field)
+	}
+	for i := 0; i+1 < len(value.Content); i += 2 {
+		key, v := value.Content[i].Value, value.Content[i+1]
+		sub := joinField(field, key)
+		switch key {
+		case "labels":
+			labels, err = stringMap(v, sub)
+		case "annotations":
+			annotations, err = stringMap(v, sub)
+		default:
+			return nil, nil, fmt.Errorf("%s: unknown field (template metadata holds labels and annotations)", sub)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return labels, annotations, nil
+}
+
+func stringMap(value *yaml.Node, field string) ([]KeyValue, error) {
+	if isNull(value) {
+		return nil, nil
+	}
+	if value.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s: must be a mapping of strings", field)
+	}
+	out := make([]KeyValue, 0, len(value.Content)/2)
+	for i := 0; i+1 < len(value.Content); i += 2 {
+		k, v := value.Content[i], value.Content[i+1]
+		if v.Kind != yaml.ScalarNode {
+			return nil, fmt.Errorf("%s.%s: must be a string", field, k.Value)
+		}
+		if k.Value == StatusAnnotation {
+			return nil, fmt.Errorf("%s.%s: is managed by kubectl-inject and cannot be set by a template", field, k.Value)
+		}
+		out = append(out, KeyValue{Key: k.Value, Value: v.Value})
+	}
+	return out, nil
+}
+
+// validate rejects templates that could not produce a valid Pod.
+func (t *Template) validate() error {
+	if len(t.Containers) == 0 && len(t.InitContainers) == 0 {
+		return fmt.Errorf("%s: template has no containers or initContainers", t.Source)
+	}
+	seen := map[string]string{}
+	check := func(list []*yaml.Node, field string, needImage bool) error {
+		for i, item := range list {
+			at := fmt.Sprintf("%s.%s[%d]", t.Source, field, i)
+			name := scalarField(item, "name")
+			if name == "" {
+				return fmt.Errorf("%s.name: is required", at)
+			}
+			if !isDNSLabel(name) {
+				return fmt.Errorf("%s.name: %q is not a valid name (lower-case letters, digits and '-', at most 63)", at, name)
+			}
+			if needImage && scalarField(item, "image") == "" {
+				return fmt.Errorf("%s.image: is required (container %q)", at, name)
+			}
+			if prev, dup := seen[field+"/"+name]; dup {
+				return fmt.Errorf("%s.name: %q is also used by %s", at, name, prev)
+			}
+			seen[field+"/"+name] = at
+		}
+		return nil
+	}
+	if err := check(t.Containers, "containers", true); err != nil {
+		return err
+	}
+	// Containers and init containers share one name space in a Pod.
+	for k, v := range seen {
+		seen["initContainers/"+k[len("containers/"):]] = v
+	}
+	if err := check(t.InitContainers, "initContainers", true); err != nil {
+		return err
+	}
+	return check(t.Volumes, "volumes", false)
+}
+
+func isDNSLabel(s string) bool {
+	if len(s) == 0 || len(s) > 63 {
+		return false
+	}
+	for i, c := range s {
+		alnum := (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
+		if !alnum && !(c == '-' && i > 0 && i < len(s)-1) {
+			return false
+		}
+	}
+	return true
+}
+
+// Hash identifies the template's content. It changes whenever anything the
+// template injects changes, and only then.
+func (t *Template) Hash() string {
+	canon := struct {
+		Containers, InitContainers, Volumes []any
+		Labels, Annotations                 []KeyValue
+	}{
+		Containers:     nodesToAny(t.Containers),
+		InitContainers: nodesToAny(t.InitContainers),
+		Volumes:        nodesToAny(t.Volumes),
+		Labels:         t.Labels,
+		Annotations:    t.Annotations,
+	}
+	b, err := json.Marshal(canon) // map keys are sorted by encoding/json
+	if err != nil {
+		// Nodes come from parsed YAML and always decode; keep the hash total.
+		b = []byte(err.Error())
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:10])
+}
+
+func nodesToAny(nodes []*yaml.Node) []any {
+	out := make([]any, 0, len(nodes))
+	for _, n := range nodes {
+		out = append(out, nodeValue(n))
+	}
+	return out
+}
+
+// nodeValue decodes a node to plain Go values for comparison and hashing.
+func nodeValue(n *yaml.Node) any {
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return n.Value
+	}
+	return v
+}
+
+// sameNode reports whether two nodes hold the same data, whatever their style.
+func sameNode(a, b *yaml.Node) bool {
+	x, err1 := json.Marshal(nodeValue(a))
+	y, err2 := json.Marshal(nodeValue(b))
+	return err1 == nil && err2 == nil && string(x) == string(y)
+}
+
+// WithNative returns a copy of the template with its sidecars moved to native
+// form (init containers with restartPolicy: Always) or, when native is false,
+// to classic containers. Init containers that are not sidecars stay.
+func (t *Template) WithNative(native bool) *Template {
+	out := &Template{Labels: t.Labels, Annotations: t.Annotations, Volumes: t.Volumes, Source: t.Source}
+	if native {
+		out.InitContainers = append(out.InitContainers, t.InitContainers...)
+		for _, c := range t.Containers {
+			c = deepCopy(c)
+			setScalarField(c, "restartPolicy", "Always")
+			out.InitContainers = append(out.InitContainers, c)
+		}
+		return out
+	}
+	out.Containers = append(out.Containers, t.Containers...)
+	for _, c := range t.InitContainers {
+		if scalarField(c, "restartPolicy") != "Always" {
+			out.InitContainers = append(out.InitContainers, c)
+			continue
+		}
+		c = deepCopy(c)
+		deleteField(c, "restartPolicy")
+		out.Containers = append(out.Containers, c)
+	}
+	return out
+}
+
+// Names lists the container and volume names the template adds, sorted.
+func (t *Template) Names() []string {
+	var names []string
+	for _, list := range [][]*yaml.Node{t.Containers, t.InitContainers, t.Volumes} {
+		for _, n := range list {
+			names = append(names, scalarField(n, "name"))
+		}
+	}
+	sort.Strings(names)
+	return names
+}

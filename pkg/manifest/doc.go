@@ -1,0 +1,9 @@
+// Package manifest streams multi-document YAML one document at a time,
+// keeping every byte between documents (separators, comments, line ends)
+// exactly as it was. Memory is bounded by the largest document, not the
+// stream.
+//
+// Use Process to run a function over every document of a reader and write
+// the result; documents the function leaves alone are written as their
+// original bytes.
+package manifest

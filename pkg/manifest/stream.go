@@ -1,0 +1,91 @@
+package manifest
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+)
+
+// Func handles one document: its 0-based index among the documents that have
+// content, and its text. It returns the text to write.
+type Func func(index int, doc []byte) []byte
+
+// Process reads YAML documents from r, calls fn on each one that has
+// content, and writes the results to w. Separator lines ("---") and
+// documents holding only comments are written through unchanged.
+func Process(r io.Reader, w io.Writer, fn Func) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var doc bytes.Buffer
+	index := 0
+	flush := func() error {
+		if doc.Len() == 0 {
+			return nil
+		}
+		out := doc.Bytes()
+		if HasContent(out) {
+			out = fn(index, out)
+			index++
+		}
+		_, err := bw.Write(out)
+		doc.Reset()
+		return err
+	}
+	for {
+		line, err := br.ReadSlice('\n')
+		for err == bufio.ErrBufferFull {
+			// A line longer than the buffer: gather it whole.
+			doc.Write(line)
+			line, err = br.ReadSlice('\n')
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("reading YAML stream: %w", err)
+		}
+		if IsSeparator(line) {
+			if ferr := flush(); ferr != nil {
+				return ferr
+			}
+			if _, werr := bw.Write(line); werr != nil {
+				return werr
+			}
+		} else {
+			doc.Write(line)
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// IsSeparator reports whether line is a document separator: "---" alone or
+// followed by a comment.
+func IsSeparator(line []byte) bool {
+	if !bytes.HasPrefix(line, []byte("---")) {
+		return false
+	}
+	rest := bytes.TrimLeft(bytes.TrimRight(line[3:], "\r\n"), " \t")
+	return len(rest) == 0 || rest[0] == '#'
+}
+
+// HasContent reports whether a document has anything besides blank lines
+// and comments.
+func HasContent(doc []byte) bool {
+	for len(doc) > 0 {
+		line := doc
+		if i := bytes.IndexByte(doc, '\n'); i >= 0 {
+			line, doc = doc[:i], doc[i+1:]
+		} else {
+			doc = nil
+		}
+		t := bytes.TrimSpace(line)
+		if len(t) > 0 && t[0] != '#' {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,157 @@
+package cluster
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/pem"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+// Users in the static token file.
+const (
+	AdminUser  = "admin"
+	ViewerUser = "viewer"
+	// ViewerRole is the Role and RoleBinding name created by GrantViewer.
+	ViewerRole = "kinject-viewer"
+)
+
+// writeAuthFiles writes the token file, the service-account key pair and
+// both kubeconfig files into c.Dir.
+func (c *Cluster) writeAuthFiles() error {
+	var err error
+	if c.adminToken, err = randomToken(); err != nil {
+		return err
+	}
+	if c.viewerToken, err = randomToken(); err != nil {
+		return err
+	}
+	// token,user,uid,"group1,group2"
+	tokens := fmt.Sprintf("%s,%s,%s-uid,\"system:masters\"\n%s,%s,%s-uid\n",
+		c.adminToken, AdminUser, AdminUser, c.viewerToken, ViewerUser, ViewerUser)
+	if err := writeFile(filepath.Join(c.Dir, "tokens.csv"), tokens); err != nil {
+		return err
+	}
+
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return fmt.Errorf("generate service-account key: %w", err)
+	}
+	pub, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		return fmt.Errorf("marshal service-account public key: %w", err)
+	}
+	priv := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
+	if err := writeFile(filepath.Join(c.Dir, "sa.key"), string(priv)); err != nil {
+		return err
+	}
+	pubPEM := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub})
+	if err := writeFile(filepath.Join(c.Dir, "sa.pub"), string(pubPEM)); err != nil {
+		return err
+	}
+
+	c.AdminKubeconfig = filepath.Join(c.Dir, "admin.kubeconfig")
+	c.ViewerKubeconfig = filepath.Join(c.Dir, "viewer.kubeconfig")
+	if err := writeFile(c.AdminKubeconfig, kubeconfig(c.URL, AdminUser, c.adminToken)); err != nil {
+		return err
+	}
+	return writeFile(c.ViewerKubeconfig, kubeconfig(c.URL, ViewerUser, c.viewerToken))
+}
+
+func kubeconfig(server, user, token string) string {
+	return fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: kinject
+  cluster:
+    server: %[1]s
+    insecure-skip-tls-verify: true
+users:
+- name: %[2]s
+  user:
+    token: %[3]s
+contexts:
+- name: %[2]s
+  context:
+    cluster: kinject
+    user: %[2]s
+    namespace: default
+current-context: %[2]s
+`, server, user, token)
+}
+
+func randomToken() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("generate token: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+func writeFile(path, content string) error {
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	return nil
+}
+
+// GrantViewer lets the viewer user get, list and watch deployments (and
+// nothing else) in namespace, through a Role and RoleBinding named
+// ViewerRole. It returns once the API server authorizes the viewer to list
+// deployments there.
+func (c *Cluster) GrantViewer(ctx context.Context, namespace string) error {
+	admin, err := c.AdminClient()
+	if err != nil {
+		return err
+	}
+	role := &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Name: ViewerRole, Namespace: namespace},
+		Rules: []rbacv1.PolicyRule{{
+			APIGroups: []string{"apps"},
+			Resources: []string{"deployments"},
+			Verbs:     []string{"get", "list", "watch"},
+		}},
+	}
+	if _, err := admin.RbacV1().Roles(namespace).Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create role %s/%s: %w", namespace, ViewerRole, err)
+	}
+	binding := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: ViewerRole, Namespace: namespace},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: ViewerRole},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: ViewerUser}},
+	}
+	if _, err := admin.RbacV1().RoleBindings(namespace).Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create rolebinding %s/%s: %w", namespace, ViewerRole, err)
+	}
+
+	viewer, err := c.ViewerClient()
+	if err != nil {
+		return err
+	}
+	review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+		ResourceAttributes: &authorizationv1.ResourceAttributes{
+			Namespace: namespace, Verb: "list", Group: "apps", Resource: "deployments",
+		},
+	}}
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		res, err := viewer.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+		if err != nil {
+			return false, err
+		}
+		return res.Status.Allowed, nil
+	})
+	if err != nil {
+		return fmt.Errorf("wait for viewer grant in %s: %w", namespace, err)
+	}
+	return nil
+}

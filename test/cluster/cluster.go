@@ -1,0 +1,219 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// Cluster is a running etcd plus kube-apiserver. The zero value is not usable;
+// get one from Start or MustStart.
+type Cluster struct {
+	// URL is the API server address, https://127.0.0.1:PORT.
+	URL string
+	// Dir holds etcd data, certificates, tokens and the kubeconfig files.
+	Dir string
+	// AdminKubeconfig and ViewerKubeconfig are kubeconfig file paths.
+	AdminKubeconfig, ViewerKubeconfig string
+	// EtcdLog and APIServerLog are the processes' log files. They live in
+	// LogDir, which survives Stop when KeepLogs is set.
+	EtcdLog, APIServerLog, LogDir string
+	// KeepLogs keeps LogDir after Stop (Finish sets it on failure).
+	KeepLogs bool
+
+	adminToken, viewerToken string
+	etcd, apiserver         *process
+	skip                    string
+}
+
+// Start starts etcd and kube-apiserver and waits until the API server is
+// ready. When a binary cannot be found the error wraps ErrMissingBinaries. On
+// other failures the error includes the tail of the failing process's log.
+func Start(ctx context.Context) (_ *Cluster, err error) {
+	etcdBin, err := findBinary("ETCD", "etcd")
+	if err != nil {
+		return nil, err
+	}
+	apiBin, err := findBinary("KUBE_APISERVER", "kube-apiserver")
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{}
+	defer func() {
+		if err != nil {
+			c.Stop()
+		}
+	}()
+	if c.Dir, err = os.MkdirTemp("", "kinject-cluster-"); err != nil {
+		return nil, fmt.Errorf("create cluster dir: %w", err)
+	}
+	if c.LogDir, err = os.MkdirTemp("", "kinject-cluster-logs-"); err != nil {
+		return nil, fmt.Errorf("create log dir: %w", err)
+	}
+	c.EtcdLog = filepath.Join(c.LogDir, "etcd.log")
+	c.APIServerLog = filepath.Join(c.LogDir, "kube-apiserver.log")
+
+	ports, err := freePorts(3)
+	if err != nil {
+		return nil, err
+	}
+	etcdURL := "http://127.0.0.1:" + strconv.Itoa(ports[0])
+	peerURL := "http://127.0.0.1:" + strconv.Itoa(ports[1])
+	c.URL = "https://127.0.0.1:" + strconv.Itoa(ports[2])
+
+	c.etcd, err = startProcess(etcdBin, []string{
+		"--name=kinject",
+		"--data-dir=" + filepath.Join(c.Dir, "etcd"),
+		"--listen-client-urls=" + etcdURL,
+		"--advertise-client-urls=" + etcdURL,
+		"--listen-peer-urls=" + peerURL,
+		"--initial-advertise-peer-urls=" + peerURL,
+		"--initial-cluster=kinject=" + peerURL,
+		"--logger=zap",
+	}, c.EtcdLog)
+	if err != nil {
+		return nil, err
+	}
+	if err := waitHealthy(ctx, c.etcd, etcdURL+"/health", "", 30*time.Second); err != nil {
+		return nil, fmt.Errorf("etcd not healthy: %w\n%s", err, tail(c.EtcdLog, 30))
+	}
+
+	if err := c.writeAuthFiles(); err != nil {
+		return nil, err
+	}
+	c.apiserver, err = startProcess(apiBin, []string{
+		"--etcd-servers=" + etcdURL,
+		"--bind-address=127.0.0.1",
+		"--advertise-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(ports[2]),
+		"--cert-dir=" + filepath.Join(c.Dir, "certs"),
+		"--authorization-mode=RBAC",
+		"--token-auth-file=" + filepath.Join(c.Dir, "tokens.csv"),
+		"--service-account-key-file=" + filepath.Join(c.Dir, "sa.pub"),
+		"--service-account-signing-key-file=" + filepath.Join(c.Dir, "sa.key"),
+		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+		"--service-cluster-ip-range=10.0.0.0/24",
+		// the advertised loopback address is not a valid Endpoints address,
+		// and nothing here needs the kubernetes service endpoints.
+		"--endpoint-reconciler-type=none",
+		"--allow-privileged=true",
+		"--profiling=false",
+	}, c.APIServerLog)
+	if err != nil {
+		return nil, err
+	}
+	if err := waitHealthy(ctx, c.apiserver, c.URL+"/readyz", c.adminToken, 2*time.Minute); err != nil {
+		return nil, fmt.Errorf("kube-apiserver not ready: %w\n%s", err, tail(c.APIServerLog, 40))
+	}
+	return c, nil
+}
+
+// MustStart is Start for TestMain. When the binaries are missing it returns a
+// cluster on which Require skips the test, except with CI=true, where it
+// exits the process. Any other failure exits the process.
+func MustStart() *Cluster {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	c, err := Start(ctx)
+	switch {
+	case errors.Is(err, ErrMissingBinaries) && os.Getenv("CI") != "true":
+		fmt.Fprintf(os.Stderr, "cluster: skipping live tests: %v\n", err)
+		return &Cluster{skip: err.Error()}
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "cluster: FATAL: %v\n", err)
+		os.Exit(1)
+	}
+	return c
+}
+
+// Require skips t when the cluster could not be started because binaries
+// are missing (see MustStart).
+func (c *Cluster) Require(t testing.TB) {
+	t.Helper()
+	if c == nil || c.skip != "" {
+		reason := "cluster not started"
+		if c != nil {
+			reason = c.skip
+		}
+		t.Skip(reason)
+	}
+}
+
+// Finish stops the cluster and returns code. When code is non-zero it prints
+// the log paths and tails and keeps the logs. Use as os.Exit(c.Finish(m.Run())).
+func (c *Cluster) Finish(code int) int {
+	if code != 0 && c != nil && c.skip == "" {
+		c.KeepLogs = true
+		c.DumpLogs(os.Stderr, 40)
+	}
+	c.Stop()
+	return code
+}
+
+// DumpLogs writes the log paths and the last n lines of each log to w.
+func (c *Cluster) DumpLogs(w io.Writer, n int) {
+	for _, p := range []string{c.EtcdLog, c.APIServerLog} {
+		if p != "" {
+			fmt.Fprintf(w, "==> %s <==\n%s\n", p, tail(p, n))
+		}
+	}
+}
+
+// Stop kills both processes and removes the temporary directories (LogDir is
+// kept when KeepLogs is set). It is safe to call more than once and on nil.
+func (c *Cluster) Stop() {
+	if c == nil {
+		return
+	}
+	c.apiserver.stop()
+	c.etcd.stop()
+	if c.Dir != "" {
+		_ = os.RemoveAll(c.Dir)
+	}
+	if c.LogDir != "" && !c.KeepLogs {
+		_ = os.RemoveAll(c.LogDir)
+	}
+}
+
+// AdminConfig returns a new rest.Config for the admin user (system:masters).
+func (c *Cluster) AdminConfig() *rest.Config { return c.config(c.adminToken) }
+
+// ViewerConfig returns a new rest.Config for the restricted viewer user.
+func (c *Cluster) ViewerConfig() *rest.Config { return c.config(c.viewerToken) }
+
+func (c *Cluster) config(token string) *rest.Config {
+	return &rest.Config{
+		Host:            c.URL,
+		BearerToken:     token,
+		TLSClientConfig: rest.TLSClientConfig{Insecure: true},
+		QPS:             100,
+		Burst:           200,
+	}
+}
+
+// AdminClient returns a clientset for the admin user.
+func (c *Cluster) AdminClient() (kubernetes.Interface, error) {
+	cs, err := kubernetes.NewForConfig(c.AdminConfig())
+	if err != nil {
+		return nil, fmt.Errorf("admin clientset: %w", err)
+	}
+	return cs, nil
+}
+
+// ViewerClient returns a clientset for the viewer user.
+func (c *Cluster) ViewerClient() (kubernetes.Interface, error) {
+	cs, err := kubernetes.NewForConfig(c.ViewerConfig())
+	if err != nil {
+		return nil, fmt.Errorf("viewer clientset: %w", err)
+	}
+	return cs, nil
+}
