@@ -46,6 +46,18 @@ func splice(src []byte, edits []edit) ([]byte, error) {
 		changes = append(changes, c)
 	}
 	sort.SliceStable(changes, func(i, j int) bool { return changes[i].start < changes[j].start })
+	changes = mergeRemovals(changes)
+	if n := len(changes); n > 0 {
+		// Removing up to the document's unterminated last line: take the
+		// line end before the removed lines too, so none is left behind.
+		last := &changes[n-1]
+		if last.text == "" && last.end == len(src) && last.start > 0 && src[len(src)-1] != '\n' {
+			last.start--
+			if last.start > 0 && src[last.start-1] == '\r' {
+				last.start--
+			}
+		}
+	}
 	var out bytes.Buffer
 	out.Grow(len(src) + 1024)
 	pos := 0
@@ -59,6 +71,19 @@ func splice(src []byte, edits []edit) ([]byte, error) {
 	}
 	out.Write(src[pos:])
 	return out.Bytes(), nil
+}
+
+// mergeRemovals joins removals of adjacent lines into one change.
+func mergeRemovals(changes []change) []change {
+	out := changes[:0]
+	for _, c := range changes {
+		if n := len(out); n > 0 && c.text == "" && out[n-1].text == "" && c.start == out[n-1].end {
+			out[n-1].end = c.end
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 func newTextDoc(src []byte) *textDoc {
@@ -161,6 +186,9 @@ func (td *textDoc) insert(e edit) (change, error) {
 			return change{}, derr
 		}
 		text, err = td.render(newSequence(e.value), dash)
+		if err == nil && first.Column-1-dash > 2 {
+			text = widenItem(text, dash, first.Column-1-dash-2)
+		}
 	}
 	if err != nil {
 		return change{}, err
@@ -194,15 +222,7 @@ func (td *textDoc) delete(e edit) (change, error) {
 	if err != nil {
 		return change{}, err
 	}
-	start, end := td.lineStart(td.startLine(e.target)), td.lineStart(last+1)
-	if end == len(td.src) && len(td.src) > 0 && td.src[len(td.src)-1] != '\n' && start > 0 {
-		// Removing the last line: take the line end before it instead.
-		start -= len(td.eol)
-		if td.eol == "\r\n" && (start < 0 || td.src[start] != '\r') {
-			start++
-		}
-	}
-	return change{start: start, end: end}, nil
+	return change{start: td.lineStart(td.startLine(e.target)), end: td.lineStart(last + 1)}, nil
 }
 
 func (td *textDoc) set(e edit) (change, error) {
@@ -227,4 +247,20 @@ func mapValueOfKey(m, key *yaml.Node) *yaml.Node {
 		return m.Content[i+1]
 	}
 	return nil
+}
+
+// widenItem moves a rendered item's content extra columns right, after its
+// dash, to match items written as "-   name: x".
+func widenItem(text string, dash, extra int) string {
+	pad := strings.Repeat(" ", extra)
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		switch {
+		case i == 0:
+			lines[i] = l[:dash+1] + pad + l[dash+1:]
+		case l != "":
+			lines[i] = pad + l
+		}
+	}
+	return strings.Join(lines, "")
 }

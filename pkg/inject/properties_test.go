@@ -1,0 +1,114 @@
+package inject_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/manifest"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// checkProperties checks, byte for byte, what every injection must satisfy:
+// injecting again changes nothing, uninject undoes exactly, documents that
+// were not changed are untouched, and the diff only adds lines.
+func checkProperties(t *testing.T, in *inject.Injector, input, out []byte, report inject.Report) {
+	t.Helper()
+	reformatted := false
+	for _, e := range report {
+		reformatted = reformatted || e.Reformatted
+	}
+
+	again, againReport := run(t, in, inject.OpInject, out)
+	if !bytes.Equal(again, out) {
+		t.Errorf("inject(inject(x)) != inject(x):\n%s", again)
+	}
+	if againReport.Changed() {
+		t.Errorf("second injection reports changes:\n%s", reportText(againReport))
+	}
+
+	back, _ := run(t, in, inject.OpUninject, out)
+	clean, _ := run(t, in, inject.OpUninject, input)
+	if reformatted {
+		if !sameDocuments(t, back, clean) {
+			t.Errorf("uninject(inject(x)) does not mean the same as uninject(x):\n%s\nwant:\n%s", back, clean)
+		}
+	} else if !bytes.Equal(back, clean) {
+		t.Errorf("uninject(inject(x)) != uninject(x):\n%s\nwant:\n%s", back, clean)
+	}
+
+	inDocs, outDocs := documents(t, input), documents(t, out)
+	if len(inDocs) != len(outDocs) {
+		t.Fatalf("document count changed: %d in, %d out", len(inDocs), len(outDocs))
+	}
+	changedDocs := map[int]bool{}
+	for _, e := range report {
+		changedDocs[e.Document] = changedDocs[e.Document] || e.Changed()
+	}
+	for i := range inDocs {
+		if !changedDocs[i] && inDocs[i] != outDocs[i] {
+			t.Errorf("document %d was not changed but its bytes differ:\n%s", i, outDocs[i])
+		}
+	}
+
+	if !reformatted && !bytes.Contains(input, []byte(inject.StatusAnnotation)) && !bytes.Contains(out, []byte(`"changed"`)) {
+		if extra, ok := onlyAdded(string(input), string(out)); !ok {
+			t.Errorf("the diff removes or changes input lines; output:\n%s", out)
+		} else if report.Changed() && extra == 0 {
+			t.Errorf("objects were injected but no line was added")
+		}
+	}
+}
+
+// documents splits a stream into its documents' text.
+func documents(t *testing.T, src []byte) []string {
+	t.Helper()
+	var docs []string
+	if err := manifest.Process(bytes.NewReader(src), &bytes.Buffer{}, func(_ int, doc []byte) []byte {
+		docs = append(docs, string(doc))
+		return doc
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return docs
+}
+
+// sameDocuments compares two streams by content rather than bytes.
+func sameDocuments(t *testing.T, a, b []byte) bool {
+	da, db := documents(t, a), documents(t, b)
+	if len(da) != len(db) {
+		return false
+	}
+	for i := range da {
+		x, err1 := yaml.Parse(da[i])
+		y, err2 := yaml.Parse(db[i])
+		if err1 != nil || err2 != nil {
+			if da[i] != db[i] {
+				return false
+			}
+			continue
+		}
+		jx, _ := x.MarshalJSON()
+		jy, _ := y.MarshalJSON()
+		if !bytes.Equal(jx, jy) {
+			return false
+		}
+	}
+	return true
+}
+
+// onlyAdded reports whether the lines of before appear in after, in order,
+// with only insertions between them, and how many lines were inserted.
+func onlyAdded(before, after string) (added int, ok bool) {
+	b, a := strings.Split(before, "\n"), strings.Split(after, "\n")
+	i := 0
+	for _, line := range a {
+		if i < len(b) && line == b[i] {
+			i++
+			continue
+		}
+		added++
+	}
+	return added, i == len(b)
+}
