@@ -1,0 +1,186 @@
+package processor
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/manifest"
+	"github.com/kinject/kubectl-inject/pkg/version"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Main runs the inject-fn command line and returns its exit code. With no
+// arguments it is the KRM function (ResourceList on stdin, on stdout);
+// with a config file and input files it edits plain YAML; see Help.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	flags := flag.NewFlagSet("inject-fn", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	showVersion := flags.Bool("version", false, "print the version and exit")
+	uninject := flags.Bool("uninject", false, "in file mode, remove earlier injections instead")
+	flags.Usage = func() { fmt.Fprint(stderr, Help) }
+	if err := flags.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, Help)
+			return 0
+		}
+		return 2
+	}
+	if *showVersion {
+		fmt.Fprintf(stdout, "inject-fn %s\n", version.String())
+		return 0
+	}
+	if flags.NArg() == 0 {
+		return runKRM(stdin, stdout, stderr)
+	}
+	files := FileMode{Config: flags.Arg(0), Inputs: flags.Args()[1:], Uninject: *uninject, Stdin: stdin}
+	failed, err := files.Run(stdout, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "inject-fn: %v\n", err)
+		return 1
+	}
+	if failed {
+		return 1
+	}
+	return 0
+}
+
+// runKRM is the KRM function. Error results are repeated on stderr, which
+// is all kustomize shows of a failing function.
+func runKRM(stdin io.Reader, stdout, stderr io.Writer) int {
+	err := Run(Processor{}, stdin, stdout)
+	if err == nil {
+		return 0
+	}
+	var results framework.Results
+	if errors.As(err, &results) {
+		for _, r := range results {
+			fmt.Fprintf(stderr, "inject-fn: %s\n", r)
+		}
+		return 1
+	}
+	fmt.Fprintf(stderr, "inject-fn: %v\n", err)
+	return 1
+}
+
+// FileMode edits plain multi-document YAML files in text form: every byte
+// the injection does not change is written as it was read.
+type FileMode struct {
+	// Config is the function config file; it may hold further documents,
+	// such as the ConfigMap a templateRef names.
+	Config string
+	// Inputs are the files to edit, "-" (or none) for Stdin.
+	Inputs   []string
+	Uninject bool
+	Stdin    io.Reader
+}
+
+// Run writes the edited inputs to stdout, one after the other, and one
+// line per workload to stderr. failed reports whether any object could not
+// be processed.
+func (m FileMode) Run(stdout, stderr io.Writer) (failed bool, err error) {
+	cfg, err := m.loadConfig()
+	if err != nil {
+		return false, err
+	}
+	if m.Uninject {
+		cfg.Op = inject.OpUninject
+	}
+	inputs := m.Inputs
+	if len(inputs) == 0 {
+		inputs = []string{"-"}
+	}
+	for i, path := range inputs {
+		if i > 0 {
+			fmt.Fprintln(stdout, "---")
+		}
+		f, err := m.processFile(cfg, path, stdout, stderr)
+		if err != nil {
+			return failed, err
+		}
+		failed = failed || f
+	}
+	return failed, nil
+}
+
+func (m FileMode) processFile(cfg *Config, path string, stdout, stderr io.Writer) (failed bool, err error) {
+	var r io.Reader = m.Stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return false, err
+		}
+		defer f.Close()
+		r = f
+	}
+	err = manifest.Process(r, stdout, func(index int, doc []byte) []byte {
+		out, entries := cfg.Injector.ProcessText(cfg.Op, doc, index)
+		for _, e := range entries {
+			if e.Action == inject.Skipped && e.Reason == inject.ReasonNotAWorkload {
+				continue
+			}
+			failed = failed || e.Action == inject.Failed
+			fmt.Fprintf(stderr, "%s: %s\n", path, e)
+		}
+		return out
+	})
+	if err != nil {
+		return failed, fmt.Errorf("processing %s: %w", path, err)
+	}
+	return failed, nil
+}
+
+// loadConfig reads the config file. Template references resolve against
+// the ConfigMaps of the config file and, when not found there, of the input
+// files (not stdin).
+func (m FileMode) loadConfig() (*Config, error) {
+	docs, err := readFile(m.Config)
+	if err != nil {
+		return nil, err
+	}
+	var fc *yaml.RNode
+	if len(docs) > 0 {
+		fc = docs[0]
+	}
+	inputs := func() []*yaml.RNode {
+		var all []*yaml.RNode
+		for _, p := range m.Inputs {
+			if p == "-" {
+				continue
+			}
+			if d, err := readFile(p); err == nil {
+				all = append(all, d...)
+			}
+		}
+		return all
+	}
+	lookup := func(namespace, name string) (*yaml.RNode, error) {
+		if cm, err := ItemLookup(docs)(namespace, name); cm != nil || err != nil {
+			return cm, err
+		}
+		return ItemLookup(inputs())(namespace, name)
+	}
+	cfg, err := LoadConfig(fc, lookup)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", m.Config, err)
+	}
+	return cfg, nil
+}
+
+func readFile(path string) ([]*yaml.RNode, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := (&kio.ByteReader{Reader: bytes.NewReader(b), OmitReaderAnnotations: true, DisableUnwrapping: true}).Read()
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return docs, nil
+}

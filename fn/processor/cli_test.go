@@ -1,0 +1,105 @@
+package processor_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kinject/kubectl-inject/fn/processor"
+)
+
+const appYAML = `# the app
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+        - name: web   # four-space lists survive
+          image: nginx
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+`
+
+func TestMain_fileMode(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	app := write("app.yaml", appYAML)
+	cfg := write("config.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {template-configmap: tmpl}\n---\n"+
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: tmpl}\ndata:\n  config: |\n    containers:\n    - name: proxy\n      image: example.com/proxy:1\n")
+
+	run := func(t *testing.T, args ...string) (string, string, int) {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		code := processor.Main(args, strings.NewReader(""), &out, &errOut)
+		return out.String(), errOut.String(), code
+	}
+	injected, report, code := run(t, cfg, app)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, report)
+	}
+	if !strings.Contains(injected, "        - name: proxy\n") || !strings.HasPrefix(injected, appYAML[:strings.Index(appYAML, "spec:")]) {
+		t.Errorf("injected output:\n%s", injected)
+	}
+	if !strings.Contains(report, "Deployment web (document 0): injected") {
+		t.Errorf("report: %q", report)
+	}
+	again, _, _ := run(t, cfg, write("injected.yaml", injected))
+	if again != injected {
+		t.Errorf("second run changed the output:\n%s", again)
+	}
+	restored, _, code := run(t, "--uninject", cfg, write("injected2.yaml", injected))
+	if code != 0 || restored != appYAML {
+		t.Errorf("uninject (exit %d) did not restore the input byte for byte:\n%s", code, restored)
+	}
+}
+
+func TestMain_flags(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+		code int
+	}{
+		{"help", []string{"--help"}, "FUNCTION CONFIG", 0},
+		{"version", []string{"--version"}, "inject-fn ", 0},
+		{"missing config", []string{"/nonexistent/config.yaml"}, "", 1},
+		{"unknown flag", []string{"--bogus"}, "", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var out, errOut bytes.Buffer
+			code := processor.Main(tc.args, strings.NewReader(""), &out, &errOut)
+			if code != tc.code || !strings.Contains(out.String(), tc.want) {
+				t.Errorf("exit %d (want %d), stdout %q, stderr %q", code, tc.code, out.String(), errOut.String())
+			}
+		})
+	}
+}
+
+func TestMain_krmErrorExitsNonZeroWithOutput(t *testing.T) {
+	in := "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: x}\n  data: {native: maybe}\n"
+	var out, errOut bytes.Buffer
+	code := processor.Main(nil, strings.NewReader(in), &out, &errOut)
+	if code != 1 || !strings.Contains(out.String(), "severity: error") || !strings.Contains(out.String(), "items: []") {
+		t.Errorf("exit %d, stdout:\n%s", code, out.String())
+	}
+	if !strings.Contains(errOut.String(), "data.native") {
+		t.Errorf("stderr does not name the field: %q", errOut.String())
+	}
+}

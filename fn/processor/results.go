@@ -1,0 +1,105 @@
+package processor
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// entryResult turns one report entry into a result. Objects that are not
+// workloads at all (Services, ConfigMaps, the Kptfile) get none: they are
+// not targets, and a result for each would bury the ones that matter.
+func entryResult(e inject.Entry, item *yaml.RNode, names []string) *framework.Result {
+	if e.Action == inject.Skipped && e.Reason == inject.ReasonNotAWorkload {
+		return nil
+	}
+	r := &framework.Result{
+		Message:  entryMessage(e, names),
+		Severity: framework.Info,
+		File:     fileOf(item),
+	}
+	if e.Action == inject.Failed {
+		r.Severity = framework.Error
+	}
+	if e.Kind != "" || e.Name != "" {
+		r.ResourceRef = &yaml.ResourceIdentifier{
+			TypeMeta: yaml.TypeMeta{APIVersion: e.APIVersion, Kind: e.Kind},
+			NameMeta: yaml.NameMeta{Name: e.Name, Namespace: e.Namespace},
+		}
+	}
+	return r
+}
+
+// entryMessage reads "injected envoy, envoy-conf", "skipped: not_opted_in:
+// ..." or, for errors, "conflict: ...".
+func entryMessage(e inject.Entry, names []string) string {
+	var parts []string
+	switch e.Action {
+	case inject.Injected, inject.Updated:
+		parts = append(parts, string(e.Action)+" "+strings.Join(names, ", "))
+	case inject.Failed:
+	default:
+		parts = append(parts, string(e.Action))
+	}
+	if e.Reason != "" {
+		parts = append(parts, string(e.Reason))
+	}
+	if e.Message != "" {
+		parts = append(parts, e.Message)
+	}
+	msg := strings.Join(parts, ": ")
+	if e.Item >= 0 {
+		msg = "item " + strconv.Itoa(e.Item) + " of the List: " + msg
+	}
+	if e.Reformatted {
+		msg += " (re-serialized: it could not be edited in place)"
+	}
+	return msg
+}
+
+// configResult reports an unusable function config.
+func configResult(fc *yaml.RNode, err error) *framework.Result {
+	r := &framework.Result{Message: err.Error(), Severity: framework.Error}
+	var ce *ConfigError
+	if errors.As(err, &ce) && ce.Field != "" {
+		r.Field = &framework.Field{Path: ce.Field}
+	}
+	if kindOf(fc) != "" {
+		r.ResourceRef = &yaml.ResourceIdentifier{
+			TypeMeta: yaml.TypeMeta{APIVersion: fc.GetApiVersion(), Kind: fc.GetKind()},
+			NameMeta: yaml.NameMeta{Name: fc.GetName(), Namespace: fc.GetNamespace()},
+		}
+		r.File = fileOf(fc)
+	}
+	return r
+}
+
+// fileOf reads the file an item came from out of its reader annotations
+// (internal.config.kubernetes.io/path|index, or the legacy
+// config.kubernetes.io/path|index).
+func fileOf(item *yaml.RNode) *framework.File {
+	if kindOf(item) == "" {
+		return nil
+	}
+	a := item.GetAnnotations()
+	path := first(a[kioutil.PathAnnotation], a[kioutil.LegacyPathAnnotation])
+	if path == "" {
+		return nil
+	}
+	index, _ := strconv.Atoi(first(a[kioutil.IndexAnnotation], a[kioutil.LegacyIndexAnnotation]))
+	return &framework.File{Path: path, Index: index}
+}
+
+func first(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
