@@ -1,0 +1,35 @@
+# inject-fn: the kubectl-inject KRM function image.
+#
+# The image holds only a static binary built beforehand (CGO_ENABLED=0; `make
+# image` runs `make build` first), so nothing is compiled or pulled here and
+# the build works without network access:
+#
+#   make image        # = docker build --build-arg BIN=bin/inject-fn -t kinject/inject-fn:$(VERSION) .
+#
+# The base is `scratch`: no shell, no package manager, nothing to patch. To
+# use another base (for a shell to debug with, or CA certificates), replace
+# `FROM scratch` with, for example, `FROM gcr.io/distroless/static-debian12:nonroot`
+# or `FROM alpine:3.20`; such bases bring their own /etc/passwd, so the two
+# COPY lines for /etc/passwd and /etc/group can go.
+FROM scratch
+
+ARG BIN=bin/inject-fn
+ARG VERSION=dev
+ARG REVISION=unknown
+
+LABEL org.opencontainers.image.title="inject-fn" \
+      org.opencontainers.image.description="KRM function that adds a sidecar (Envoy by default) to pod templates; part of kubectl-inject" \
+      org.opencontainers.image.source="https://github.com/kinject/kubectl-inject" \
+      org.opencontainers.image.url="https://github.com/kinject/kubectl-inject" \
+      org.opencontainers.image.documentation="https://github.com/kinject/kubectl-inject/tree/main/examples" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}"
+
+# kpt and kustomize run functions with `docker run --user nobody`, which
+# needs the user in /etc/passwd.
+COPY fn/image/passwd /etc/passwd
+COPY fn/image/group /etc/group
+COPY ${BIN} /inject-fn
+
+USER 65534:65534
+ENTRYPOINT ["/inject-fn"]
