@@ -1,0 +1,245 @@
+package live
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
+)
+
+// change is the core's verdict on one object: the object before and after,
+// both serialized the same way so that their difference is only the
+// injection.
+type change struct {
+	entry              inject.Entry
+	original, modified []byte
+}
+
+// compute runs the core on a copy of obj.
+func (p *Patcher) compute(obj *unstructured.Unstructured) (*change, error) {
+	data, err := obj.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("encode object: %w", err)
+	}
+	node, err := yaml.ConvertJSONToYamlNode(string(data))
+	if err != nil {
+		return nil, fmt.Errorf("convert object: %w", err)
+	}
+	ch := &change{}
+	if ch.original, err = node.MarshalJSON(); err != nil {
+		return nil, fmt.Errorf("encode object: %w", err)
+	}
+	entries := p.Injector.ProcessNode(p.Op, node, 0)
+	if len(entries) != 1 {
+		return nil, fmt.Errorf("the injector reported %d objects for one", len(entries))
+	}
+	ch.entry = entries[0]
+	if ch.modified, err = node.MarshalJSON(); err != nil {
+		return nil, fmt.Errorf("encode injected object: %w", err)
+	}
+	return ch, nil
+}
+
+// object returns the modified object.
+func (ch *change) object() (*unstructured.Unstructured, error) {
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(ch.modified); err != nil {
+		return nil, fmt.Errorf("decode injected object: %w", err)
+	}
+	return u, nil
+}
+
+// builtin reports whether gvk is a kind compiled into client-go, whose
+// strategic merge patch metadata is known.
+func builtin(gvk schema.GroupVersionKind) bool { return scheme.Scheme.Recognizes(gvk) }
+
+// patch computes the patch from original to modified: strategic merge for
+// built-in kinds, JSON merge otherwise, guarded by resourceVersion.
+func (ch *change) patch(gvk schema.GroupVersionKind, resourceVersion string) (types.PatchType, []byte, error) {
+	var (
+		pt   types.PatchType
+		data []byte
+		err  error
+	)
+	if builtin(gvk) {
+		typed, _ := scheme.Scheme.New(gvk)
+		pt = types.StrategicMergePatchType
+		data, err = strategicpatch.CreateTwoWayMergePatch(ch.original, ch.modified, typed)
+	} else {
+		pt = types.MergePatchType
+		data, err = jsonpatch.CreateMergePatch(ch.original, ch.modified)
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("compute patch: %w", err)
+	}
+	data, err = withResourceVersion(data, resourceVersion)
+	return pt, data, err
+}
+
+// withResourceVersion makes the patch apply only to the version read.
+func withResourceVersion(patch []byte, rv string) ([]byte, error) {
+	var m map[string]any
+	if err := json.Unmarshal(patch, &m); err != nil {
+		return nil, fmt.Errorf("decode patch: %w", err)
+	}
+	md, _ := m["metadata"].(map[string]any)
+	if md == nil {
+		md = map[string]any{}
+		m["metadata"] = md
+	}
+	md["resourceVersion"] = rv
+	return json.Marshal(m)
+}
+
+// apply sends a server-side apply holding only the injected fields (none,
+// for uninject), so the field manager owns exactly what it added.
+func (p *Patcher) apply(ctx context.Context, ri dynamic.ResourceInterface, obj *unstructured.Unstructured, ch *change, opts metav1.PatchOptions) (*unstructured.Unstructured, error) {
+	body, err := applyBody(obj, ch, p.Op)
+	if err != nil {
+		return nil, err
+	}
+	opts.Force = &p.ForceConflicts
+	return ri.Patch(ctx, obj.GetName(), types.ApplyPatchType, body, opts)
+}
+
+// applyBody builds the apply configuration: the object's identity plus,
+// at its pod template, the containers, init containers, volumes, labels
+// and annotations the status record lists.
+func applyBody(obj *unstructured.Unstructured, ch *change, op inject.Op) ([]byte, error) {
+	body := map[string]any{
+		"apiVersion": obj.GetAPIVersion(),
+		"kind":       obj.GetKind(),
+		"metadata":   map[string]any{"name": obj.GetName(), "namespace": obj.GetNamespace()},
+	}
+	if op == inject.OpUninject {
+		return json.Marshal(body)
+	}
+	var modified map[string]any
+	if err := json.Unmarshal(ch.modified, &modified); err != nil {
+		return nil, fmt.Errorf("decode injected object: %w", err)
+	}
+	path, tmpl := findTemplate(modified, nil)
+	if tmpl == nil {
+		return nil, fmt.Errorf("no pod template carries %s after injection", inject.StatusAnnotation)
+	}
+	annotations, _, _ := unstructured.NestedStringMap(tmpl, "metadata", "annotations")
+	st, err := inject.ParseStatus(annotations[inject.StatusAnnotation])
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", inject.StatusAnnotation, err)
+	}
+	part := map[string]any{}
+	labels, _, _ := unstructured.NestedStringMap(tmpl, "metadata", "labels")
+	setPicked(part, pickKeys(labels, st.Labels, changedKeys(st, false)), "metadata", "labels")
+	setPicked(part, pickKeys(annotations, append(st.Annotations, inject.StatusAnnotation), changedKeys(st, true)), "metadata", "annotations")
+	for field, names := range map[string][]string{"containers": st.Containers, "initContainers": st.InitContainers, "volumes": st.Volumes} {
+		list, _, _ := unstructured.NestedSlice(tmpl, "spec", field)
+		if picked := pickNamed(list, names); len(picked) > 0 {
+			if err := unstructured.SetNestedSlice(part, picked, "spec", field); err != nil {
+				return nil, fmt.Errorf("build apply configuration: %w", err)
+			}
+		}
+	}
+	if len(path) == 0 {
+		for k, v := range part {
+			body[k] = mergeMetadata(body[k], v)
+		}
+	} else if err := unstructured.SetNestedField(body, part, path...); err != nil {
+		return nil, fmt.Errorf("build apply configuration: %w", err)
+	}
+	return json.Marshal(body)
+}
+
+// findTemplate finds the mapping that carries the status annotation.
+func findTemplate(m map[string]any, path []string) ([]string, map[string]any) {
+	if v, ok, _ := unstructured.NestedString(m, "metadata", "annotations", inject.StatusAnnotation); ok && v != "" {
+		return path, m
+	}
+	for k, v := range m {
+		if k == "metadata" || k == "status" {
+			continue
+		}
+		if child, ok := v.(map[string]any); ok {
+			if p, t := findTemplate(child, append(append([]string(nil), path...), k)); t != nil {
+				return p, t
+			}
+		}
+	}
+	return nil, nil
+}
+
+func changedKeys(st *inject.Status, annotations bool) []string {
+	if st.Changed == nil {
+		return nil
+	}
+	src := st.Changed.Labels
+	if annotations {
+		src = st.Changed.Annotations
+	}
+	keys := make([]string, 0, len(src))
+	for k := range src {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+func pickKeys(m map[string]string, keyLists ...[]string) map[string]any {
+	out := map[string]any{}
+	for _, keys := range keyLists {
+		for _, k := range keys {
+			if v, ok := m[k]; ok {
+				out[k] = v
+			}
+		}
+	}
+	return out
+}
+
+func setPicked(dst, picked map[string]any, fields ...string) {
+	if len(picked) > 0 {
+		_ = unstructured.SetNestedMap(dst, picked, fields...)
+	}
+}
+
+func pickNamed(list []any, names []string) []any {
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	var out []any
+	for _, item := range list {
+		if m, ok := item.(map[string]any); ok && want[fmt.Sprint(m["name"])] {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// mergeMetadata merges a pod's picked metadata into the identity metadata.
+func mergeMetadata(identity, picked any) any {
+	im, ok1 := identity.(map[string]any)
+	pm, ok2 := picked.(map[string]any)
+	if !ok1 || !ok2 {
+		return picked
+	}
+	for k, v := range pm {
+		im[k] = v
+	}
+	return im
+}
+
+// hasStatus reports whether obj still carries an injection record.
+func hasStatus(obj *unstructured.Unstructured) bool {
+	_, t := findTemplate(obj.Object, nil)
+	return t != nil
+}

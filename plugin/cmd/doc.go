@@ -1,0 +1,10 @@
+// Package cmd is the kubectl-inject command: cobra flags, kubectl's resource
+// arguments (cli-runtime), and the two front ends of the injection core:
+// local manifests (--local, edited as text so every other byte survives)
+// and live objects (pkg/live, patched the declarative way).
+//
+// The command follows kubectl's Options pattern: NewOptions, then Complete
+// (flags, kubeconfig, template), Validate (pure, every error at once) and Run
+// (only the Options' fields and injected IOStreams). Run returns an error
+// instead of exiting; Execute maps it to the process exit code.
+package cmd
