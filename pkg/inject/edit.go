@@ -18,6 +18,12 @@ const (
 	deleteEdit
 	// setEdit changes the value of a scalar.
 	setEdit
+	// fillEdit replaces the empty (null) value target of a mapping field with
+	// value, a collection: "volumes:" with nothing after it gets items.
+	fillEdit
+	// nullifyEdit turns the emptied collection target back into the null it
+	// was before a fillEdit. In the text, removing the items already did it.
+	nullifyEdit
 )
 
 // edit is one change to a parsed document. The planners compute edits
@@ -40,6 +46,14 @@ func insertAt(parent, before *yaml.Node, key string, value *yaml.Node) edit {
 
 func deleteChild(parent, target *yaml.Node) edit {
 	return edit{kind: deleteEdit, parent: parent, target: target}
+}
+
+func fill(parent, target, value *yaml.Node) edit {
+	return edit{kind: fillEdit, parent: parent, target: target, value: value}
+}
+
+func nullify(target *yaml.Node) edit {
+	return edit{kind: nullifyEdit, target: target}
 }
 
 func setScalar(target *yaml.Node, text string) edit {
@@ -85,6 +99,14 @@ func applyToNodes(edits []edit) error {
 		case setEdit:
 			e.target.Value = e.text
 			e.target.Tag = "!!str"
+		case fillEdit:
+			for i := 1; i < len(e.parent.Content); i += 2 {
+				if e.parent.Content[i] == e.target {
+					e.parent.Content[i] = e.value
+				}
+			}
+		case nullifyEdit:
+			*e.target = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
 		}
 	}
 	return nil

@@ -40,9 +40,23 @@ func (in *Injector) planInject(t *podTarget) ([]edit, error) {
 	status.Volumes = itemNames(newSequence(newVolumes...))
 
 	var edits []edit
-	edits = append(edits, appendItems(t.spec, "containers", containers, newContainers, false, status, createdContainers)...)
-	edits = append(edits, appendItems(t.spec, "initContainers", initContainers, newInits, true, status, createdInitContainers)...)
-	edits = append(edits, appendItems(t.spec, "volumes", volumes, newVolumes, false, status, createdVolumes)...)
+	for _, l := range []struct {
+		field   string
+		list    *yaml.Node
+		items   []*yaml.Node
+		front   bool
+		created string
+	}{
+		{"containers", containers, newContainers, false, createdContainers},
+		{"initContainers", initContainers, newInits, true, createdInitContainers},
+		{"volumes", volumes, newVolumes, false, createdVolumes},
+	} {
+		more, err := appendItems(t.spec, l.field, l.list, l.items, l.front, status, l.created)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", joinField(t.field, "spec"), err)
+		}
+		edits = append(edits, more...)
+	}
 
 	annotations := tpl.Annotations
 	if len(newContainers) > 0 && scalarField(mapValue(t.meta, "annotations"), DefaultContainerAnnotation) == "" {
@@ -50,8 +64,8 @@ func (in *Injector) planInject(t *podTarget) ([]edit, error) {
 			annotations = append(append([]KeyValue{}, annotations...), KeyValue{DefaultContainerAnnotation, app})
 		}
 	}
-	edits = append(edits, planMetadata(t, tpl.Labels, annotations, status)...)
-	return edits, nil
+	more, err := planMetadata(t, tpl.Labels, annotations, status)
+	return append(edits, more...), err
 }
 
 // missingItems returns copies of the template items (containers or volumes)
@@ -128,24 +142,30 @@ func firstAppContainer(containers *yaml.Node) string {
 
 // appendItems adds items to the list field of spec: at the end, or at the
 // front (native sidecars start before the app's own init containers). A
-// missing or empty field is created and recorded in status.
-func appendItems(spec *yaml.Node, field string, list *yaml.Node, items []*yaml.Node, front bool, status *Status, created string) []edit {
+// missing or empty field is set and recorded in status.
+func appendItems(spec *yaml.Node, field string, list *yaml.Node, items []*yaml.Node, front bool, status *Status, created string) ([]edit, error) {
 	if len(items) == 0 {
-		return nil
+		return nil, nil
 	}
-	if list == nil || list.Kind != yaml.SequenceNode || len(list.Content) == 0 {
-		status.addCreated(created)
-		return replaceField(spec, field, newSequence(items...), beforeKeyFor(spec, field))
+	if isNull(list) {
+		status.addField(created, hasKey(spec, field))
+		return []edit{placeField(spec, field, newSequence(items...), beforeKeyFor(spec, field))}, nil
+	}
+	if list.Kind == yaml.AliasNode {
+		return nil, &conflictError{fmt.Sprintf("%s: is an alias (*%s); refusing to edit the shared anchor", field, list.Value)}
+	}
+	if list.Kind != yaml.SequenceNode {
+		return nil, fmt.Errorf("%s: must be a list", field)
 	}
 	var before *yaml.Node
-	if front {
+	if front && len(list.Content) > 0 {
 		before = list.Content[0]
 	}
 	edits := make([]edit, 0, len(items))
 	for _, item := range items {
 		edits = append(edits, insertAt(list, before, "", item))
 	}
-	return edits
+	return edits, nil
 }
 
 // beforeKeyFor keeps the usual field order when a field is created:
@@ -159,65 +179,70 @@ func beforeKeyFor(m *yaml.Node, field string) *yaml.Node {
 	return key
 }
 
-// replaceField sets field of mapping m to value: a new field, or one that
-// replaces an empty or null one.
-func replaceField(m *yaml.Node, field string, value, before *yaml.Node) []edit {
-	key, _ := mapLookup(m, field)
-	if key == nil {
-		return []edit{insertAt(m, before, field, value)}
+// placeField sets field of mapping m to value: a new field before the key
+// before, or the value of a field that is present but empty ("volumes:").
+func placeField(m *yaml.Node, field string, value, before *yaml.Node) edit {
+	if _, old := mapLookup(m, field); old != nil {
+		return fill(m, old, value)
 	}
-	next := nextKey(m, key)
-	return []edit{deleteChild(m, key), insertAt(m, next, field, value)}
+	return insertAt(m, before, field, value)
 }
 
-// nextKey returns the key after key in mapping m, or nil.
-func nextKey(m, key *yaml.Node) *yaml.Node {
-	i := childIndex(m, key)
-	if i >= 0 && i+2 < len(m.Content) {
-		return m.Content[i+2]
-	}
-	return nil
+func hasKey(m *yaml.Node, field string) bool {
+	key, _ := mapLookup(m, field)
+	return key != nil
 }
 
 // planMetadata adds labels and annotations (the status record last) to the
 // pod template's metadata, creating maps as needed.
-func planMetadata(t *podTarget, labels, annotations []KeyValue, status *Status) []edit {
+func planMetadata(t *podTarget, labels, annotations []KeyValue, status *Status) ([]edit, error) {
 	if t.meta == nil {
 		meta := newMapping()
 		if len(labels) > 0 {
-			status.addCreated(createdLabels)
+			status.addField(createdLabels, false)
 			meta.Content = append(meta.Content, newString("labels"), kvMapping(labels))
 			status.Labels = keys(labels)
 		}
-		status.addCreated(createdAnnotations)
-		status.addCreated(createdMetadata)
+		status.addField(createdAnnotations, false)
+		status.addField(createdMetadata, hasKey(t.template, "metadata"))
 		status.Annotations = keys(annotations)
 		ann := kvMapping(annotations)
 		meta.Content = append(meta.Content, newString("annotations"), ann)
 		ann.Content = append(ann.Content, newString(StatusAnnotation), newString(status.Encode()))
-		return replaceField(t.template, "metadata", meta, beforeKeyFor(t.template, "metadata"))
+		return []edit{placeField(t.template, "metadata", meta, beforeKeyFor(t.template, "metadata"))}, nil
 	}
-	var edits []edit
-	edits = append(edits, planStringMap(t.meta, "labels", labels, &status.Labels, status, createdLabels, nil)...)
-	return append(edits, planStringMap(t.meta, "annotations", annotations, &status.Annotations, status, createdAnnotations, status)...)
+	edits, err := planStringMap(t, "labels", labels, &status.Labels, status, createdLabels, nil)
+	if err != nil {
+		return nil, err
+	}
+	more, err := planStringMap(t, "annotations", annotations, &status.Annotations, status, createdAnnotations, status)
+	return append(edits, more...), err
 }
 
 // planStringMap adds or overwrites entries of the labels or annotations
 // map. When withStatus is set, the status record is added last; it is
 // encoded only after every other part of status is known.
-func planStringMap(meta *yaml.Node, field string, kvs []KeyValue, added *[]string, status *Status, created string, withStatus *Status) []edit {
-	m := mapValue(meta, field)
-	if m == nil || m.Kind != yaml.MappingNode || len(m.Content) == 0 {
-		if len(kvs) == 0 && withStatus == nil {
-			return nil
-		}
-		status.addCreated(created)
+func planStringMap(t *podTarget, field string, kvs []KeyValue, added *[]string, status *Status, created string, withStatus *Status) ([]edit, error) {
+	if len(kvs) == 0 && withStatus == nil {
+		return nil, nil
+	}
+	m := mapValue(t.meta, field)
+	if isNull(m) {
+		status.addField(created, hasKey(t.meta, field))
 		*added = keys(kvs)
 		fresh := kvMapping(kvs)
 		if withStatus != nil {
 			fresh.Content = append(fresh.Content, newString(StatusAnnotation), newString(withStatus.Encode()))
 		}
-		return replaceField(meta, field, fresh, nil)
+		return []edit{placeField(t.meta, field, fresh, nil)}, nil
+	}
+	if m.Kind == yaml.AliasNode {
+		// Adding to an alias would change the anchor and every other use of
+		// it, such as a selector.
+		return nil, &conflictError{fmt.Sprintf("%s: is an alias (*%s); refusing to edit the shared anchor", joinField(t.field, "metadata."+field), m.Value)}
+	}
+	if m.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s: must be a mapping", joinField(t.field, "metadata."+field))
 	}
 	var edits []edit
 	for _, kv := range kvs {
@@ -234,7 +259,7 @@ func planStringMap(meta *yaml.Node, field string, kvs []KeyValue, added *[]strin
 	if withStatus != nil {
 		edits = append(edits, insertAt(m, nil, StatusAnnotation, newString(withStatus.Encode())))
 	}
-	return edits
+	return edits, nil
 }
 
 func recordChanged(status *Status, field, key, old string) {

@@ -39,6 +39,9 @@ func splice(src []byte, edits []edit) ([]byte, error) {
 	td := newTextDoc(src)
 	changes := make([]change, 0, len(edits))
 	for _, e := range edits {
+		if e.kind == nullifyEdit {
+			continue // removing the items left the field empty already
+		}
 		c, err := td.change(e)
 		if err != nil {
 			return nil, err
@@ -143,6 +146,8 @@ func (td *textDoc) change(e edit) (change, error) {
 		return td.insert(e)
 	case deleteEdit:
 		return td.delete(e)
+	case fillEdit:
+		return td.fill(e)
 	default:
 		return td.set(e)
 	}
@@ -223,6 +228,37 @@ func (td *textDoc) delete(e edit) (change, error) {
 		return change{}, err
 	}
 	return change{start: td.lineStart(td.startLine(e.target)), end: td.lineStart(last + 1)}, nil
+}
+
+// fill writes a collection under a key whose value is empty ("volumes:").
+func (td *textDoc) fill(e edit) (change, error) {
+	var key *yaml.Node
+	for i := 1; i < len(e.parent.Content); i += 2 {
+		if e.parent.Content[i] == e.target {
+			key = e.parent.Content[i-1]
+		}
+	}
+	if key == nil || e.target.Value != "" || e.parent.Style&yaml.FlowStyle != 0 || !td.startsLine(key, false) {
+		return change{}, errNotSpliceable // "key: null", "key: ~" or flow style
+	}
+	rest := td.line(key.Line)[len(string(td.src[td.lineStart(key.Line):td.offset(key.Line, key.Column)]))+len(key.Value):]
+	if r := strings.TrimSpace(rest); !strings.HasPrefix(r, ":") || !isBlankOrComment(r[1:]) || (len(r) > 1 && r[1] == '#') {
+		return change{}, errNotSpliceable // something other than "key:" and a comment
+	}
+	td.detectStyle()
+	indent := key.Column - 1
+	if e.value.Kind == yaml.MappingNode || td.wideSeq {
+		indent += td.indentStep
+	}
+	text, err := td.render(e.value, indent)
+	if err != nil {
+		return change{}, err
+	}
+	at := td.lineStart(key.Line + 1)
+	if at == len(td.src) && td.src[len(td.src)-1] != '\n' {
+		text = td.eol + strings.TrimSuffix(text, td.eol)
+	}
+	return change{start: at, end: at, text: text}, nil
 }
 
 func (td *textDoc) set(e edit) (change, error) {

@@ -32,6 +32,9 @@ type Status struct {
 	// Created lists the fields that did not exist before injection
 	// ("volumes", "metadata.annotations", ...), so uninject removes them again.
 	Created []string `json:"created,omitempty"`
+	// Null lists the fields that were present but empty ("volumes:"), so
+	// uninject empties them again rather than removing them.
+	Null []string `json:"null,omitempty"`
 }
 
 // Changed holds previous values by key.
@@ -81,11 +84,16 @@ func ParseStatus(value string) (*Status, error) {
 	if s.Template == "" {
 		return nil, fmt.Errorf("annotation %s: status record has no template hash", StatusAnnotation)
 	}
-	for _, c := range s.Created {
-		switch c {
-		case createdMetadata, createdLabels, createdAnnotations, createdContainers, createdInitContainers, createdVolumes:
-		default:
-			return nil, fmt.Errorf("annotation %s: status record: created: unknown field %q", StatusAnnotation, c)
+	for _, list := range []struct {
+		name   string
+		fields []string
+	}{{"created", s.Created}, {"null", s.Null}} {
+		for _, c := range list.fields {
+			switch c {
+			case createdMetadata, createdLabels, createdAnnotations, createdContainers, createdInitContainers, createdVolumes:
+			default:
+				return nil, fmt.Errorf("annotation %s: status record: %s: unknown field %q", StatusAnnotation, list.name, c)
+			}
 		}
 	}
 	return &s, nil
@@ -100,9 +108,27 @@ func (s *Status) created(field string) bool {
 	return false
 }
 
-func (s *Status) addCreated(field string) {
-	if !s.created(field) {
-		s.Created = append(s.Created, field)
-		sort.Strings(s.Created)
+func (s *Status) wasNull(field string) bool {
+	for _, c := range s.Null {
+		if c == field {
+			return true
+		}
 	}
+	return false
+}
+
+// addField records that injection created field, or filled it when it was
+// present but empty.
+func (s *Status) addField(field string, wasNull bool) {
+	list := &s.Created
+	if wasNull {
+		list = &s.Null
+	}
+	for _, c := range *list {
+		if c == field {
+			return
+		}
+	}
+	*list = append(*list, field)
+	sort.Strings(*list)
 }

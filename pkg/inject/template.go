@@ -142,12 +142,15 @@ func stringMap(value *yaml.Node, field string) ([]KeyValue, error) {
 // validate rejects templates that could not produce a valid Pod.
 func (t *Template) validate() error {
 	if len(t.Containers) == 0 && len(t.InitContainers) == 0 {
+		if t.Source == "" {
+			return fmt.Errorf("template has no containers or initContainers")
+		}
 		return fmt.Errorf("%s: template has no containers or initContainers", t.Source)
 	}
 	seen := map[string]string{}
 	check := func(list []*yaml.Node, field string, needImage bool) error {
 		for i, item := range list {
-			at := fmt.Sprintf("%s.%s[%d]", t.Source, field, i)
+			at := fmt.Sprintf("%s[%d]", joinField(t.Source, field), i)
 			name := scalarField(item, "name")
 			if name == "" {
 				return fmt.Errorf("%s.name: is required", at)

@@ -51,15 +51,16 @@ func planUninject(t *podTarget, s *Status) []edit {
 		{s.InitContainers, "initContainers", createdInitContainers},
 		{s.Volumes, "volumes", createdVolumes},
 	} {
-		edits = append(edits, removeItems(t.spec, l.field, l.names, s.created(l.created))...)
+		edits = append(edits, removeItems(t.spec, l.field, l.names, s.created(l.created), s.wasNull(l.created))...)
 	}
 	edits = append(edits, planRemoveMetadata(t, s)...)
 	return edits
 }
 
 // removeItems deletes the named items of a list field; when the field was
-// created by injection and nothing else is left in it, the field goes too.
-func removeItems(m *yaml.Node, field string, names []string, created bool) []edit {
+// created by injection and nothing else is left in it, the field goes too,
+// and a field that was empty before is emptied again.
+func removeItems(m *yaml.Node, field string, names []string, created, wasNull bool) []edit {
 	key, list := mapLookup(m, field)
 	if key == nil || list.Kind != yaml.SequenceNode || len(names) == 0 {
 		return nil
@@ -73,9 +74,12 @@ func removeItems(m *yaml.Node, field string, names []string, created bool) []edi
 	if created && len(doomed) == len(list.Content) {
 		return []edit{deleteChild(m, key)}
 	}
-	edits := make([]edit, 0, len(doomed))
+	edits := make([]edit, 0, len(doomed)+1)
 	for _, item := range doomed {
 		edits = append(edits, deleteChild(list, item))
+	}
+	if wasNull && len(doomed) == len(list.Content) {
+		edits = append(edits, nullify(list))
 	}
 	return edits
 }
@@ -89,19 +93,26 @@ func planRemoveMetadata(t *podTarget, s *Status) []edit {
 		restoreLabels, restoreAnnotations = s.Changed.Labels, s.Changed.Annotations
 	}
 	annotations := append(append([]string{}, s.Annotations...), StatusAnnotation)
-	labelEdits, labelsGone := planRemoveKeys(t.meta, "labels", s.Labels, restoreLabels, s.created(createdLabels))
-	annEdits, annGone := planRemoveKeys(t.meta, "annotations", annotations, restoreAnnotations, s.created(createdAnnotations))
-	if s.created(createdMetadata) && labelsGone && annGone && onlyLabelsAndAnnotations(t.meta) {
-		key, _ := mapLookup(t.template, "metadata")
-		return []edit{deleteChild(t.template, key)}
+	labelEdits, labelsGone := planRemoveKeys(t.meta, "labels", s.Labels, restoreLabels, s.created(createdLabels), s.wasNull(createdLabels))
+	annEdits, annGone := planRemoveKeys(t.meta, "annotations", annotations, restoreAnnotations, s.created(createdAnnotations), s.wasNull(createdAnnotations))
+	edits := append(labelEdits, annEdits...)
+	if labelsGone && annGone && onlyLabelsAndAnnotations(t.meta) {
+		switch {
+		case s.created(createdMetadata):
+			key, _ := mapLookup(t.template, "metadata")
+			return []edit{deleteChild(t.template, key)}
+		case s.wasNull(createdMetadata):
+			edits = append(edits, nullify(t.meta))
+		}
 	}
-	return append(labelEdits, annEdits...)
+	return edits
 }
 
 // planRemoveKeys removes keys from the labels or annotations map and
 // restores changed values. gone reports that the whole map field is deleted
-// (or was absent).
-func planRemoveKeys(meta *yaml.Node, field string, remove []string, restore map[string]string, created bool) (edits []edit, gone bool) {
+// (or was absent); a field that was empty before injection is emptied
+// again, and then it is not gone.
+func planRemoveKeys(meta *yaml.Node, field string, remove []string, restore map[string]string, created, wasNull bool) (edits []edit, gone bool) {
 	fieldKey, m := mapLookup(meta, field)
 	if fieldKey == nil {
 		return nil, true
@@ -118,6 +129,10 @@ func planRemoveKeys(meta *yaml.Node, field string, remove []string, restore map[
 	}
 	if created && left == 0 {
 		return []edit{deleteChild(meta, fieldKey)}, true
+	}
+	if wasNull && left == 0 {
+		// Deleting the field's entries (ours) leaves it empty, as it was.
+		return append(edits, nullify(m)), false
 	}
 	for _, k := range sortedKeys(restore) {
 		if v := mapValue(m, k); v != nil && v.Kind == yaml.ScalarNode {

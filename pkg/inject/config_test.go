@@ -1,0 +1,130 @@
+package inject_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+func TestParseConfigErrors(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, config, wantErr string
+	}{
+		{"not yaml", "containers: [", "template: not valid YAML: yaml: line 1: did not find expected node content"},
+		{"empty", "", "template: empty document"},
+		{"scalar", "hello", "template: must be a mapping (a ConfigMap, a SidecarInjection or a partial Pod spec)"},
+		{"no containers", "volumes: []", "template: template has no containers or initContainers"},
+		{"containers not a list", "containers: {name: a}", "template: containers: must be a list"},
+		{"container not a mapping", "containers: [a]", "template: containers[0]: must be a mapping"},
+		{"container without name", "containers: [{image: x}]", "template: containers[0].name: is required"},
+		{"container without image", "containers: [{name: a}]", `template: containers[0].image: is required (container "a")`},
+		{"bad name", "containers: [{name: A_b, image: x}]", `template: containers[0].name: "A_b" is not a valid name (lower-case letters, digits and '-', at most 63)`},
+		{"duplicate names", "containers: [{name: a, image: x}]\ninitContainers: [{name: a, image: y}]", `template: initContainers[0].name: "a" is also used by containers[0]`},
+		{"duplicate volumes", "containers: [{name: a, image: x}]\nvolumes: [{name: v}, {name: v}]", `template: volumes[1].name: "v" is also used by volumes[0]`},
+		{"unknown field", "containers: [{name: a, image: x}]\nhostNetwork: true", "template: hostNetwork: unknown field (a template holds containers, initContainers, volumes and metadata)"},
+		{"status annotation", "containers: [{name: a, image: x}]\nmetadata: {annotations: {sidecar.kinject.dev/status: x}}", "template: metadata.annotations.sidecar.kinject.dev/status: is managed by kubectl-inject and cannot be set by a template"},
+		{"unknown kind", "apiVersion: v1\nkind: Secret", `template: kind "Secret" (apiVersion "v1") is not a template: use a ConfigMap, a kinject.dev/v1alpha1 SidecarInjection or a partial Pod spec`},
+		{"configmap without config", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: envoy-initializer}\ndata: {other: x}", `ConfigMap "envoy-initializer": data.config: is missing (a template ConfigMap holds a partial Pod spec under data.config)`},
+		{"configmap config not yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {config: '{'}", `ConfigMap "c": data.config: not YAML: yaml: line 1: did not find expected node content`},
+		{"configmap config invalid", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {config: 'containers: [{name: a}]'}", `ConfigMap "c": data.config.containers[0].image: is required (container "a")`},
+		{"wrong apiVersion", "apiVersion: kinject.dev/v2\nkind: SidecarInjection", `SidecarInjection: apiVersion: "kinject.dev/v2" is not supported (want kinject.dev/v1alpha1)`},
+		{"no spec", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}", `SidecarInjection "s": spec: is required`},
+		{"bad mode", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {mode: sometimes}", `SidecarInjection "s": spec.mode: "sometimes" is not a mode (want opt-out or opt-in)`},
+		{"bad native", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {native: maybe}", `SidecarInjection "s": spec.native: "maybe" is not a boolean (want true or false)`},
+		{"unknown setting", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {colour: blue}", `SidecarInjection "s": spec.colour: unknown setting "colour" (known: mode, native, image, kinds, apiGroups, namespaces, selector, injectHostNetwork, podTemplatePaths, templateConfigMap)`},
+		{"bad path", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {podTemplatePaths: [Rollout]}", `SidecarInjection "s": spec.podTemplatePaths: pod template path "Rollout": want Kind[.group]=field.path, e.g. Rollout.argoproj.io=spec.template`},
+		{"template and ref", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {templateRef: {name: c}, template: {containers: [{name: a, image: x}]}}", `SidecarInjection "s": spec.template and spec.templateRef: set one, not both`},
+		{"ref not found", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {templateRef: {name: missing}}", `SidecarInjection "s": spec.templateRef: ConfigMap "missing": not found`},
+		{"ref without name", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {templateRef: {key: x}}", `SidecarInjection "s": spec.templateRef.name: is required`},
+	}
+	lookup := func(namespace, name string) (*yaml.RNode, error) { return nil, nil }
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := inject.ParseConfig([]byte(c.config), lookup)
+			if err == nil || err.Error() != c.wantErr {
+				t.Errorf("error = %v\nwant    %s", err, c.wantErr)
+			}
+		})
+	}
+}
+
+func TestNewRejectsBadSettings(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name     string
+		settings inject.Settings
+		wantErr  string
+	}{
+		{"bad selector", inject.Settings{Policy: inject.Policy{Selector: "app in (a"}}, `selector: "app in (a"`},
+		{"bad mode", inject.Settings{Policy: inject.Policy{Mode: "always"}}, `mode: "always" is not a mode`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := inject.New(inject.DefaultTemplate(), c.settings)
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("error = %v, want it to contain %q", err, c.wantErr)
+			}
+		})
+	}
+}
+
+func TestSettingsSet(t *testing.T) {
+	t.Parallel()
+	var s inject.Settings
+	for k, v := range map[string]string{
+		"mode": "opt-in", "native": "true", "image": "envoyproxy/envoy:v1.37.0", "kinds": "Deployment, StatefulSet",
+		"namespaces": "a,b", "selector": "app=web", "inject-host-network": "true",
+		"pod-template-paths": "Rollout.argoproj.io=spec.template", "template-configmap": "mesh/envoy-initializer:config",
+	} {
+		if err := s.Set(k, v); err != nil {
+			t.Fatalf("Set(%q, %q): %v", k, v, err)
+		}
+	}
+	if s.Policy.Mode != inject.OptIn || s.Native == nil || !*s.Native || len(s.Policy.Kinds) != 2 || s.Policy.Kinds[1] != "StatefulSet" ||
+		!s.Policy.InjectHostNetwork || len(s.Paths) != 1 || s.Paths[0].String() != "Rollout.argoproj.io=spec.template" {
+		t.Errorf("settings not applied: %+v", s)
+	}
+}
+
+func TestDefaultTemplateIsTheSeedModernized(t *testing.T) {
+	t.Parallel()
+	tpl := inject.DefaultTemplate()
+	if got := strings.Join(tpl.Names(), ","); got != "envoy,envoy-conf" {
+		t.Errorf("names = %s", got)
+	}
+	out, err := yaml.NewRNode(tpl.Containers[0]).String()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"image: envoyproxy/envoy:v1.", "containerPort: 10000", "- --concurrency\n", `- "4"`, "/etc/envoy/envoy.json", "cpu: 100m", "memory: 64Mi", "cpu: 1000m", "memory: 512Mi", "mountPath: /etc/envoy"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("default container lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestParseStatus(t *testing.T) {
+	t.Parallel()
+	cases := map[string]string{
+		`{"v":1,"template":"x","containers":["envoy"]}`: "",
+		`{"v":2,"template":"x"}`:                        "status version 2 is not supported",
+		`{"v":1}`:                                       "has no template hash",
+		`{"v":1,"template":"x","created":["spec"]}`:     `created: unknown field "spec"`,
+		`{"v":1,"template":"x"} {}`:                     "trailing data",
+		`{"v":1,"template":"x","containers":"envoy"}`:   "cannot unmarshal string",
+	}
+	for in, want := range cases {
+		_, err := inject.ParseStatus(in)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("ParseStatus(%s): %v", in, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("ParseStatus(%s) = %v, want error containing %q", in, err, want)
+		}
+	}
+}
