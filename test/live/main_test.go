@@ -141,11 +141,19 @@ var nsSeq atomic.Int32
 // controller creates one here) and returns its name.
 func namespace(t *testing.T) string {
 	t.Helper()
-	name := fmt.Sprintf("%s-%d", strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name())), nsSeq.Add(1))
-	if len(name) > 60 {
-		name = name[len(name)-60:]
-		name = strings.TrimLeft(name, "-")
+	var b strings.Builder
+	for _, r := range strings.ToLower(t.Name()) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		} else if s := b.String(); s != "" && !strings.HasSuffix(s, "-") {
+			b.WriteByte('-')
+		}
 	}
+	base := strings.Trim(b.String(), "-")
+	if len(base) > 50 {
+		base = strings.Trim(base[len(base)-50:], "-")
+	}
+	name := fmt.Sprintf("%s-%d", base, nsSeq.Add(1))
 	create(t, "", namespaces, fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n", name))
 	create(t, name, sas, "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: default\n")
 	return name
@@ -280,3 +288,16 @@ spec:
 `, name, labels)
 }
 
+
+var (
+	pluginOnce    sync.Once
+	pluginDirPath string
+	pluginErr     error
+)
+
+type buildError struct {
+	out string
+	err error
+}
+
+func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }

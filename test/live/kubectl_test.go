@@ -1,0 +1,119 @@
+package live
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// pluginDir builds kubectl-inject once into a directory that also holds the
+// completion script, for kubectl's plugin discovery through PATH.
+func pluginDir(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Skip("kubectl not in PATH")
+	}
+	pluginOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "kinject-plugin-")
+		if err != nil {
+			pluginErr = err
+			return
+		}
+		out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "kubectl-inject"), "../../plugin").CombinedOutput()
+		if err != nil {
+			pluginErr = &buildError{out: string(out), err: err}
+			return
+		}
+		script, err := os.ReadFile("../../plugin/kubectl_complete-inject")
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, "kubectl_complete-inject"), script, 0o755)
+		}
+		pluginDirPath, pluginErr = dir, err
+	})
+	if pluginErr != nil {
+		t.Fatalf("build plugin: %v", pluginErr)
+	}
+	return pluginDirPath
+}
+
+// kubectl runs the real kubectl as admin with the plugin on PATH.
+func kubectl(t *testing.T, stdin string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("kubectl", args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+c.AdminKubeconfig, "PATH="+pluginDir(t)+string(os.PathListSeparator)+os.Getenv("PATH"), "KUBECACHEDIR="+t.TempDir())
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.CombinedOutput()
+	t.Logf("kubectl %s\n%s", strings.Join(args, " "), out)
+	return string(out), err
+}
+
+// TestKubectlPlugin runs the built binary as "kubectl inject" and completes
+// its arguments through kubectl_complete-inject.
+func TestKubectlPlugin(t *testing.T) {
+	c.Require(t)
+	ns := namespace(t)
+	create(t, ns, deployments, deployment("web", ""))
+	out, err := kubectl(t, "", "inject", "deployment/web", "-n", ns)
+	if err != nil || !strings.Contains(out, "deployment.apps/web injected") {
+		t.Fatalf("kubectl inject: %v\n%s", err, out)
+	}
+	if out, _ := kubectl(t, "", "inject", "--help"); !strings.Contains(out, "kubectl inject [TYPE") {
+		t.Errorf("help does not show the display name:\n%s", out)
+	}
+	out, err = kubectl(t, "", "__complete", "inject", "-n", ns, "deployments", "")
+	if err != nil || !strings.Contains(out, "web\n") {
+		t.Errorf("completion of names: %v\n%s", err, out)
+	}
+	out, _ = kubectl(t, "", "__complete", "inject", "")
+	if !strings.Contains(out, "deployments\n") {
+		t.Errorf("completion of types:\n%s", out)
+	}
+}
+
+// TestUserApplyKeepsSidecar is the seed's declarative story: after
+// injection, the user's own kubectl apply of their manifest (changed or not)
+// keeps the sidecar, client-side and server-side.
+func TestUserApplyKeepsSidecar(t *testing.T) {
+	c.Require(t)
+	cases := []struct {
+		name        string
+		apply       []string
+		injectFlags []string
+	}{
+		{"client-side apply, patch injection", nil, nil},
+		{"server-side apply, patch injection", []string{"--server-side"}, nil},
+		{"server-side apply, server-side injection", []string{"--server-side"}, []string{"--server-side"}},
+		{"client-side apply, server-side injection", nil, []string{"--server-side"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ns := namespace(t)
+			manifest := deployment("web", "")
+			apply := append([]string{"apply", "-n", ns, "-f", "-"}, tc.apply...)
+			if out, err := kubectl(t, manifest, apply...); err != nil {
+				t.Fatalf("apply: %v\n%s", err, out)
+			}
+			r := inject(t, append([]string{"deployment/web", "-n", ns}, tc.injectFlags...)...)
+			expectCode(t, r, 0)
+			for _, m := range []string{manifest, strings.Replace(strings.Replace(manifest, "nginx:1.27", "nginx:1.28", 1), "replicas: 1", "replicas: 2", 1)} {
+				if out, err := kubectl(t, m, apply...); err != nil {
+					t.Fatalf("re-apply: %v\n%s", err, out)
+				}
+				got := get(t, ns, deployments, "web")
+				if !hasContainer(t, got, "envoy", "spec", "template", "spec") {
+					t.Fatalf("the user's apply removed the sidecar: %v", containerNames(t, got, "spec", "template", "spec"))
+				}
+				if field(t, get(t, ns, deployments, "web"), "spec", "template", "spec", "volumes") == "null\n" {
+					t.Fatal("the user's apply removed the sidecar's volume")
+				}
+			}
+			if got := field(t, get(t, ns, deployments, "web"), "spec", "template", "spec", "containers"); !strings.Contains(got, "nginx:1.28") {
+				t.Errorf("the user's change did not land:\n%s", got)
+			}
+			r = inject(t, append([]string{"deployment/web", "-n", ns}, tc.injectFlags...)...)
+			expectStderr(t, r, "deployment.apps/web unchanged")
+		})
+	}
+}
