@@ -74,12 +74,12 @@ func (o *Options) runLocal() error {
 func (o *Options) writeLocalOutput(files []*localFile) {
 	for i, f := range files {
 		if i > 0 {
+			if prev := files[i-1].out; len(prev) > 0 && prev[len(prev)-1] != '\n' {
+				fmt.Fprintln(o.Out)
+			}
 			fmt.Fprintln(o.Out, "---")
 		}
 		_, _ = o.Out.Write(f.out)
-		if len(f.out) > 0 && f.out[len(f.out)-1] != '\n' {
-			fmt.Fprintln(o.Out)
-		}
 	}
 }
 

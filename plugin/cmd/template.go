@@ -1,8 +1,10 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -11,6 +13,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/manifest"
 )
 
 // loadInjector builds the injector from the template flags (--template,
@@ -23,13 +26,9 @@ func (o *Options) loadInjector() (*inject.Injector, error) {
 	)
 	switch {
 	case o.TemplateFile != "":
-		data, err := os.ReadFile(o.TemplateFile)
+		cfg, err := o.loadTemplateFile(o.TemplateFile)
 		if err != nil {
-			return nil, fmt.Errorf("read template: %w", err)
-		}
-		cfg, err := inject.ParseConfig(data, o.configMapLookup)
-		if err != nil {
-			return nil, fmt.Errorf("template %s: %w", o.TemplateFile, err)
+			return nil, err
 		}
 		tmpl, settings = cfg.Template, cfg.Settings
 		if tmpl == nil && settings.TemplateConfigMap != "" {
@@ -54,6 +53,48 @@ func (o *Options) loadInjector() (*inject.Injector, error) {
 		return nil, fmt.Errorf("template: %w", err)
 	}
 	return in, nil
+}
+
+// loadTemplateFile reads a configuration file: its first document
+// configures, and ConfigMaps in later documents serve spec.templateRef
+// before the cluster is asked.
+func (o *Options) loadTemplateFile(path string) (*inject.Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read template: %w", err)
+	}
+	var docs []*yaml.RNode
+	var parseErr error
+	err = manifest.Process(bytes.NewReader(data), io.Discard, func(i int, doc []byte) []byte {
+		n, err := yaml.Parse(string(doc))
+		if err != nil && parseErr == nil {
+			parseErr = fmt.Errorf("document %d: %w", i, err)
+		}
+		docs = append(docs, n)
+		return doc
+	})
+	if err == nil {
+		err = parseErr
+	}
+	if err == nil && len(docs) == 0 {
+		err = fmt.Errorf("no document")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("template %s: %w", path, err)
+	}
+	lookup := func(namespace, name string) (*yaml.RNode, error) {
+		for _, d := range docs[1:] {
+			if d.GetKind() == "ConfigMap" && d.GetName() == name && (namespace == "" || d.GetNamespace() == "" || d.GetNamespace() == namespace) {
+				return d, nil
+			}
+		}
+		return o.configMapLookup(namespace, name)
+	}
+	cfg, err := inject.LoadConfig(docs[0], lookup)
+	if err != nil {
+		return nil, fmt.Errorf("template %s: %w", path, err)
+	}
+	return cfg, nil
 }
 
 // applySettings overlays the flags that were given on s.
