@@ -24,6 +24,8 @@ type document struct {
 	index       int
 	reformatted bool
 	err         error // set when the document could not be rewritten
+	renders     *renderCache
+	stale       bool // text was spliced; root has the edits but not the positions
 }
 
 // objectRef is one object in a document: the root, or an item of a List.
@@ -83,6 +85,7 @@ func kindName(n *yaml.Node) string {
 
 // objects lists the document's objects: its items when it is a List.
 func (d *document) objects() []objectRef {
+	d.refresh()
 	if isList(d.root) {
 		items := mapValue(d.root, "items").Content
 		refs := make([]objectRef, len(items))
@@ -94,9 +97,12 @@ func (d *document) objects() []objectRef {
 	return []objectRef{{node: d.root, item: -1}}
 }
 
-// apply applies edits to the document. On the text path the text is spliced
-// and parsed again; a splice that is impossible or that would not mean the
-// same as the edited tree falls back to re-serializing the document.
+// apply applies edits to the document. On the text path the text is
+// spliced; a splice that relied on more than the plain indentation rules is
+// parsed again and compared with the edited tree, and one that is
+// impossible or would not mean the same falls back to re-serializing the
+// document. After a sure splice the tree is parsed again only if a later
+// pass asks for it.
 func (d *document) apply(edits []edit) {
 	if len(edits) == 0 || d.err != nil {
 		return
@@ -105,9 +111,13 @@ func (d *document) apply(edits []edit) {
 		d.err = applyToNodes(edits)
 		return
 	}
-	spliced, spliceErr := splice(d.text, edits)
+	spliced, sure, spliceErr := splice(d.text, edits, d.renders)
 	if err := applyToNodes(edits); err != nil {
 		d.err = err
+		return
+	}
+	if spliceErr == nil && sure {
+		d.text, d.stale = spliced, true
 		return
 	}
 	if spliceErr == nil {
@@ -117,6 +127,21 @@ func (d *document) apply(edits []edit) {
 		}
 	}
 	d.reformat()
+}
+
+// refresh parses the text again after a sure splice, so that positions
+// match the text.
+func (d *document) refresh() {
+	if !d.stale {
+		return
+	}
+	d.stale = false
+	node, err := decodeDocument(d.text)
+	if err != nil || node == nil {
+		d.err = fmt.Errorf("spliced document does not parse: %v", err)
+		return
+	}
+	d.node, d.root = node, resolveDocument(node)
 }
 
 // reformat re-serializes the edited tree, keeping the sequence indentation

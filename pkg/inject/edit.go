@@ -38,6 +38,10 @@ type edit struct {
 	value  *yaml.Node // insert: the new value or item
 	target *yaml.Node // delete: key node or item; set: the scalar
 	text   string     // set: the new scalar value
+	// origin and originN name the template items an insert copies, so the
+	// text they render to can be reused across documents.
+	origin  *yaml.Node
+	originN int
 }
 
 func insertAt(parent, before *yaml.Node, key string, value *yaml.Node) edit {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // addGoldenSeeds seeds a fuzz target with every golden input document.
@@ -41,6 +42,19 @@ func FuzzInject(f *testing.F) {
 			}
 			return
 		}
+		if !reformattedAny(entries) {
+			if node, err := yaml.Parse(string(doc)); err == nil && !node.IsNil() {
+				in.ProcessNode(inject.OpInject, node, 0)
+				want, _ := node.MarshalJSON()
+				got, err := yaml.Parse(string(out))
+				if err != nil {
+					t.Fatalf("output does not parse: %v\n%s", err, out)
+				}
+				if gotJSON, _ := got.MarshalJSON(); !bytes.Equal(gotJSON, want) {
+					t.Fatalf("text and node paths disagree:\n%s\n%s\n%s", out, gotJSON, want)
+				}
+			}
+		}
 		again, againEntries := in.ProcessText(inject.OpInject, out, 0)
 		if !bytes.Equal(again, out) || inject.Report(againEntries).Changed() {
 			t.Fatalf("not idempotent:\n%s\n---- second run:\n%s", out, again)
@@ -52,14 +66,19 @@ func FuzzInject(f *testing.F) {
 			}
 		}
 		clean, _ := in.ProcessText(inject.OpUninject, doc, 0)
-		reformatted := false
-		for _, e := range entries {
-			reformatted = reformatted || e.Reformatted
-		}
-		if !reformatted && !bytes.Equal(back, clean) {
+		if !reformattedAny(entries) && !bytes.Equal(back, clean) {
 			t.Fatalf("uninject(inject(x)) != uninject(x):\n%q\n%q", back, clean)
 		}
 	})
+}
+
+func reformattedAny(entries []inject.Entry) bool {
+	for _, e := range entries {
+		if e.Reformatted {
+			return true
+		}
+	}
+	return false
 }
 
 // FuzzParseConfig checks that the template loader never panics and that

@@ -23,6 +23,7 @@ type Injector struct {
 	template *Template
 	hash     string
 	settings Settings
+	renders  *renderCache
 }
 
 // New returns an injector for template t. The settings' image override and
@@ -44,7 +45,7 @@ func New(t *Template, s Settings) (*Injector, error) {
 	if err := t.validate(); err != nil {
 		return nil, err
 	}
-	return &Injector{template: t, hash: t.Hash(), settings: s}, nil
+	return &Injector{template: t, hash: t.Hash(), settings: s, renders: &renderCache{}}, nil
 }
 
 // Template returns the template the injector adds (after settings).
@@ -95,6 +96,7 @@ func (in *Injector) ProcessText(op Op, src []byte, docIndex int) ([]byte, []Entr
 		}
 		return src, []Entry{*entry}
 	}
+	d.renders = in.renders
 	entries := in.process(op, d)
 	if d.err != nil {
 		return src, failAll(entries, d.err)

@@ -68,8 +68,8 @@ func (in *Injector) planInject(t *podTarget) ([]edit, error) {
 	return append(edits, more...), err
 }
 
-// missingItems returns copies of the template items (containers or volumes)
-// the pod lacks. An item of the same name that is identical counts as
+// missingItems returns the template items (containers or volumes) the pod
+// lacks; they are copied when the edits are made. An item of the same name that is identical counts as
 // present; one that differs is a conflict, since we did not inject it.
 func (in *Injector) missingItems(t *podTarget, items []*yaml.Node, field string, lists ...*yaml.Node) ([]*yaml.Node, error) {
 	var out []*yaml.Node
@@ -83,7 +83,7 @@ func (in *Injector) missingItems(t *podTarget, items []*yaml.Node, field string,
 		}
 		switch {
 		case existing == nil:
-			out = append(out, deepCopy(item))
+			out = append(out, item)
 		case !sameNode(existing, item):
 			what := "container"
 			if field == "volumes" {
@@ -149,7 +149,9 @@ func appendItems(spec *yaml.Node, field string, list *yaml.Node, items []*yaml.N
 	}
 	if isNull(list) {
 		status.addField(created, hasKey(spec, field))
-		return []edit{placeField(spec, field, newSequence(items...), beforeKeyFor(spec, field))}, nil
+		e := placeField(spec, field, newSequence(copyAll(items)...), beforeKeyFor(spec, field))
+		e.origin, e.originN = items[0], len(items)
+		return []edit{e}, nil
 	}
 	if list.Kind == yaml.AliasNode {
 		return nil, &conflictError{fmt.Sprintf("%s: is an alias (*%s); refusing to edit the shared anchor", field, list.Value)}
@@ -163,7 +165,9 @@ func appendItems(spec *yaml.Node, field string, list *yaml.Node, items []*yaml.N
 	}
 	edits := make([]edit, 0, len(items))
 	for _, item := range items {
-		edits = append(edits, insertAt(list, before, "", item))
+		e := insertAt(list, before, "", deepCopy(item))
+		e.origin, e.originN = item, 1
+		edits = append(edits, e)
 	}
 	return edits, nil
 }
@@ -186,6 +190,14 @@ func placeField(m *yaml.Node, field string, value, before *yaml.Node) edit {
 		return fill(m, old, value)
 	}
 	return insertAt(m, before, field, value)
+}
+
+func copyAll(nodes []*yaml.Node) []*yaml.Node {
+	out := make([]*yaml.Node, len(nodes))
+	for i, n := range nodes {
+		out[i] = deepCopy(n)
+	}
+	return out
 }
 
 func hasKey(m *yaml.Node, field string) bool {

@@ -20,6 +20,10 @@ func checkProperties(t *testing.T, in *inject.Injector, input, out []byte, repor
 		reformatted = reformatted || e.Reformatted
 	}
 
+	if want := runNodes(t, in, inject.OpInject, input); !sameDocuments(t, out, want) {
+		t.Errorf("the text path and the node path disagree:\n%s\nnode path:\n%s", out, want)
+	}
+
 	again, againReport := run(t, in, inject.OpInject, out)
 	if !bytes.Equal(again, out) {
 		t.Errorf("inject(inject(x)) != inject(x):\n%s", again)
@@ -59,6 +63,26 @@ func checkProperties(t *testing.T, in *inject.Injector, input, out []byte, repor
 			t.Errorf("objects were injected but no line was added")
 		}
 	}
+}
+
+// runNodes applies op through the node path, one document at a time, and
+// serializes the result.
+func runNodes(t *testing.T, in *inject.Injector, op inject.Op, src []byte) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	for i, doc := range documents(t, src) {
+		if i > 0 {
+			out.WriteString("---\n")
+		}
+		n, err := yaml.Parse(doc)
+		if err != nil || n.IsNil() {
+			out.WriteString(doc)
+			continue
+		}
+		in.ProcessNode(op, n, i)
+		out.WriteString(n.MustString())
+	}
+	return out.Bytes()
 }
 
 // documents splits a stream into its documents' text.

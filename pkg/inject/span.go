@@ -91,7 +91,9 @@ func (td *textDoc) lastLine(n *yaml.Node, indent int) (int, error) {
 	case n.Kind == yaml.AliasNode:
 		return n.Line, nil
 	case n.Kind != yaml.ScalarNode && n.Style&yaml.FlowStyle != 0:
-		return td.flowEndLine(n)
+		end, err := td.flowEndLine(n)
+		td.unsure = td.unsure || end != n.Line // a flow collection spanning lines
+		return end, err
 	case n.Kind == yaml.MappingNode:
 		last := n.Line
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -117,13 +119,16 @@ func (td *textDoc) lastLine(n *yaml.Node, indent int) (int, error) {
 		}
 		return last, nil
 	case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
+		td.unsure = true
 		return td.continuation(n.Line, indent, true), nil
 	case n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0:
 		end, err := td.quotedEnd(n, td.offset(n.Line, n.Column))
 		if err != nil {
 			return 0, err
 		}
-		return bytes.Count(td.src[:end], []byte("\n")) + 1, nil
+		line := bytes.Count(td.src[:end], []byte("\n")) + 1
+		td.unsure = td.unsure || line != n.Line
+		return line, nil
 	default:
 		return td.continuation(n.Line, indent, false), nil
 	}
@@ -143,6 +148,7 @@ func (td *textDoc) continuation(line, indent int, block bool) int {
 			break
 		}
 		last = n
+		td.unsure = true
 	}
 	return last
 }

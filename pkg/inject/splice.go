@@ -24,6 +24,8 @@ type textDoc struct {
 	indentStep int
 	wideSeq    bool
 	styled     bool // indentStep and wideSeq are detected
+	renders    *renderCache
+	unsure     bool // a position depended on more than the plain rules
 }
 
 // change replaces src[start:end] with text.
@@ -35,8 +37,13 @@ type change struct {
 // splice applies edits to src at the positions the parser recorded in the
 // edits' nodes and returns the new text. Every byte outside the edited
 // lines is kept.
-func splice(src []byte, edits []edit) ([]byte, error) {
+//
+// sure reports whether every position was found by plain rules alone (no
+// block scalars, flow collections, multi-line scalars or removals). When it
+// is false the caller checks the result by parsing it again.
+func splice(src []byte, edits []edit, renders *renderCache) (out []byte, sure bool, err error) {
 	td := newTextDoc(src)
+	td.renders = renders
 	changes := make([]change, 0, len(edits))
 	for _, e := range edits {
 		if e.kind == nullifyEdit {
@@ -44,7 +51,10 @@ func splice(src []byte, edits []edit) ([]byte, error) {
 		}
 		c, err := td.change(e)
 		if err != nil {
-			return nil, err
+			return nil, false, err
+		}
+		if e.kind != insertEdit {
+			td.unsure = true
 		}
 		changes = append(changes, c)
 	}
@@ -61,19 +71,19 @@ func splice(src []byte, edits []edit) ([]byte, error) {
 			}
 		}
 	}
-	var out bytes.Buffer
-	out.Grow(len(src) + 1024)
+	var buf bytes.Buffer
+	buf.Grow(len(src) + 1024)
 	pos := 0
 	for _, c := range changes {
 		if c.start < pos {
-			return nil, errNotSpliceable // overlapping edits
+			return nil, false, errNotSpliceable // overlapping edits
 		}
-		out.Write(src[pos:c.start])
-		out.WriteString(c.text)
+		buf.Write(src[pos:c.start])
+		buf.WriteString(c.text)
 		pos = c.end
 	}
-	out.Write(src[pos:])
-	return out.Bytes(), nil
+	buf.Write(src[pos:])
+	return buf.Bytes(), !td.unsure, nil
 }
 
 // mergeRemovals joins removals of adjacent lines into one change.
@@ -184,13 +194,13 @@ func (td *textDoc) insert(e edit) (change, error) {
 	if e.parent.Kind == yaml.MappingNode {
 		pair := newMapping()
 		pair.Content = []*yaml.Node{newString(e.key), e.value}
-		text, err = td.render(pair, first.Column-1)
+		text, err = td.renderCached(e, pair, first.Column-1)
 	} else {
 		dash, derr := td.dashColumn(first)
 		if derr != nil {
 			return change{}, derr
 		}
-		text, err = td.render(newSequence(e.value), dash)
+		text, err = td.renderCached(e, newSequence(e.value), dash)
 		if err == nil && first.Column-1-dash > 2 {
 			text = widenItem(text, dash, first.Column-1-dash-2)
 		}
@@ -250,7 +260,7 @@ func (td *textDoc) fill(e edit) (change, error) {
 	if e.value.Kind == yaml.MappingNode || td.wideSeq {
 		indent += td.indentStep
 	}
-	text, err := td.render(e.value, indent)
+	text, err := td.renderCached(e, e.value, indent)
 	if err != nil {
 		return change{}, err
 	}

@@ -1,0 +1,42 @@
+package inject
+
+import (
+	"sync"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// renderCache keeps the text template items render to, per indentation
+// style. Rendering the same sidecar into thousands of documents is
+// otherwise the largest cost after parsing.
+type renderCache struct{ m sync.Map }
+
+type renderKey struct {
+	origin  *yaml.Node
+	n       int
+	key     string
+	indent  int
+	step    int
+	wide    bool
+	crlf    bool
+	extra   int
+	mapping bool
+}
+
+// renderCached renders n like render, reusing the text for inserts of
+// template items (widened items are cached after widening by the caller).
+func (td *textDoc) renderCached(e edit, n *yaml.Node, indent int) (string, error) {
+	if e.origin == nil || td.renders == nil {
+		return td.render(n, indent)
+	}
+	td.detectStyle()
+	k := renderKey{origin: e.origin, n: e.originN, key: e.key, indent: indent, step: td.indentStep, wide: td.wideSeq, crlf: td.eol != "\n", mapping: n.Kind == yaml.MappingNode}
+	if v, ok := td.renders.m.Load(k); ok {
+		return v.(string), nil
+	}
+	text, err := td.render(n, indent)
+	if err == nil {
+		td.renders.m.Store(k, text)
+	}
+	return text, err
+}

@@ -1,0 +1,103 @@
+// Package gen writes realistic manifests for benchmarks and load tests:
+// Deployments with labels, two containers, probes, resources, a volume and
+// comments, each with a Service and a ConfigMap.
+package gen
+
+import (
+	"fmt"
+	"io"
+)
+
+// Write writes n Deployments, each followed by its Service and ConfigMap,
+// as one multi-document stream.
+func Write(w io.Writer, n int) error {
+	for i := 0; i < n; i++ {
+		if _, err := fmt.Fprintf(w, appTemplate, i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appTemplate is one app: %[1]d is its number.
+const appTemplate = `---
+# app-%[1]d: web tier
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: app-%[1]d
+  namespace: bench
+  labels:
+    app: app-%[1]d
+    tier: web # serves traffic
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      app: app-%[1]d
+  template:
+    metadata:
+      labels:
+        app: app-%[1]d
+        tier: web
+    spec:
+      containers:
+      - name: web
+        image: "nginx:1.27"
+        ports:
+        - containerPort: 8080
+          name: http
+        readinessProbe:
+          httpGet:
+            path: /healthz
+            port: http
+          periodSeconds: 5
+        livenessProbe:
+          tcpSocket:
+            port: 8080
+        resources:
+          requests:
+            cpu: 100m
+            memory: 128Mi
+          limits:
+            memory: 256Mi
+        volumeMounts:
+        - name: config
+          mountPath: /etc/app
+      - name: log-shipper
+        image: fluent/fluent-bit:3.1
+        args: ["--config", "/etc/app/fluent-bit.conf"]
+        volumeMounts:
+        - name: config
+          mountPath: /etc/app
+      volumes:
+      - name: config
+        configMap:
+          name: app-%[1]d-config
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: app-%[1]d
+  namespace: bench
+spec:
+  selector:
+    app: app-%[1]d
+  ports:
+  - port: 80
+    targetPort: http
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: app-%[1]d-config
+  namespace: bench
+data:
+  fluent-bit.conf: |
+    [INPUT]
+        Name tail
+        Path /var/log/app/*.log
+  app.properties: |
+    greeting=hello
+    workers=4
+`
