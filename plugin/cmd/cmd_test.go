@@ -248,3 +248,44 @@ func slurp(t *testing.T, path string) string {
 	}
 	return string(bytes.Clone(b))
 }
+
+// TestExampleCLI runs the commands of examples/cli/README.md.
+func TestExampleCLI(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(filepath.Join(wd, "..", ".."))
+	const dir = "examples/cli"
+	app, expected := slurp(t, dir+"/app.yaml"), slurp(t, dir+"/expected.yaml")
+	report := "examples/cli/app.yaml: deployment.apps/web injected\n" +
+		"examples/cli/app.yaml: service/web skipped: not_a_workload\n" +
+		"examples/cli/app.yaml: cronjob.batch/report skipped: opted_out\n"
+	readme := slurp(t, dir+"/README.md")
+
+	out, stderr, code := runCmd(t, "", "--local", "-f", dir+"/app.yaml")
+	if code != 0 || out != expected || stderr != report {
+		t.Errorf("inject: exit %d, stderr:\n%s\nstdout matches expected.yaml: %v", code, stderr, out == expected)
+	}
+	if !strings.Contains(readme, report) {
+		t.Error("README's report is stale")
+	}
+	out, _, code = runCmd(t, "", "--local", "-f", dir+"/app.yaml", "--template", dir+"/sidecar.yaml")
+	if code != 0 || out != slurp(t, dir+"/expected-template.yaml") {
+		t.Errorf("--template: exit %d, output differs from expected-template.yaml", code)
+	}
+	if out, _, _ = runCmd(t, "", "--local", "-f", dir+"/expected.yaml"); out != expected {
+		t.Error("injecting expected.yaml again changed it")
+	}
+	if out, _, _ = runCmd(t, "", "--local", "-f", dir+"/expected.yaml", "--uninject"); out != app {
+		t.Error("uninject of expected.yaml is not app.yaml")
+	}
+	_, stderr, code = runCmd(t, "", "--local", "-f", dir+"/app.yaml", "--check")
+	if code != 1 || !strings.Contains(readme, "$ kubectl inject --local -f examples/cli/app.yaml --check\n"+stderr) {
+		t.Errorf("--check: exit %d, README lacks its output:\n%s", code, stderr)
+	}
+	if _, _, code = runCmd(t, "", "--local", "-f", dir+"/expected.yaml", "--check"); code != 0 {
+		t.Errorf("--check of expected.yaml: exit %d", code)
+	}
+}
