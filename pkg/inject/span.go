@@ -73,7 +73,8 @@ func (td *textDoc) lastChildLine(n *yaml.Node) (int, error) {
 // lastPairLine returns the last line of a key and its value.
 func (td *textDoc) lastPairLine(key, value *yaml.Node) (int, error) {
 	if value == nil || (isNull(value) && value.Value == "") || value.Line == 0 {
-		return key.Line, nil
+		// An empty value may still have a tag or anchor on the lines below.
+		return td.continuation(key.Line, key.Column-1, false), nil
 	}
 	last, err := td.lastLine(value, key.Column-1)
 	if last < key.Line {
@@ -151,6 +152,20 @@ func (td *textDoc) continuation(line, indent int, block bool) int {
 		td.unsure = true
 	}
 	return last
+}
+
+// checkFollows marks the splice unsure unless the first content line after
+// line last is indented no deeper than indent: otherwise the node did not
+// end where the rules said.
+func (td *textDoc) checkFollows(last, indent int) {
+	for n := last + 1; n <= len(td.lineStarts); n++ {
+		if text := td.line(n); !isBlankOrComment(text) {
+			if indentOf(text) > indent {
+				td.unsure = true
+			}
+			return
+		}
+	}
 }
 
 // flowEndLine finds the line of the bracket closing a flow collection.

@@ -187,6 +187,13 @@ func (td *textDoc) insert(e edit) (change, error) {
 		if err != nil {
 			return change{}, err
 		}
+		indent := first.Column - 1
+		if e.parent.Kind == yaml.SequenceNode {
+			if indent, err = td.dashColumn(first); err != nil {
+				return change{}, err
+			}
+		}
+		td.checkFollows(last, indent)
 		at = td.lineStart(last + 1)
 	}
 	var text string
