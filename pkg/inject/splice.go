@@ -32,6 +32,10 @@ type textDoc struct {
 type change struct {
 	start, end int
 	text       string
+	// depth orders insertions at one offset: twice the indentation of the
+	// inserted text, plus one for a sequence item (at equal indentation an
+	// item ends its list before a new key of the enclosing mapping).
+	depth int
 }
 
 // splice applies edits to src at the positions the parser recorded in the
@@ -58,7 +62,14 @@ func splice(src []byte, edits []edit, renders *renderCache) (out []byte, sure bo
 		}
 		changes = append(changes, c)
 	}
-	sort.SliceStable(changes, func(i, j int) bool { return changes[i].start < changes[j].start })
+	// At one offset, text for a deeper collection goes first: it ends
+	// before the shallower collection's new key does.
+	sort.SliceStable(changes, func(i, j int) bool {
+		if changes[i].start != changes[j].start {
+			return changes[i].start < changes[j].start
+		}
+		return changes[i].depth > changes[j].depth
+	})
 	changes = mergeRemovals(changes)
 	if n := len(changes); n > 0 {
 		// Removing up to the document's unterminated last line: take the
@@ -219,7 +230,12 @@ func (td *textDoc) insert(e edit) (change, error) {
 		// The document's last line has no line end: keep it that way.
 		text = td.eol + strings.TrimSuffix(text, td.eol)
 	}
-	return change{start: at, end: at, text: text}, nil
+	depth := 2 * (first.Column - 1)
+	if e.parent.Kind == yaml.SequenceNode {
+		dash, _ := td.dashColumn(first)
+		depth = 2*dash + 1
+	}
+	return change{start: at, end: at, text: text, depth: depth}, nil
 }
 
 func (td *textDoc) delete(e edit) (change, error) {
@@ -275,7 +291,7 @@ func (td *textDoc) fill(e edit) (change, error) {
 	if at == len(td.src) && td.src[len(td.src)-1] != '\n' {
 		text = td.eol + strings.TrimSuffix(text, td.eol)
 	}
-	return change{start: at, end: at, text: text}, nil
+	return change{start: at, end: at, text: text, depth: 2*indent + 1}, nil
 }
 
 func (td *textDoc) set(e edit) (change, error) {
