@@ -46,6 +46,8 @@ type runOpts struct {
 	// beforeWrite, when set, is called once before the first PATCH, POST or
 	// DELETE reaches the server.
 	beforeWrite func()
+	// wrap, when set, wraps the transport inside the request counter.
+	wrap func(http.RoundTripper) http.RoundTripper
 }
 
 // inject runs kubectl-inject in-process as admin.
@@ -66,6 +68,9 @@ func run(t *testing.T, ro runOpts, args ...string) result {
 	o.ConfigFlags.CacheDir = &cacheDir
 	counter := &requestCounter{counts: map[string]int{}, before: ro.beforeWrite}
 	o.ConfigFlags.WrapConfigFn = func(cfg *rest.Config) *rest.Config {
+		if ro.wrap != nil {
+			cfg.Wrap(ro.wrap)
+		}
 		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { counter.next = rt; return counter })
 		return cfg
 	}
@@ -287,7 +292,6 @@ spec:
         - containerPort: 8080
 `, name, labels)
 }
-
 
 var (
 	pluginOnce    sync.Once
