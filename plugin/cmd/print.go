@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/printers"
 
+	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/live"
 )
 
@@ -18,7 +19,8 @@ func (o *Options) printObjects(results []live.Result) error {
 	}
 	var objs []*unstructured.Unstructured
 	for _, r := range results {
-		if r.Object != nil {
+		// Objects without a pod template (Secrets among them) are never printed.
+		if r.Object != nil && r.Reason != inject.ReasonNotAWorkload {
 			obj := r.Object.DeepCopy()
 			obj.SetManagedFields(nil)
 			objs = append(objs, obj)
