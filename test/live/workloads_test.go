@@ -436,11 +436,16 @@ data:
         configMap:
           name: proxy`)
 	create(t, ns, deployments, deployment("web", ""))
+	expectCode(t, inject(t, "deployment/web", "-n", ns), 0) // the default envoy first
 	r := inject(t, "deployment/web", "-n", ns, "--template-configmap", ns+"/envoy-initializer")
 	expectCode(t, r, 0)
+	expectStderr(t, r, "deployment.apps/web updated")
 	got := get(t, ns, deployments, "web")
-	if !hasContainer(t, got, "proxy", "spec", "template", "spec") {
-		t.Errorf("containers: %v", containerNames(t, got, "spec", "template", "spec"))
+	if names := strings.Join(containerNames(t, got, "spec", "template", "spec"), ","); names != "app,proxy" {
+		t.Errorf("containers after switching templates: %s, want app,proxy", names)
+	}
+	if vols := field(t, got, "spec", "template", "spec", "volumes"); strings.Contains(vols, "envoy-conf") || !strings.Contains(vols, "proxy-conf") {
+		t.Errorf("volumes after switching templates:\n%s", vols)
 	}
 	r = inject(t, "deployment/web", "-n", ns, "--template-configmap", "no-such-cm")
 	expectCode(t, r, 1)
@@ -492,5 +497,22 @@ func TestConcurrentWriter(t *testing.T) {
 	}
 	if !hasContainer(t, got, "envoy", "spec", "template", "spec") {
 		t.Error("no envoy after retry")
+	}
+}
+
+// TestSecretsNeverPrinted: objects without a pod template are reported by
+// name only; their content (Secret data) is never printed.
+func TestSecretsNeverPrinted(t *testing.T) {
+	c.Require(t)
+	ns := namespace(t)
+	secrets := schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+	create(t, ns, secrets, "apiVersion: v1\nkind: Secret\nmetadata: {name: db}\nstringData: {password: hunter2-very-secret}\n")
+	for _, output := range []string{"yaml", "json", "name"} {
+		r := inject(t, "secrets", "--all", "-n", ns, "-o", output)
+		expectCode(t, r, 0)
+		expectStderr(t, r, "secret/db skipped: not_a_workload")
+		if strings.Contains(r.stdout+r.stderr, "aHVudGVyMi") || strings.Contains(r.stdout+r.stderr, "hunter2") {
+			t.Errorf("-o %s printed the secret:\n%s", output, r.stdout)
+		}
 	}
 }
