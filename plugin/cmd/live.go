@@ -90,12 +90,26 @@ func (o *Options) patcher() (*live.Patcher, error) {
 // that were read from the server are passed on to save a GET; objects read
 // from files are looked up by name.
 func (o *Options) targets() ([]live.Target, []error) {
-	r := resource.NewBuilder(o.ConfigFlags).
+	// "-" is read from the injected stdin, not os.Stdin.
+	files := o.FilenameOptions
+	files.Filenames = nil
+	stdin := false
+	for _, f := range o.FilenameOptions.Filenames {
+		if f == "-" {
+			stdin = true
+		} else {
+			files.Filenames = append(files.Filenames, f)
+		}
+	}
+	b := resource.NewBuilder(o.ConfigFlags).
 		Unstructured().
 		ContinueOnError().
 		NamespaceParam(o.namespace).DefaultNamespace().AllNamespaces(o.AllNamespaces).
-		FilenameParam(o.enforceNamespace, &o.FilenameOptions).
-		LabelSelectorParam(o.Selector).
+		FilenameParam(o.enforceNamespace, &files)
+	if stdin {
+		b = b.Stream(o.In, "STDIN")
+	}
+	r := b.LabelSelectorParam(o.Selector).
 		ResourceTypeOrNameArgs(o.All, o.args...).
 		RequireObject(true).
 		Flatten().

@@ -337,6 +337,10 @@ func TestSelection(t *testing.T) {
 	expectCode(t, r, 0)
 	expectStderr(t, r, other+": deployment.apps/c1 injected")
 
+	r = run(t, runOpts{stdin: deployment("b1", "")}, "-f", "-", "-n", ns)
+	expectCode(t, r, 0)
+	expectStderr(t, r, "deployment.apps/b1 unchanged")
+
 	file := writeFile(t, "app.yaml", deployment("a1", "")+"---\n"+deployment("missing", ""))
 	r = inject(t, "-f", file, "-n", ns, "--uninject")
 	expectCode(t, r, 1)
