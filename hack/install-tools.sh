@@ -32,7 +32,10 @@ for t in "${tools[@]}"; do
     continue
   fi
   echo "installing ${pkg}@${version}" >&2
-  GOBIN="${bindir}" CGO_ENABLED=0 go install "${pkg}@${version}"
+  ldflags=""
+  # krew reports its version from ldflags (otherwise "unknown").
+  [[ "${pkg}" == sigs.k8s.io/krew/* ]] && ldflags="-X sigs.k8s.io/krew/internal/version.gitTag=${version}"
+  GOBIN="${bindir}" CGO_ENABLED=0 go install -ldflags "${ldflags}" "${pkg}@${version}"
 done
 
 if ! command -v etcd >/dev/null 2>&1; then
@@ -52,7 +55,7 @@ check() {
     fail=1
     return
   fi
-  echo "ok: ${name}: $(head -n1 <<<"${out}")" >&2
+  echo "ok: ${name}: $(grep -m1 -iE 'v[0-9]+\.[0-9]|version' <<<"${out}" || head -n1 <<<"${out}")" >&2
 }
 krew_root="$(mktemp -d)"
 trap 'rm -rf "${krew_root}"' EXIT

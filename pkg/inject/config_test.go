@@ -34,7 +34,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"no spec", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}", `SidecarInjection "s": spec: is required`},
 		{"bad mode", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {mode: sometimes}", `SidecarInjection "s": spec.mode: "sometimes" is not a mode (want opt-out or opt-in)`},
 		{"bad native", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {native: maybe}", `SidecarInjection "s": spec.native: "maybe" is not a boolean (want true or false)`},
-		{"unknown setting", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {colour: blue}", `SidecarInjection "s": spec.colour: unknown setting "colour" (known: mode, native, image, kinds, apiGroups, namespaces, selector, injectHostNetwork, podTemplatePaths, templateConfigMap)`},
+		{"unknown setting", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {colour: blue}", `SidecarInjection "s": spec.colour: unknown setting "colour" (known: mode, native, image, kinds, apiGroups, namespaces, selector, injectHostNetwork, podTemplatePaths, templateConfigMap, strict)`},
 		{"bad path", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {podTemplatePaths: [Rollout]}", `SidecarInjection "s": spec.podTemplatePaths: pod template path "Rollout": want Kind[.group]=field.path, e.g. Rollout.argoproj.io=spec.template`},
 		{"template and ref", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {templateRef: {name: c}, template: {containers: [{name: a, image: x}]}}", `SidecarInjection "s": spec.template and spec.templateRef: set one, not both`},
 		{"ref not found", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {templateRef: {name: missing}}", `SidecarInjection "s": spec.templateRef: ConfigMap "missing": not found`},
@@ -126,5 +126,44 @@ func TestParseStatus(t *testing.T) {
 		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
 			t.Errorf("ParseStatus(%s) = %v, want error containing %q", in, err, want)
 		}
+	}
+}
+
+func TestTemplateWarnings(t *testing.T) {
+	t.Parallel()
+	tpl, err := inject.ParseTemplate([]byte(`
+containers:
+- name: proxy
+  image: example/proxy:1.0
+  securityContext:
+    privileged: true
+    runAsUser: 0
+    capabilities:
+      add: [NET_ADMIN, NET_RAW]
+volumes:
+- name: host
+  hostPath: {path: /var/run}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"containers[0] (proxy): securityContext.privileged is true",
+		"containers[0] (proxy): securityContext.runAsUser is 0 (root)",
+		"containers[0] (proxy): securityContext.capabilities.add: NET_ADMIN, NET_RAW",
+		"volumes[0] (host): hostPath /var/run mounts the node's filesystem",
+	}
+	if got := tpl.Warnings(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(inject.DefaultTemplate().Warnings()) != 0 {
+		t.Errorf("the default template must not widen privileges: %v", inject.DefaultTemplate().Warnings())
+	}
+	if _, err := inject.New(tpl, inject.Settings{}); err != nil {
+		t.Errorf("without strict, warnings are not errors: %v", err)
+	}
+	_, err = inject.New(tpl, inject.Settings{Strict: true})
+	if err == nil || !strings.HasPrefix(err.Error(), "template widens privileges (strict): containers[0] (proxy): securityContext.privileged is true;") {
+		t.Errorf("strict error = %v", err)
 	}
 }

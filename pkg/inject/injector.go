@@ -2,6 +2,7 @@ package inject
 
 import (
 	"fmt"
+	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -44,6 +45,9 @@ func New(t *Template, s Settings) (*Injector, error) {
 	}
 	if err := t.validate(); err != nil {
 		return nil, err
+	}
+	if w := t.Warnings(); s.Strict && len(w) > 0 {
+		return nil, fmt.Errorf("template widens privileges (strict): %s", strings.Join(w, "; "))
 	}
 	return &Injector{template: t, hash: t.Hash(), settings: s, renders: &renderCache{}}, nil
 }

@@ -29,6 +29,8 @@ type Settings struct {
 	Image string
 	// Paths adds pod-template locations for kinds the injector does not know.
 	Paths []PodTemplatePath
+	// Strict makes the template's privilege warnings errors.
+	Strict bool
 	// TemplateConfigMap names a ConfigMap holding the template
 	// ("[NAMESPACE/]NAME[:KEY]"); front ends resolve it.
 	TemplateConfigMap string
@@ -66,6 +68,12 @@ func (s *Settings) Set(key, value string) error {
 		s.Policy.InjectHostNetwork = b
 	case "selector":
 		s.Policy.Selector = value
+	case "strict":
+		b, err := parseBool(key, value)
+		if err != nil {
+			return err
+		}
+		s.Strict = b
 	case "templateconfigmap":
 		if _, err := ParseTemplateRef(value); err != nil {
 			return err
@@ -96,7 +104,7 @@ func (s *Settings) SetList(key string, values []string) error {
 			s.Paths = append(s.Paths, p)
 		}
 	default:
-		return fmt.Errorf("unknown setting %q (known: mode, native, image, kinds, apiGroups, namespaces, selector, injectHostNetwork, podTemplatePaths, templateConfigMap)", key)
+		return fmt.Errorf("unknown setting %q (known: mode, native, image, kinds, apiGroups, namespaces, selector, injectHostNetwork, podTemplatePaths, templateConfigMap, strict)", key)
 	}
 	return nil
 }

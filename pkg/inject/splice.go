@@ -46,6 +46,11 @@ type change struct {
 // block scalars, flow collections, multi-line scalars or removals). When it
 // is false the caller checks the result by parsing it again.
 func splice(src []byte, edits []edit, renders *renderCache) (out []byte, sure bool, err error) {
+	if hasLoneCR(src) {
+		// YAML also breaks lines at a lone CR; positions would not match
+		// the lines counted here.
+		return nil, false, errNotSpliceable
+	}
 	td := newTextDoc(src)
 	td.renders = renders
 	changes := make([]change, 0, len(edits))
@@ -77,7 +82,7 @@ func splice(src []byte, edits []edit, renders *renderCache) (out []byte, sure bo
 		last := &changes[n-1]
 		if last.text == "" && last.end == len(src) && last.start > 0 && src[len(src)-1] != '\n' {
 			last.start--
-			if last.start > 0 && src[last.start-1] == '\r' {
+			if td.eol == "\r\n" && last.start > 0 && src[last.start-1] == '\r' {
 				last.start--
 			}
 		}
@@ -95,6 +100,19 @@ func splice(src []byte, edits []edit, renders *renderCache) (out []byte, sure bo
 	}
 	buf.Write(src[pos:])
 	return buf.Bytes(), !td.unsure, nil
+}
+
+func hasLoneCR(src []byte) bool {
+	for {
+		i := bytes.IndexByte(src, '\r')
+		if i < 0 {
+			return false
+		}
+		if i+1 >= len(src) || src[i+1] != '\n' {
+			return true
+		}
+		src = src[i+2:]
+	}
 }
 
 // mergeRemovals joins removals of adjacent lines into one change.

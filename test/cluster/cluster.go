@@ -27,7 +27,8 @@ type Cluster struct {
 	// EtcdLog and APIServerLog are the processes' log files. They live in
 	// LogDir, which survives Stop when KeepLogs is set.
 	EtcdLog, APIServerLog, LogDir string
-	// KeepLogs keeps LogDir after Stop (Finish sets it on failure).
+	// KeepLogs keeps LogDir after Stop (Finish sets it on failure, and so
+	// does the environment variable KINJECT_KEEP_LOGS=1).
 	KeepLogs bool
 
 	adminToken, viewerToken string
@@ -179,7 +180,11 @@ func (c *Cluster) Stop() {
 	if c.Dir != "" {
 		_ = os.RemoveAll(c.Dir)
 	}
-	if c.LogDir != "" && !c.KeepLogs {
+	switch {
+	case c.LogDir == "":
+	case c.KeepLogs || os.Getenv("KINJECT_KEEP_LOGS") != "":
+		fmt.Fprintf(os.Stderr, "cluster: logs kept in %s\n", c.LogDir)
+	default:
 		_ = os.RemoveAll(c.LogDir)
 	}
 }
