@@ -92,6 +92,9 @@ func (m FileMode) Run(stdout, stderr io.Writer) (failed bool, err error) {
 	if m.Uninject {
 		cfg.Op = inject.OpUninject
 	}
+	for _, w := range cfg.Injector.Template().Warnings() {
+		fmt.Fprintf(stderr, "warning: template widens privileges: %s\n", w)
+	}
 	inputs := m.Inputs
 	if len(inputs) == 0 {
 		inputs = []string{"-"}

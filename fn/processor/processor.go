@@ -30,6 +30,9 @@ func (Processor) Process(rl *framework.ResourceList) error {
 		rl.Results = append(rl.Results, configResult(rl.FunctionConfig, err))
 		return failures(rl.Results)
 	}
+	for _, w := range cfg.Injector.Template().Warnings() {
+		rl.Results = append(rl.Results, &framework.Result{Message: "template widens privileges: " + w, Severity: framework.Warning})
+	}
 	names := cfg.Injector.Template().Names()
 	for i, item := range rl.Items {
 		for _, e := range cfg.Injector.ProcessNode(cfg.Op, item, i) {
