@@ -44,60 +44,52 @@ func BenchmarkFloor(b *testing.B) {
 	}
 }
 
-// BenchmarkInjectText is kubectl inject --local's path over the same input.
-func BenchmarkInjectText(b *testing.B) {
-	src := benchInput(b, 100)
+// injectStream is kubectl inject --local's path: stream, inject, write.
+func injectStream(b *testing.B, in *inject.Injector, src []byte, w io.Writer) {
+	err := manifest.Process(bytes.NewReader(src), w, func(i int, doc []byte) []byte {
+		out, _ := in.ProcessText(inject.OpInject, doc, i)
+		return out
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+func benchInjector(b *testing.B) *inject.Injector {
 	in, err := inject.New(inject.DefaultTemplate(), inject.Settings{})
 	if err != nil {
 		b.Fatal(err)
 	}
+	return in
+}
+
+// BenchmarkInjectText is kubectl inject --local's path over the floor's input.
+func BenchmarkInjectText(b *testing.B) {
+	src, in := benchInput(b, 100), benchInjector(b)
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	for b.Loop() {
-		err := manifest.Process(bytes.NewReader(src), io.Discard, func(i int, doc []byte) []byte {
-			out, _ := in.ProcessText(inject.OpInject, doc, i)
-			return out
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
+		injectStream(b, in, src, io.Discard)
 	}
 }
 
 // BenchmarkInjectTextUnchanged re-runs on injected input: the common CI case.
 func BenchmarkInjectTextUnchanged(b *testing.B) {
-	in, err := inject.New(inject.DefaultTemplate(), inject.Settings{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	in := benchInjector(b)
 	var injected bytes.Buffer
-	if err := manifest.Process(bytes.NewReader(benchInput(b, 100)), &injected, func(i int, doc []byte) []byte {
-		out, _ := in.ProcessText(inject.OpInject, doc, i)
-		return out
-	}); err != nil {
-		b.Fatal(err)
-	}
+	injectStream(b, in, benchInput(b, 100), &injected)
 	src := injected.Bytes()
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := manifest.Process(bytes.NewReader(src), io.Discard, func(i int, doc []byte) []byte {
-			out, _ := in.ProcessText(inject.OpInject, doc, i)
-			return out
-		}); err != nil {
-			b.Fatal(err)
-		}
+		injectStream(b, in, src, io.Discard)
 	}
 }
 
 // BenchmarkInjectNodes is the KRM function's path: a kyaml whole-stream
 // read, injection on nodes, and a kyaml write.
 func BenchmarkInjectNodes(b *testing.B) {
-	src := benchInput(b, 100)
-	in, err := inject.New(inject.DefaultTemplate(), inject.Settings{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	src, in := benchInput(b, 100), benchInjector(b)
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	for b.Loop() {
