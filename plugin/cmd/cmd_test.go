@@ -138,7 +138,10 @@ func TestInPlace(t *testing.T) {
 		t.Error("good.yaml was written although another document failed")
 	}
 
-	// Without -R the subdirectory is not read.
+	// Without -R the subdirectory is not read; a dry run writes nothing.
+	if _, stderr, code := runCmd(t, "", "--local", "-f", dir, "--in-place", "--dry-run=client"); code != 0 || slurp(t, good) != app {
+		t.Fatalf("dry run: exit %d, file changed: %v: %s", code, slurp(t, good) != app, stderr)
+	}
 	_, stderr, code = runCmd(t, "", "--local", "-f", dir, "--in-place")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/live"
 	"github.com/kinject/kubectl-inject/pkg/manifest"
 )
 
@@ -63,6 +64,8 @@ func (o *Options) runLocal() error {
 			return &ExitError{Code: 1, Err: fmt.Errorf("check: %d of %d objects are not current (%d would change, %d failed)", failed+changed, total, changed, failed)}
 		}
 		return nil
+	case o.InPlace && o.dryRun == live.DryRunClient:
+		return nil // report only: a dry run writes no file
 	case o.InPlace:
 		return writeInPlace(files)
 	}
