@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -27,6 +28,11 @@ import (
 var c *cluster.Cluster
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		// -short (make unit): no API server; every test skips.
+		os.Exit(m.Run())
+	}
 	c = cluster.MustStart()
 	os.Exit(c.Finish(m.Run()))
 }
