@@ -292,3 +292,19 @@ func TestExampleCLI(t *testing.T) {
 		t.Errorf("--check of expected.yaml: exit %d", code)
 	}
 }
+
+func TestPrivilegedTemplate(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	tpl := filepath.Join(t.TempDir(), "privileged.yaml")
+	if err := os.WriteFile(tpl, []byte("containers:\n- name: proxy\n  image: example/proxy:1.0\n  securityContext: {privileged: true}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCmd(t, app, "--local", "-f", "-", "--template", tpl)
+	if code != 0 || !strings.Contains(stderr, "Warning: template widens privileges: containers[0] (proxy): securityContext.privileged is true\n") {
+		t.Errorf("without --strict: exit %d, stderr %q; want a warning and success", code, stderr)
+	}
+	stdout, stderr, code := runCmd(t, app, "--local", "-f", "-", "--template", tpl, "--strict")
+	if code == 0 || stdout != "" || !strings.Contains(stderr, "template widens privileges (strict): containers[0] (proxy): securityContext.privileged is true") {
+		t.Errorf("with --strict: exit %d, stdout %q, stderr %q; want a refusal and no output", code, stdout, stderr)
+	}
+}

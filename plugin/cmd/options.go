@@ -48,6 +48,7 @@ type Options struct {
 	Image             string
 	PodTemplatePaths  []string
 	InjectHostNetwork bool
+	Strict            bool
 
 	// Set by Complete.
 	args             []string
@@ -99,6 +100,7 @@ func (o *Options) AddFlags(c *cobra.Command) {
 	f.StringVar(&o.Image, "image", "", "Override the sidecar's image")
 	f.StringSliceVar(&o.PodTemplatePaths, "pod-template-path", nil, "Where a custom kind keeps its pod template: Kind[.group]=field.path (repeatable)")
 	f.BoolVar(&o.InjectHostNetwork, "inject-host-network", false, "Inject pods that use the host network too")
+	f.BoolVar(&o.Strict, "strict", false, "Refuse a template that widens privileges (privileged, added capabilities, root, hostPath) instead of warning")
 	_ = c.RegisterFlagCompletionFunc("dry-run", fixedCompletion("none", "client", "server"))
 	_ = c.RegisterFlagCompletionFunc("output", fixedCompletion("yaml", "json", "name"))
 	_ = c.RegisterFlagCompletionFunc("mode", fixedCompletion(string(inject.OptOut), string(inject.OptIn)))

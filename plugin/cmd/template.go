@@ -52,6 +52,9 @@ func (o *Options) loadInjector() (*inject.Injector, error) {
 	if err != nil {
 		return nil, fmt.Errorf("template: %w", err)
 	}
+	for _, w := range in.Template().Warnings() {
+		fmt.Fprintf(o.ErrOut, "Warning: template widens privileges: %s\n", w)
+	}
 	return in, nil
 }
 
@@ -114,6 +117,9 @@ func (o *Options) applySettings(s *inject.Settings) error {
 	}
 	if o.Image != "" {
 		s.Image = o.Image
+	}
+	if o.Strict {
+		s.Strict = true
 	}
 	if o.Local && o.Selector != "" {
 		s.Policy.Selector = o.Selector
