@@ -287,6 +287,12 @@ func (td *textDoc) render(n *yaml.Node, indent int) (string, error) {
 	if err := enc.Close(); err != nil {
 		return "", err
 	}
+	// The encoder's output must read back as the node: some indentation
+	// steps make it write sequences it cannot read. (Callers cache the text,
+	// so this costs one parse per template item and style.)
+	if back, err := decodeDocument(buf.Bytes()); err != nil || back == nil || !equalNodes(resolveDocument(back), n) {
+		return "", errNotSpliceable
+	}
 	pad := strings.Repeat(" ", indent)
 	lines := strings.SplitAfter(strings.TrimSuffix(buf.String(), "\n"), "\n")
 	var out strings.Builder
@@ -329,7 +335,7 @@ func (td *textDoc) detectStyle() {
 					seq = 2
 				}
 			}
-		case diff > 0 && step == 0:
+		case diff > 0 && step == 0 && strings.Contains(nextText, ":"):
 			step = diff
 		}
 	}
