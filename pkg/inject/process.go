@@ -80,6 +80,9 @@ func (in *Injector) decide(op Op, ref objectRef, docIndex int) plan {
 	if err == nil {
 		err = checkDuplicateKeys(obj, "")
 	}
+	if err == nil {
+		err = checkPodSpec(t)
+	}
 	if err != nil {
 		return plan{entry: failEntry(p.entry, err)}
 	}
@@ -196,6 +199,33 @@ func checkDuplicateKeys(n *yaml.Node, field string) error {
 		for i, item := range n.Content {
 			if err := checkDuplicateKeys(item, fmt.Sprintf("%s[%d]", field, i)); err != nil {
 				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkPodSpec rejects pod specs whose lists are not lists of named
+// items: their containers and volumes are matched by name.
+func checkPodSpec(t *podTarget) error {
+	for _, field := range []string{"containers", "initContainers", "volumes"} {
+		list := mapValue(t.spec, field)
+		if isNull(list) || list.Kind == yaml.AliasNode {
+			continue
+		}
+		at := t.specField(field)
+		if list.Kind != yaml.SequenceNode {
+			return fmt.Errorf("%s: must be a list", at)
+		}
+		for i, item := range list.Content {
+			if item.Kind == yaml.AliasNode {
+				continue
+			}
+			if item.Kind != yaml.MappingNode {
+				return fmt.Errorf("%s[%d]: must be a mapping", at, i)
+			}
+			if scalarField(item, "name") == "" {
+				return fmt.Errorf("%s[%d].name: is required", at, i)
 			}
 		}
 	}

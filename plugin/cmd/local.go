@@ -53,6 +53,17 @@ func (o *Options) runLocal() error {
 			fmt.Fprintln(o.ErrOut, localLine(f.name, len(files) > 1 || f.name != "-", e, o.Check))
 		}
 	}
+	if total == 0 {
+		// As kubectl apply does: an input with no object is a mistake.
+		names := make([]string, len(files))
+		for i, f := range files {
+			names[i] = f.name
+		}
+		if len(names) == 0 {
+			names = o.FilenameOptions.Filenames
+		}
+		return &ExitError{Code: 1, Err: fmt.Errorf("no objects to inject in %s", strings.Join(names, ", "))}
+	}
 	switch {
 	case failed > 0 && o.InPlace:
 		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed; no file was written", failed, total)}
@@ -159,7 +170,7 @@ func (o *Options) readLocalFiles() ([]*localFile, error) {
 func (o *Options) expandPath(root string) ([]*localFile, error) {
 	info, err := os.Stat(root)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", root, err)
+		return nil, err // names the path already
 	}
 	if !info.IsDir() {
 		f, err := readFile(root)
@@ -196,13 +207,14 @@ func (o *Options) expandPath(root string) ([]*localFile, error) {
 }
 
 func readFile(path string) (*localFile, error) {
+	// os errors name the operation and the path already.
 	info, err := os.Stat(path)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, err
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, err
 	}
 	return &localFile{name: path, mode: info.Mode().Perm(), in: data}, nil
 }
