@@ -1,0 +1,135 @@
+package cmd
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kinject/kubectl-inject/pkg/manifest/gen"
+)
+
+var (
+	pluginOnce sync.Once
+	pluginBin  string
+	pluginErr  error
+)
+
+// buildPlugin builds kubectl-inject once for tests that need a real process.
+func buildPlugin(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	pluginOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "kinject-plugin-")
+		if err != nil {
+			pluginErr = err
+			return
+		}
+		pluginBin = filepath.Join(dir, "kubectl-inject")
+		cmd := exec.Command("go", "build", "-o", pluginBin, "..")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			pluginErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if pluginErr != nil {
+		t.Fatal(pluginErr)
+	}
+	return pluginBin
+}
+
+func writeManifest(t *testing.T, dir string, apps int) (string, []byte) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := gen.Write(&buf, apps); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "app.yaml")
+	if err := os.WriteFile(path, buf.Bytes(), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	return path, buf.Bytes()
+}
+
+// TestInPlaceWriteError makes the write fail (a file size limit, as a full
+// disk would) and checks that the original file is intact and no temporary
+// file is left behind.
+func TestInPlaceWriteError(t *testing.T) {
+	bin := buildPlugin(t)
+	dir := t.TempDir()
+	path, original := writeManifest(t, dir, 50)
+	// ulimit -f counts 1024-byte blocks: the injected file cannot be written.
+	limit := len(original)/1024 + 2
+	cmd := exec.Command("bash", "-c", `ulimit -f "$1" && exec "$2" --local --in-place -f "$3"`, "bash",
+		strconv.Itoa(limit), bin, path)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+filepath.Join(dir, "none"))
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("the write succeeded under a %d KiB limit:\n%s", limit, out)
+	}
+	if !strings.Contains(string(out), "write "+path+": ") || !strings.Contains(string(out), "file too large") {
+		t.Errorf("error does not say which file could not be written and why:\n%s", out)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(after, original) {
+		t.Errorf("the original file changed after a failed write")
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".app.yaml.tmp-*")); len(left) > 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+// TestInPlaceKilled kills the process at different moments of an in-place
+// run: the file is always either the original or the complete result,
+// never a part of either.
+func TestInPlaceKilled(t *testing.T) {
+	bin := buildPlugin(t)
+	dir := t.TempDir()
+	path, original := writeManifest(t, dir, 2000)
+	env := append(os.Environ(), "KUBECONFIG="+filepath.Join(dir, "none"))
+
+	complete := exec.Command(bin, "--local", "-f", path)
+	complete.Env = env
+	start := time.Now()
+	want, err := complete.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Spread the kills over the run, and a little past its end.
+	step := time.Since(start) / 9
+	sawOriginal, sawResult := 0, 0
+	for i := 0; i < 12; i++ {
+		if err := os.WriteFile(path, original, 0o640); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin, "--local", "--in-place", "-f", path)
+		cmd.Env = env
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(i) * step)
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = cmd.Wait()
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case bytes.Equal(got, original):
+			sawOriginal++
+		case bytes.Equal(got, want):
+			sawResult++
+		default:
+			t.Fatalf("kill after %s left a file that is neither the original nor the result (%d bytes)", time.Duration(i)*step, len(got))
+		}
+	}
+	t.Logf("12 kills: %d left the original, %d the complete result", sawOriginal, sawResult)
+}
