@@ -1,0 +1,33 @@
+// Command bench measures kubectl-inject and inject-fn against the floor and
+// against what users would run instead, all in one run, and writes the
+// results as Markdown tables (docs/benchmarks.md) and to stdout. Every figure
+// is given beside a ratio to a reference measured in the same run, because
+// absolute times on shared machines are noisy. Timings never decide tests.
+//
+// Parts (each can be skipped):
+//
+//  1. core: kubectl-inject --local -f and inject-fn (KRM) on N generated apps
+//     (pkg/manifest/gen: Deployment + Service + ConfigMap each), against the
+//     floor (hack/bench/floor: streaming yaml.v3 no-op) and a kyaml
+//     round trip (hack/bench/kyamlrt), wall time and peak RSS of each
+//     subprocess, median of several runs.
+//  2. kustomize: a hand-written strategic merge patch with target
+//     {kind: Deployment} against kustomize build with inject-fn as an exec
+//     function (N capped at 1,000: kustomize grows superlinearly).
+//  3. startup: inject-fn on a one-Deployment ResourceList against the floor
+//     program on the same input (median of many runs), and the binary size.
+//  4. live: a throw-away etcd + kube-apiserver (test/cluster);
+//     kubectl-inject deploy --all against a shell loop of kubectl patch,
+//     with the API server's request counters before and after.
+//  5. profile: a CPU profile of the core's text path (what --local runs) on
+//     N = 1,000, summarized.
+//
+// Usage (from the repository root; make bench builds bin/ first and puts the
+// tool cache on PATH):
+//
+//	go run ./hack/bench -out docs/benchmarks.md
+//	go run ./hack/bench -skip-live -ns 100,1000
+//
+// The helper programs are built into a temporary directory with the same
+// flags as bin/ (-trimpath, -ldflags "-s -w").
+package main

@@ -1,0 +1,300 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kinject/kubectl-inject/pkg/manifest/gen"
+)
+
+type options struct {
+	out              string
+	binDir           string
+	ns               []int
+	kustomizeNs      []int
+	liveNs           []int
+	smallRuns        int
+	bigRuns          int
+	kustomizeBig     int
+	kustomizeNoopMax int
+	startupRuns      int
+	loopSample       int
+	skipCore         bool
+	skipKustomize    bool
+	skipStartup      bool
+	skipLive         bool
+	skipProfile      bool
+	keep             bool
+}
+
+// env is what every part shares.
+type env struct {
+	opts     options
+	tmp      string
+	plugin   string // kubectl-inject
+	fn       string // inject-fn
+	floor    string
+	kyamlrt  string
+	report   *report
+	inputs   map[int]string // N -> multi-document stream
+	rlInputs map[int]string // N -> the same documents as a ResourceList
+	coreCLI  map[int]sample // N -> kubectl-inject --local, for later comparisons
+}
+
+func main() {
+	var o options
+	var ns, kns, lns string
+	flag.StringVar(&o.out, "out", "", "write the Markdown report to this file (stdout always gets the tables)")
+	flag.StringVar(&o.binDir, "bin", "bin", "directory holding kubectl-inject and inject-fn (make build)")
+	flag.StringVar(&ns, "ns", "100,1000,10000", "app counts for the core part (each app: Deployment + Service + ConfigMap)")
+	flag.StringVar(&kns, "kustomize-ns", "100,1000", "app counts for the kustomize part (kustomize grows superlinearly: keep <= 1000)")
+	flag.StringVar(&lns, "live-ns", "100,1000", "Deployment counts for the live part")
+	flag.IntVar(&o.smallRuns, "runs", 3, "runs per measurement for N <= 1000 (the median is reported)")
+	flag.IntVar(&o.bigRuns, "big-runs", 2, "runs per measurement for N > 1000")
+	flag.IntVar(&o.kustomizeBig, "kustomize-big-runs", 1, "runs per kustomize measurement for N >= 1000")
+	flag.IntVar(&o.kustomizeNoopMax, "kustomize-noop-max", 100, "also time kustomize with a no-op exec function (the control) up to this N")
+	flag.IntVar(&o.startupRuns, "startup-runs", 31, "runs per program for the start-up part")
+	flag.IntVar(&o.loopSample, "loop-sample", 200, "kubectl patch loop: patch at most this many Deployments and extrapolate linearly")
+	flag.BoolVar(&o.skipCore, "skip-core", false, "skip part 1 (core throughput vs the floor)")
+	flag.BoolVar(&o.skipKustomize, "skip-kustomize", false, "skip part 2 (kustomize)")
+	flag.BoolVar(&o.skipStartup, "skip-startup", false, "skip part 3 (function start-up)")
+	flag.BoolVar(&o.skipLive, "skip-live", false, "skip part 4 (live kube-apiserver)")
+	flag.BoolVar(&o.skipProfile, "skip-profile", false, "skip part 5 (CPU profile)")
+	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory")
+	flag.Parse()
+	var err error
+	for _, p := range []struct {
+		s   string
+		dst *[]int
+	}{{ns, &o.ns}, {kns, &o.kustomizeNs}, {lns, &o.liveNs}} {
+		if *p.dst, err = parseInts(p.s); err != nil {
+			fatal(err)
+		}
+	}
+	if err := mainErr(o); err != nil {
+		fatal(err)
+	}
+}
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "bench:", err)
+	os.Exit(1)
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(strings.ReplaceAll(f, "_", ""))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("bad count %q", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func mainErr(o options) error {
+	start := time.Now()
+	tmp, err := os.MkdirTemp("", "kinject-bench-")
+	if err != nil {
+		return err
+	}
+	if o.keep {
+		fmt.Fprintln(os.Stderr, "bench: keeping", tmp)
+	} else {
+		defer os.RemoveAll(tmp)
+	}
+	e := &env{opts: o, tmp: tmp, report: newReport(), inputs: map[int]string{}, rlInputs: map[int]string{}, coreCLI: map[int]sample{}}
+	if err := e.setup(); err != nil {
+		return err
+	}
+	parts := []struct {
+		skip bool
+		name string
+		fn   func() error
+	}{
+		{o.skipCore, "core", e.core},
+		{o.skipKustomize, "kustomize", e.kustomize},
+		{o.skipStartup, "startup", e.startup},
+		{o.skipLive, "live", e.live},
+		{o.skipProfile, "profile", e.profile},
+	}
+	for _, p := range parts {
+		if p.skip {
+			continue
+		}
+		t := time.Now()
+		logf("== %s", p.name)
+		if err := p.fn(); err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
+		logf("== %s done in %s", p.name, time.Since(t).Round(time.Second))
+	}
+	e.report.total = time.Since(start)
+	md := e.report.markdown(e)
+	fmt.Print(md)
+	if o.out != "" {
+		if err := os.WriteFile(o.out, []byte(md), 0o644); err != nil {
+			return err
+		}
+		logf("wrote %s", o.out)
+	}
+	return nil
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+}
+
+// setup finds bin/, builds the helper programs and warms the page cache.
+func (e *env) setup() error {
+	bin, err := filepath.Abs(e.opts.binDir)
+	if err != nil {
+		return err
+	}
+	e.plugin = filepath.Join(bin, "kubectl-inject")
+	e.fn = filepath.Join(bin, "inject-fn")
+	for _, p := range []string{e.plugin, e.fn} {
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("%v (run make build first, or pass -bin)", err)
+		}
+	}
+	e.floor = filepath.Join(e.tmp, "floor")
+	e.kyamlrt = filepath.Join(e.tmp, "kyamlrt")
+	launcher = filepath.Join(e.tmp, "rusage")
+	for _, b := range []struct{ out, pkg string }{{e.floor, "./hack/bench/floor"}, {e.kyamlrt, "./hack/bench/kyamlrt"}, {launcher, "./hack/bench/rusage"}} {
+		cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", b.out, b.pkg)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		cmd.Stderr = os.Stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("build %s: %w", b.pkg, err)
+		}
+	}
+	return nil
+}
+
+// input returns the path of a generated stream of n apps.
+func (e *env) input(n int) (string, error) {
+	if p, ok := e.inputs[n]; ok {
+		return p, nil
+	}
+	var buf bytes.Buffer
+	if err := gen.Write(&buf, n); err != nil {
+		return "", err
+	}
+	p := filepath.Join(e.tmp, fmt.Sprintf("apps-%d.yaml", n))
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		return "", err
+	}
+	e.inputs[n] = p
+	return p, nil
+}
+
+// rlInput returns the same documents as input(n) as the items of a
+// ResourceList, without function config (inject-fn then uses its embedded
+// default template).
+func (e *env) rlInput(n int) (string, error) {
+	if p, ok := e.rlInputs[n]; ok {
+		return p, nil
+	}
+	var buf bytes.Buffer
+	if err := gen.Write(&buf, n); err != nil {
+		return "", err
+	}
+	rl := wrapResourceList(splitDocs(buf.Bytes()))
+	p := filepath.Join(e.tmp, fmt.Sprintf("apps-%d.rl.yaml", n))
+	if err := os.WriteFile(p, rl, 0o644); err != nil {
+		return "", err
+	}
+	e.rlInputs[n] = p
+	return p, nil
+}
+
+// splitDocs splits a stream at "---" lines, dropping empty documents.
+func splitDocs(src []byte) [][]byte {
+	var docs [][]byte
+	var cur bytes.Buffer
+	flush := func() {
+		if strings.TrimSpace(cur.String()) != "" {
+			docs = append(docs, append([]byte(nil), cur.Bytes()...))
+		}
+		cur.Reset()
+	}
+	sc := bufio.NewScanner(bytes.NewReader(src))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "---") && strings.TrimSpace(line) == "---" {
+			flush()
+			continue
+		}
+		cur.WriteString(line)
+		cur.WriteByte('\n')
+	}
+	flush()
+	return docs
+}
+
+// wrapResourceList makes a ResourceList of docs by indenting them as items:
+// the first content line of each document gets "- ", every other line two
+// spaces (comments and block scalars stay valid).
+func wrapResourceList(docs [][]byte) []byte {
+	var b bytes.Buffer
+	b.WriteString("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n")
+	for _, d := range docs {
+		first := true
+		for _, line := range strings.SplitAfter(string(d), "\n") {
+			if line == "" {
+				continue
+			}
+			t := strings.TrimSpace(line)
+			switch {
+			case t == "":
+				b.WriteString("\n")
+			case first && !strings.HasPrefix(t, "#"):
+				b.WriteString("- " + line)
+				first = false
+			default:
+				b.WriteString("  " + line)
+			}
+		}
+	}
+	return b.Bytes()
+}
+
+// countEnvoy counts injected sidecars in a file (image lines).
+func countEnvoy(path string) (int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	return bytes.Count(b, []byte("image: envoyproxy/envoy:")), nil
+}
+
+func (e *env) runsFor(n int) int {
+	if n <= 1000 {
+		return e.opts.smallRuns
+	}
+	return e.opts.bigRuns
+}
+
+func goVersion() string {
+	out, err := exec.Command("go", "version").Output()
+	if err != nil {
+		return runtime.Version()
+	}
+	return strings.TrimSpace(string(out))
+}

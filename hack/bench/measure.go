@@ -1,0 +1,204 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"time"
+)
+
+// run is one finished subprocess.
+type run struct {
+	Wall   time.Duration
+	MaxRSS int64 // bytes
+}
+
+// sample is the median of several runs.
+type sample struct {
+	Wall   time.Duration
+	MaxRSS int64
+	Runs   int
+}
+
+func (s sample) Seconds() float64 { return s.Wall.Seconds() }
+func (s sample) MB() float64      { return float64(s.MaxRSS) / (1 << 20) }
+
+// cmdSpec is a program to measure: argv, stdin file ("" for none).
+type cmdSpec struct {
+	Name  string
+	Args  []string
+	Stdin string
+	Dir   string
+	Env   []string
+}
+
+// launcher is the path of hack/bench/rusage, set by setup.
+var launcher string
+
+// runOnce runs c with stdout to outPath and stderr to a buffer (kept on
+// failure) through the rusage launcher; it returns wall time and peak RSS as
+// the launcher measured them.
+func runOnce(c cmdSpec, outPath string) (run, error) {
+	resFile := outPath + ".rusage"
+	cmd := exec.Command(launcher, append([]string{resFile}, c.Args...)...)
+	cmd.Dir = c.Dir
+	if c.Env != nil {
+		cmd.Env = append(os.Environ(), c.Env...)
+	}
+	if c.Stdin != "" {
+		f, err := os.Open(c.Stdin)
+		if err != nil {
+			return run{}, err
+		}
+		defer f.Close()
+		cmd.Stdin = f
+	}
+	out, err := os.Create(outPath)
+	if err != nil {
+		return run{}, err
+	}
+	defer out.Close()
+	cmd.Stdout = out
+	var stderr tailBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return run{}, fmt.Errorf("%s: %v\n%s", c.Name, err, stderr.String())
+	}
+	res, err := os.ReadFile(resFile)
+	if err != nil {
+		return run{}, err
+	}
+	var ns, kb int64
+	var code int
+	if _, err := fmt.Sscan(string(res), &ns, &kb, &code); err != nil {
+		return run{}, fmt.Errorf("%s: rusage result %q: %v", c.Name, res, err)
+	}
+	return run{Wall: time.Duration(ns), MaxRSS: kb * 1024}, nil
+}
+
+// measureAll runs every spec n times, round-robin (so drift hits all of them
+// alike), and returns the medians in spec order.
+func measureAll(specs []cmdSpec, n int, outPath string) ([]sample, error) {
+	runs := make([][]run, len(specs))
+	for i := 0; i < n; i++ {
+		for j, s := range specs {
+			r, err := runOnce(s, outPath)
+			if err != nil {
+				return nil, err
+			}
+			runs[j] = append(runs[j], r)
+		}
+	}
+	out := make([]sample, len(specs))
+	for j := range specs {
+		out[j] = median(runs[j])
+	}
+	return out, nil
+}
+
+func median(rs []run) sample {
+	walls := make([]time.Duration, len(rs))
+	rss := make([]int64, len(rs))
+	for i, r := range rs {
+		walls[i], rss[i] = r.Wall, r.MaxRSS
+	}
+	sort.Slice(walls, func(a, b int) bool { return walls[a] < walls[b] })
+	sort.Slice(rss, func(a, b int) bool { return rss[a] < rss[b] })
+	m := len(rs) / 2
+	s := sample{Wall: walls[m], MaxRSS: rss[m], Runs: len(rs)}
+	if len(rs)%2 == 0 {
+		s.Wall = (walls[m-1] + walls[m]) / 2
+		s.MaxRSS = (rss[m-1] + rss[m]) / 2
+	}
+	return s
+}
+
+// tailBuffer keeps the last 4 KiB written to it.
+type tailBuffer struct{ b []byte }
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if len(t.b) > 4096 {
+		t.b = append([]byte(nil), t.b[len(t.b)-4096:]...)
+	}
+	return len(p), nil
+}
+func (t *tailBuffer) String() string { return string(t.b) }
+
+var _ io.Writer = (*tailBuffer)(nil)
+
+// ratio formats a/b as "1.23x".
+func ratio(a, b float64) string {
+	if b == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2fx", a/b)
+}
+
+func secs(d time.Duration) string {
+	s := d.Seconds()
+	switch {
+	case s < 0.1:
+		return fmt.Sprintf("%.1f ms", s*1000)
+	case s < 10:
+		return fmt.Sprintf("%.2f s", s)
+	default:
+		return fmt.Sprintf("%.1f s", s)
+	}
+}
+
+func mb(b int64) string {
+	m := float64(b) / (1 << 20)
+	if m < 10 {
+		return fmt.Sprintf("%.1f MB", m)
+	}
+	return fmt.Sprintf("%.0f MB", m)
+}
+
+func yesNo(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "**no**"
+}
+
+// table is a Markdown table.
+type table struct {
+	head []string
+	rows [][]string
+}
+
+func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+func (t *table) String() string {
+	var b bytes.Buffer
+	line := func(cells []string) {
+		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+	}
+	line(t.head)
+	sep := make([]string, len(t.head))
+	for i := range sep {
+		sep[i] = "---"
+	}
+	line(sep)
+	for _, r := range t.rows {
+		line(r)
+	}
+	return b.String()
+}
+
+func commas(n int) string {
+	s := fmt.Sprint(n)
+	var out []byte
+	for i := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}

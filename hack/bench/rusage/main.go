@@ -1,0 +1,50 @@
+// Command rusage runs a program and reports its wall time and peak RSS, for
+// hack/bench.
+//
+//	rusage RESULT-FILE PROGRAM [ARG...]
+//
+// Standard input, output and error are passed through. RESULT-FILE gets one
+// line: "WALL-NANOSECONDS MAXRSS-KILOBYTES EXIT-CODE".
+//
+// Why a launcher: Linux keeps a process's peak RSS across execve, and Go's
+// os/exec starts children with vfork (sharing the parent's memory until the
+// exec), so a child of a large process (the benchmark harness, after
+// generating inputs and profiling) reports the parent's peak RSS as its own.
+// This program is small, so the peak RSS of its child is the child's.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+func main() {
+	if len(os.Args) < 3 {
+		fmt.Fprintln(os.Stderr, "usage: rusage RESULT-FILE PROGRAM [ARG...]")
+		os.Exit(2)
+	}
+	cmd := exec.Command(os.Args[2], os.Args[3:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		fmt.Fprintln(os.Stderr, "rusage:", err)
+		os.Exit(2)
+	}
+	var maxrss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		maxrss = int64(ru.Maxrss)
+	}
+	code := cmd.ProcessState.ExitCode()
+	if err := os.WriteFile(os.Args[1], fmt.Appendf(nil, "%d %d %d\n", wall.Nanoseconds(), maxrss, code), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "rusage:", err)
+		os.Exit(2)
+	}
+	os.Exit(code)
+}
