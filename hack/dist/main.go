@@ -1,0 +1,531 @@
+// Command dist cross-builds the release artifacts and renders the krew manifest.
+//
+//	go run ./hack/dist -version v0.1.0 -commit abc1234 -out dist [-platforms linux/amd64,...] [-krew krew.yaml]
+//
+// For every platform it writes into -out:
+//
+//	kubectl-inject_VERSION_OS_ARCH.tar.gz   (zip on windows) holding the plugin binary and LICENSE
+//	inject-fn_VERSION_OS_ARCH[.exe]         the raw KRM function binary (for exec mode)
+//	checksums.txt                           sha256 of all of the above, `sha256sum -c` compatible
+//
+// Archives are reproducible: fixed modification times, fixed owners and modes,
+// sorted entries, and binaries built with -trimpath -buildvcs=false.
+//
+// With -krew FILE the krew manifest is rendered from -template with the version
+// and the archives' sha256 values (from -out/checksums.txt). -skip-build renders
+// from artifacts already in -out. -shas-from MANIFEST takes the version and the
+// sha256 values from an existing manifest instead, so a test can check that the
+// checked-in krew.yaml is what the template renders (no build needed).
+package main
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"text/template"
+	"time"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+const (
+	modulePath  = "github.com/kinject/kubectl-inject"
+	versionPkg  = modulePath + "/pkg/version"
+	releaseURL  = "https://github.com/kinject/kubectl-inject/releases/download"
+	pluginName  = "kubectl-inject"
+	fnName      = "inject-fn"
+	checksums   = "checksums.txt"
+	maxParallel = 2 // concurrent `go build`s: the release machine has 2 cores
+)
+
+// allPlatforms is the release matrix, in manifest order.
+var allPlatforms = []platform{
+	{"linux", "amd64"}, {"linux", "arm64"},
+	{"darwin", "amd64"}, {"darwin", "arm64"},
+	{"windows", "amd64"}, {"windows", "arm64"},
+}
+
+// semverRE is what krew accepts as spec.version.
+var semverRE = regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+
+// archiveTime is the modification time of every archive entry (reproducible archives).
+var archiveTime = time.Date(2024, time.January, 1, 0, 0, 0, 0, time.UTC)
+
+type platform struct{ OS, Arch string }
+
+func (p platform) String() string { return p.OS + "/" + p.Arch }
+func (p platform) exe() string {
+	if p.OS == "windows" {
+		return ".exe"
+	}
+	return ""
+}
+
+// archiveName is the plugin archive of version v for p.
+func archiveName(v string, p platform) string {
+	ext := ".tar.gz"
+	if p.OS == "windows" {
+		ext = ".zip"
+	}
+	return fmt.Sprintf("%s_%s_%s_%s%s", pluginName, v, p.OS, p.Arch, ext)
+}
+
+func fnBinaryName(v string, p platform) string {
+	return fmt.Sprintf("%s_%s_%s_%s%s", fnName, v, p.OS, p.Arch, p.exe())
+}
+
+func main() {
+	var (
+		version   = flag.String("version", "", "release version, e.g. v0.1.0 (required unless -shas-from)")
+		commit    = flag.String("commit", "unknown", "commit recorded in the binaries")
+		out       = flag.String("out", "dist", "output directory")
+		plats     = flag.String("platforms", "", "comma-separated OS/ARCH list to build (default: all of "+platformList(allPlatforms)+")")
+		krewOut   = flag.String("krew", "", "render the krew manifest into this file ('-' for stdout)")
+		tmplPath  = flag.String("template", "", "krew manifest template (default: <module root>/hack/krew.yaml.tmpl)")
+		license   = flag.String("license", "", "LICENSE file put in the archives (default: <module root>/LICENSE)")
+		skipBuild = flag.Bool("skip-build", false, "do not build; render -krew from the artifacts already in -out")
+		shasFrom  = flag.String("shas-from", "", "render -krew with the version and sha256 values of this existing manifest (implies -skip-build)")
+	)
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./hack/dist -version V [-commit C] [-out DIR] [-platforms OS/ARCH,...] [-krew FILE]\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() > 0 {
+		fail(fmt.Errorf("unexpected arguments %q", flag.Args()))
+	}
+	if err := run(*version, *commit, *out, *plats, *krewOut, *tmplPath, *license, *skipBuild, *shasFrom); err != nil {
+		fail(err)
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "dist:", err)
+	os.Exit(1)
+}
+
+func run(version, commit, out, plats, krewOut, tmplPath, license string, skipBuild bool, shasFrom string) error {
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	if tmplPath == "" {
+		tmplPath = filepath.Join(root, "hack", "krew.yaml.tmpl")
+	}
+	if license == "" {
+		license = filepath.Join(root, "LICENSE")
+	}
+	platforms, err := parsePlatforms(plats)
+	if err != nil {
+		return err
+	}
+
+	if shasFrom != "" {
+		if krewOut == "" {
+			return errors.New("-shas-from needs -krew")
+		}
+		v, sums, err := readManifest(shasFrom)
+		if err != nil {
+			return err
+		}
+		if version != "" && version != v {
+			return fmt.Errorf("-version %s differs from the version %s of %s", version, v, shasFrom)
+		}
+		if plats == "" { // the manifest's own platforms, in the release order
+			platforms = nil
+			for _, p := range allPlatforms {
+				if _, ok := sums[archiveName(v, p)]; ok {
+					platforms = append(platforms, p)
+				}
+			}
+		}
+		return renderKrew(tmplPath, krewOut, v, platforms, sums)
+	}
+
+	if version == "" {
+		return errors.New("-version is required")
+	}
+	if strings.ContainsAny(version, "/\\ ") {
+		return fmt.Errorf("bad -version %q", version)
+	}
+	if krewOut != "" && !semverRE.MatchString(version) {
+		return fmt.Errorf("krew needs a semantic version like v0.1.0, not %q (set VERSION)", version)
+	}
+	if !skipBuild {
+		if err := build(root, version, commit, out, license, platforms); err != nil {
+			return err
+		}
+	}
+	if krewOut == "" {
+		return nil
+	}
+	sums, err := readChecksums(filepath.Join(out, checksums))
+	if err != nil {
+		return err
+	}
+	return renderKrew(tmplPath, krewOut, version, platforms, sums)
+}
+
+func platformList(ps []platform) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = p.String()
+	}
+	return strings.Join(s, ",")
+}
+
+// parsePlatforms parses "os/arch,..." ("" = all), keeping the release order.
+func parsePlatforms(s string) ([]platform, error) {
+	if s == "" {
+		return allPlatforms, nil
+	}
+	want := map[platform]bool{}
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		goos, goarch, ok := strings.Cut(f, "/")
+		p := platform{goos, goarch}
+		known := false
+		for _, q := range allPlatforms {
+			known = known || q == p
+		}
+		if !ok || !known {
+			return nil, fmt.Errorf("unknown platform %q (want some of %s)", f, platformList(allPlatforms))
+		}
+		want[p] = true
+	}
+	var ps []platform
+	for _, p := range allPlatforms {
+		if want[p] {
+			ps = append(ps, p)
+		}
+	}
+	if len(ps) == 0 {
+		return nil, errors.New("-platforms is empty")
+	}
+	return ps, nil
+}
+
+// moduleRoot is the directory of the main module's go.mod.
+func moduleRoot() (string, error) {
+	b, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	gomod := strings.TrimSpace(string(b))
+	if gomod == "" || gomod == os.DevNull {
+		return "", errors.New("not inside the kubectl-inject module (run from the repository)")
+	}
+	return filepath.Dir(gomod), nil
+}
+
+// build cross-compiles both binaries for every platform (at most maxParallel
+// at once), archives the plugin, and writes checksums.txt.
+func build(root, version, commit, out, license string, platforms []platform) error {
+	lic, err := os.ReadFile(license)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "kinject-dist-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	ldflags := fmt.Sprintf("-s -w -X %s.Version=%s -X %s.Commit=%s", versionPkg, version, versionPkg, commit)
+	type job struct {
+		p       platform
+		pkg     string // ./plugin or ./fn
+		binPath string
+		archive string // plugin archive to write from binPath, or ""
+	}
+	var jobs []job
+	var artifacts []string
+	for _, p := range platforms {
+		pluginBin := filepath.Join(tmp, p.OS+"_"+p.Arch, pluginName+p.exe())
+		jobs = append(jobs,
+			job{p, "./plugin", pluginBin, filepath.Join(out, archiveName(version, p))},
+			job{p, "./fn", filepath.Join(out, fnBinaryName(version, p)), ""})
+		artifacts = append(artifacts, archiveName(version, p), fnBinaryName(version, p))
+	}
+
+	sem := make(chan struct{}, maxParallel)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var errs []error
+	for _, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			start := time.Now()
+			err := goBuild(root, j.p, j.pkg, ldflags, j.binPath)
+			if err == nil && j.archive != "" {
+				err = writeArchive(j.archive, j.p, j.binPath, lic)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s %s: %w", j.pkg, j.p, err))
+				return
+			}
+			fmt.Fprintf(os.Stderr, "dist: built %-8s %-13s in %s\n", j.pkg, j.p, time.Since(start).Round(100*time.Millisecond))
+		}()
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	return writeChecksums(out, artifacts)
+}
+
+func goBuild(root string, p platform, pkg, ldflags, outPath string) error {
+	if err := os.MkdirAll(filepath.Dir(outPath), 0o755); err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(outPath)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-ldflags", ldflags, "-o", abs, pkg)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+p.OS, "GOARCH="+p.Arch, "GOFLAGS=")
+	var stderr bytes.Buffer
+	cmd.Stdout = &stderr
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go build: %v\n%s", err, stderr.String())
+	}
+	return os.Chmod(abs, 0o755)
+}
+
+// entry is one archive member.
+type entry struct {
+	name string
+	mode int64
+	data []byte
+}
+
+// writeArchive writes the plugin archive: a zip on windows, else a tar.gz.
+// Entries are sorted, with fixed times, owners and modes.
+func writeArchive(path string, p platform, bin string, license []byte) error {
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		return err
+	}
+	entries := []entry{
+		{pluginName + p.exe(), 0o755, b},
+		{"LICENSE", 0o644, license},
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].name < entries[j].name })
+	var buf bytes.Buffer
+	if p.OS == "windows" {
+		err = writeZip(&buf, entries)
+	} else {
+		err = writeTarGz(&buf, entries)
+	}
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(path, buf.Bytes(), 0o644)
+}
+
+func writeTarGz(w io.Writer, entries []entry) error {
+	gz, err := gzip.NewWriterLevel(w, gzip.BestCompression)
+	if err != nil {
+		return err
+	}
+	// gzip.Header is left zero: no name, no mtime.
+	tw := tar.NewWriter(gz)
+	for _, e := range entries {
+		hdr := &tar.Header{
+			Typeflag: tar.TypeReg,
+			Name:     e.name,
+			Mode:     e.mode,
+			Size:     int64(len(e.data)),
+			ModTime:  archiveTime,
+			Format:   tar.FormatUSTAR,
+		}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return err
+		}
+		if _, err := tw.Write(e.data); err != nil {
+			return err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	return gz.Close()
+}
+
+func writeZip(w io.Writer, entries []entry) error {
+	zw := zip.NewWriter(w)
+	for _, e := range entries {
+		hdr := &zip.FileHeader{Name: e.name, Method: zip.Deflate, Modified: archiveTime}
+		hdr.SetMode(os.FileMode(e.mode))
+		f, err := zw.CreateHeader(hdr)
+		if err != nil {
+			return err
+		}
+		if _, err := f.Write(e.data); err != nil {
+			return err
+		}
+	}
+	return zw.Close()
+}
+
+func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, mode); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// writeChecksums writes "<sha256>  <name>" lines, sorted by name.
+func writeChecksums(out string, names []string) error {
+	sort.Strings(names)
+	var b strings.Builder
+	for _, n := range names {
+		sum, err := fileSHA256(filepath.Join(out, n))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s  %s\n", sum, n)
+	}
+	if err := writeFileAtomic(filepath.Join(out, checksums), []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "dist: wrote %d artifacts and %s to %s\n", len(names), checksums, out)
+	return nil
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// readChecksums reads a checksums.txt into name -> sha256.
+func readChecksums(path string) (map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w (build first, without -skip-build)", err)
+	}
+	defer f.Close()
+	sums := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		sum, name, ok := strings.Cut(line, "  ")
+		if !ok {
+			return nil, fmt.Errorf("%s: bad line %q", path, line)
+		}
+		sums[strings.TrimPrefix(name, "*")] = sum
+	}
+	return sums, sc.Err()
+}
+
+// readManifest reads the version and archive -> sha256 of a krew manifest.
+func readManifest(path string) (string, map[string]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", nil, err
+	}
+	var m struct {
+		Spec struct {
+			Version   string `yaml:"version"`
+			Platforms []struct {
+				URI    string `yaml:"uri"`
+				SHA256 string `yaml:"sha256"`
+			} `yaml:"platforms"`
+		} `yaml:"spec"`
+	}
+	if err := yaml.Unmarshal(b, &m); err != nil {
+		return "", nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if m.Spec.Version == "" {
+		return "", nil, fmt.Errorf("%s: no spec.version", path)
+	}
+	sums := map[string]string{}
+	for _, p := range m.Spec.Platforms {
+		sums[p.URI[strings.LastIndex(p.URI, "/")+1:]] = p.SHA256
+	}
+	return m.Spec.Version, sums, nil
+}
+
+// manifestPlatform is one spec.platforms item of the template.
+type manifestPlatform struct {
+	OS, Arch, Archive, URI, SHA256, Bin string
+}
+
+// renderKrew renders the template for the given platforms, whose archives
+// must all have a sha256 in sums.
+func renderKrew(tmplPath, outPath, version string, platforms []platform, sums map[string]string) error {
+	src, err := os.ReadFile(tmplPath)
+	if err != nil {
+		return err
+	}
+	t, err := template.New(filepath.Base(tmplPath)).Option("missingkey=error").Parse(string(src))
+	if err != nil {
+		return err
+	}
+	data := struct {
+		Version   string
+		Platforms []manifestPlatform
+	}{Version: version}
+	for _, p := range platforms {
+		a := archiveName(version, p)
+		sum, ok := sums[a]
+		if !ok {
+			return fmt.Errorf("no sha256 for %s (build it first, or pass -platforms)", a)
+		}
+		data.Platforms = append(data.Platforms, manifestPlatform{
+			OS: p.OS, Arch: p.Arch, Archive: a,
+			URI:    releaseURL + "/" + version + "/" + a,
+			SHA256: sum,
+			Bin:    pluginName + p.exe(),
+		})
+	}
+	var buf bytes.Buffer
+	if err := t.Execute(&buf, data); err != nil {
+		return err
+	}
+	if outPath == "-" {
+		_, err := os.Stdout.Write(buf.Bytes())
+		return err
+	}
+	return writeFileAtomic(outPath, buf.Bytes(), 0o644)
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParsePlatforms(t *testing.T) {
+	ps, err := parsePlatforms("windows/amd64, linux/amd64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := platformList(ps); got != "linux/amd64,windows/amd64" {
+		t.Errorf("got %s, want the release order", got)
+	}
+	if ps, _ := parsePlatforms(""); len(ps) != 6 {
+		t.Errorf("default: %d platforms, want 6", len(ps))
+	}
+	for _, bad := range []string{"linux", "plan9/amd64", ","} {
+		if _, err := parsePlatforms(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+func TestNames(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{archiveName("v1.2.3", platform{"linux", "arm64"}), "kubectl-inject_v1.2.3_linux_arm64.tar.gz"},
+		{archiveName("v1.2.3", platform{"windows", "amd64"}), "kubectl-inject_v1.2.3_windows_amd64.zip"},
+		{fnBinaryName("v1.2.3", platform{"darwin", "arm64"}), "inject-fn_v1.2.3_darwin_arm64"},
+		{fnBinaryName("v1.2.3", platform{"windows", "arm64"}), "inject-fn_v1.2.3_windows_arm64.exe"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %s, want %s", c.got, c.want)
+		}
+	}
+}
+
+// Archives depend only on their contents: same input, same bytes.
+func TestArchivesReproducible(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	if err := os.WriteFile(bin, []byte("binary"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []platform{{"linux", "amd64"}, {"windows", "amd64"}} {
+		a, b := filepath.Join(dir, "a"+p.OS), filepath.Join(dir, "b"+p.OS)
+		if err := writeArchive(a, p, bin, []byte("license")); err != nil {
+			t.Fatal(err)
+		}
+		// A different file time must not matter.
+		if err := os.Chtimes(bin, archiveTime, archiveTime); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeArchive(b, p, bin, []byte("license")); err != nil {
+			t.Fatal(err)
+		}
+		x, _ := os.ReadFile(a)
+		y, _ := os.ReadFile(b)
+		if len(x) == 0 || !bytes.Equal(x, y) {
+			t.Errorf("%s: archives differ", p)
+		}
+	}
+}
+
+func TestRenderKrew(t *testing.T) {
+	dir := t.TempDir()
+	sums := map[string]string{}
+	for _, p := range allPlatforms {
+		sums[archiveName("v9.9.9", p)] = strings.Repeat(p.Arch[:1], 64)
+	}
+	out := filepath.Join(dir, "inject.yaml")
+	if err := renderKrew(filepath.Join("..", "krew.yaml.tmpl"), out, "v9.9.9", allPlatforms, sums); err != nil {
+		t.Fatal(err)
+	}
+	v, got, err := readManifest(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v != "v9.9.9" || len(got) != len(sums) {
+		t.Fatalf("read back version %s, %d sums", v, len(got))
+	}
+	for k, s := range sums {
+		if got[k] != s {
+			t.Errorf("%s: sha256 %s, want %s", k, got[k], s)
+		}
+	}
+	delete(sums, archiveName("v9.9.9", platform{"darwin", "arm64"}))
+	if err := renderKrew(filepath.Join("..", "krew.yaml.tmpl"), out, "v9.9.9", allPlatforms, sums); err == nil {
+		t.Error("no error for a missing sha256")
+	}
+}

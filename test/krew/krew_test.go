@@ -1,0 +1,561 @@
+// Package krew tests the release artifacts and the krew manifest:
+//
+//   - krew.yaml at the top level is what hack/krew.yaml.tmpl renders (not stale)
+//     and passes validate-krew-manifest -skip-install;
+//   - `go run ./hack/dist` for the host platform (and windows/amd64) writes
+//     archives holding the binary and LICENSE, a zip with kubectl-inject.exe on
+//     windows, inject-fn binaries, and a checksums.txt that verifies;
+//   - the archives are reproducible (a second build gives the same bytes);
+//   - the rendered manifest validates, `krew install --manifest --archive`
+//     installs it into a temporary KREW_ROOT, and `kubectl inject --version`
+//     runs the plugin through kubectl's plugin discovery.
+//
+// Tools (krew, validate-krew-manifest, kubectl) are looked up on PATH, then in
+// ${KINJECT_CACHE:-$HOME/.cache/kubectl-inject}/bin (hack/install-tools.sh).
+// A missing tool skips the test, or fails it when CI=true. -short skips the
+// tests that build. The first (cold) cross build takes minutes: run with
+// -timeout 30m.
+//
+//	go test -timeout 30m ./test/krew
+package krew
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+const (
+	testVersion = "v0.0.0-krewtest"
+	testCommit  = "0123abc"
+	// archiveTime is hack/dist's fixed modification time of archive entries.
+	wantModTime = "2024-01-01T00:00:00Z"
+)
+
+var (
+	host    = runtime.GOOS + "/" + runtime.GOARCH
+	windows = "windows/amd64"
+)
+
+// repoRoot is the module root (two levels up from test/krew).
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("module root not found: %v", err)
+	}
+	return root
+}
+
+var (
+	toolOnce sync.Once
+	toolBin  string
+	toolErr  error
+	toolDir  string
+)
+
+// distTool builds hack/dist once per test binary and returns its path.
+func distTool(t *testing.T) string {
+	t.Helper()
+	toolOnce.Do(func() {
+		toolDir, toolErr = os.MkdirTemp("", "kinject-krewtest-")
+		if toolErr != nil {
+			return
+		}
+		toolBin = filepath.Join(toolDir, "dist"+exeSuffix())
+		cmd := exec.Command("go", "build", "-o", toolBin, "./hack/dist")
+		cmd.Dir = repoRoot(t)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			toolErr = fmt.Errorf("go build ./hack/dist: %v\n%s", err, out)
+		}
+	})
+	if toolErr != nil {
+		t.Fatal(toolErr)
+	}
+	return toolBin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if toolDir != "" {
+		os.RemoveAll(toolDir)
+	}
+	if distDir != "" {
+		os.RemoveAll(distDir)
+	}
+	os.Exit(code)
+}
+
+func exeSuffix() string {
+	if runtime.GOOS == "windows" {
+		return ".exe"
+	}
+	return ""
+}
+
+// runDist runs the dist tool in the module root.
+func runDist(t *testing.T, args ...string) {
+	t.Helper()
+	cmd := exec.Command(distTool(t), args...)
+	cmd.Dir = repoRoot(t)
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("dist %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	t.Logf("dist %s (%s):\n%s", strings.Join(args, " "), time.Since(start).Round(time.Second), out)
+}
+
+var (
+	distOnce sync.Once
+	distDir  string
+	distOK   bool
+)
+
+// platforms built by the shared dist run: the host and windows/amd64.
+func platforms() []string {
+	if host == windows {
+		return []string{windows}
+	}
+	return []string{host, windows}
+}
+
+// dist runs hack/dist once for platforms() with -krew, into a shared directory
+// holding the artifacts and inject.yaml (the name validate-krew-manifest wants).
+func dist(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: skipping the cross build")
+	}
+	distOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "kinject-dist-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		distDir = dir
+		runDist(t, "-version", testVersion, "-commit", testCommit, "-out", dir,
+			"-platforms", strings.Join(platforms(), ","), "-krew", filepath.Join(dir, "inject.yaml"))
+		distOK = true
+	})
+	if !distOK {
+		t.Fatal("the shared dist build failed (see the first failing test)")
+	}
+	return distDir
+}
+
+func archiveName(version, platform string) string {
+	goos, goarch, _ := strings.Cut(platform, "/")
+	ext := ".tar.gz"
+	if goos == "windows" {
+		ext = ".zip"
+	}
+	return fmt.Sprintf("kubectl-inject_%s_%s_%s%s", version, goos, goarch, ext)
+}
+
+func fnName(version, platform string) string {
+	goos, goarch, _ := strings.Cut(platform, "/")
+	name := fmt.Sprintf("inject-fn_%s_%s_%s", version, goos, goarch)
+	if goos == "windows" {
+		name += ".exe"
+	}
+	return name
+}
+
+// tool finds a test tool on PATH or in the hack/install-tools.sh directory.
+func tool(t *testing.T, name string) string {
+	t.Helper()
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	cache := os.Getenv("KINJECT_CACHE")
+	if cache == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			cache = filepath.Join(home, ".cache", "kubectl-inject")
+		}
+	}
+	p := filepath.Join(cache, "bin", name+exeSuffix())
+	if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+		return p
+	}
+	msg := fmt.Sprintf("%s not found on PATH nor in %s: install it with hack/install-tools.sh", name, filepath.Dir(p))
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("CI=true: %s", msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+func readChecksums(t *testing.T, path string) map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sums := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		sum, name, ok := strings.Cut(sc.Text(), "  ")
+		if !ok || len(sum) != 64 || strings.ContainsAny(name, "/\\") {
+			t.Fatalf("%s: line %q is not `sha256sum` format", path, sc.Text())
+		}
+		sums[name] = sum
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return sums
+}
+
+func fileSHA256(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// TestManifestUpToDate: krew.yaml is exactly what the template renders with
+// krew.yaml's own version and sha256 values, and it covers every platform.
+func TestManifestUpToDate(t *testing.T) {
+	root := repoRoot(t)
+	manifest := filepath.Join(root, "krew.yaml")
+	want, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := filepath.Join(t.TempDir(), "krew.yaml")
+	runDist(t, "-shas-from", manifest, "-krew", got)
+	b, err := os.ReadFile(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b, want) {
+		t.Errorf("krew.yaml is stale relative to hack/krew.yaml.tmpl; regenerate it with\n"+
+			"  make dist VERSION=<version> && make krew VERSION=<version>\n"+
+			"--- rendered ---\n%s", b)
+	}
+	for _, p := range []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64", "windows/amd64", "windows/arm64"} {
+		goos, goarch, _ := strings.Cut(p, "/")
+		if !bytes.Contains(want, []byte("        os: "+goos+"\n        arch: "+goarch+"\n")) {
+			t.Errorf("krew.yaml has no platform %s", p)
+		}
+	}
+	for _, s := range []string{"\n  name: inject\n", "releases/download/", "bin: kubectl-inject.exe\n", "bin: kubectl-inject\n"} {
+		if !bytes.Contains(want, []byte(s)) {
+			t.Errorf("krew.yaml does not contain %q", s)
+		}
+	}
+}
+
+// TestManifestValidates: the checked-in krew.yaml passes krew's validator.
+func TestManifestValidates(t *testing.T) {
+	validate := tool(t, "validate-krew-manifest")
+	b, err := os.ReadFile(filepath.Join(repoRoot(t), "krew.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The validator wants the file named after the plugin.
+	m := filepath.Join(t.TempDir(), "inject.yaml")
+	if err := os.WriteFile(m, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runValidate(t, validate, m)
+}
+
+func runValidate(t *testing.T, validate, manifest string) {
+	t.Helper()
+	out, err := exec.Command(validate, "-manifest", manifest, "-skip-install").CombinedOutput()
+	if err != nil {
+		t.Fatalf("validate-krew-manifest %s: %v\n%s", manifest, err, out)
+	}
+	t.Logf("validate-krew-manifest:\n%s", out)
+}
+
+// TestDistArtifacts: the expected files, checksums that verify, archives
+// holding exactly LICENSE and the binary with fixed metadata.
+func TestDistArtifacts(t *testing.T) {
+	dir := dist(t)
+	license, err := os.ReadFile(filepath.Join(repoRoot(t), "LICENSE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums := readChecksums(t, filepath.Join(dir, "checksums.txt"))
+	var want []string
+	for _, p := range platforms() {
+		want = append(want, archiveName(testVersion, p), fnName(testVersion, p))
+	}
+	var got []string
+	for n := range sums {
+		got = append(got, n)
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("checksums.txt lists %v, want %v", got, want)
+	}
+	for name, sum := range sums {
+		if s := fileSHA256(t, filepath.Join(dir, name)); s != sum {
+			t.Errorf("%s: sha256 %s, checksums.txt says %s", name, s, sum)
+		}
+	}
+	// Same check with the real sha256sum -c, where there is one.
+	if sha, err := exec.LookPath("sha256sum"); err == nil {
+		cmd := exec.Command(sha, "-c", "checksums.txt")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("sha256sum -c checksums.txt: %v\n%s", err, out)
+		}
+	}
+
+	for _, p := range platforms() {
+		t.Run(strings.ReplaceAll(p, "/", "_"), func(t *testing.T) {
+			goos, _, _ := strings.Cut(p, "/")
+			path := filepath.Join(dir, archiveName(testVersion, p))
+			var entries []archiveEntry
+			if goos == "windows" {
+				entries = readZip(t, path)
+			} else {
+				entries = readTarGz(t, path)
+			}
+			bin := "kubectl-inject"
+			if goos == "windows" {
+				bin += ".exe"
+			}
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.name)
+			}
+			if want := []string{"LICENSE", bin}; !slices.Equal(names, want) {
+				t.Fatalf("%s holds %v, want %v (sorted)", path, names, want)
+			}
+			for _, e := range entries {
+				if e.modTime.UTC().Format(time.RFC3339) != wantModTime {
+					t.Errorf("%s: %s has mtime %s, want the fixed %s", path, e.name, e.modTime.UTC(), wantModTime)
+				}
+			}
+			if !bytes.Equal(entries[0].data, license) {
+				t.Errorf("%s: LICENSE differs from the repository's", path)
+			}
+			if entries[0].mode != 0o644 || entries[1].mode != 0o755 {
+				t.Errorf("%s: modes %o %o, want 644 755", path, entries[0].mode, entries[1].mode)
+			}
+			checkExecutable(t, goos, entries[1].data, path+":"+bin)
+			fn, err := os.ReadFile(filepath.Join(dir, fnName(testVersion, p)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkExecutable(t, goos, fn, fnName(testVersion, p))
+		})
+	}
+
+	// The host's inject-fn reports the version and commit it was built with.
+	out, err := exec.Command(filepath.Join(dir, fnName(testVersion, host)), "--version").CombinedOutput()
+	if err != nil {
+		t.Fatalf("inject-fn --version: %v\n%s", err, out)
+	}
+	if want := testVersion + " (" + testCommit + ")"; !strings.Contains(string(out), want) {
+		t.Errorf("inject-fn --version printed %q, want it to contain %q", out, want)
+	}
+}
+
+// checkExecutable checks the binary format magic for the target OS.
+func checkExecutable(t *testing.T, goos string, b []byte, what string) {
+	t.Helper()
+	var magic []byte
+	switch goos {
+	case "windows":
+		magic = []byte("MZ")
+	case "linux":
+		magic = []byte("\x7fELF")
+	case "darwin":
+		magic = []byte{0xcf, 0xfa, 0xed, 0xfe} // Mach-O 64-bit, little endian
+	}
+	if !bytes.HasPrefix(b, magic) {
+		t.Errorf("%s is not a %s executable (starts with %q)", what, goos, b[:min(4, len(b))])
+	}
+}
+
+type archiveEntry struct {
+	name    string
+	mode    int64
+	modTime time.Time
+	data    []byte
+}
+
+func readTarGz(t *testing.T, path string) []archiveEntry {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("%s is not gzip: %v", path, err)
+	}
+	if !gz.ModTime.IsZero() || gz.Name != "" {
+		t.Errorf("%s: gzip header has name %q / mtime %s, want none", path, gz.Name, gz.ModTime)
+	}
+	tr := tar.NewReader(gz)
+	var es []archiveEntry
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if h.Typeflag != tar.TypeReg || h.Uid != 0 || h.Gid != 0 || h.Uname != "" || h.Gname != "" {
+			t.Errorf("%s: %s: type %c uid %d gid %d uname %q gname %q, want a regular file owned by 0:0", path, h.Name, h.Typeflag, h.Uid, h.Gid, h.Uname, h.Gname)
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		es = append(es, archiveEntry{h.Name, h.Mode, h.ModTime, b})
+	}
+	return es
+}
+
+func readZip(t *testing.T, path string) []archiveEntry {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(b, []byte("PK\x03\x04")) {
+		t.Fatalf("%s is not a zip", path)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	var es []archiveEntry
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatalf("%s: %s: %v", path, f.Name, err)
+		}
+		es = append(es, archiveEntry{f.Name, int64(f.Mode().Perm()), f.Modified, data})
+	}
+	return es
+}
+
+// TestDistReproducible: building the host platform again gives the same bytes.
+func TestDistReproducible(t *testing.T) {
+	dir := dist(t)
+	again := t.TempDir()
+	runDist(t, "-version", testVersion, "-commit", testCommit, "-out", again, "-platforms", host)
+	first := readChecksums(t, filepath.Join(dir, "checksums.txt"))
+	second := readChecksums(t, filepath.Join(again, "checksums.txt"))
+	for _, name := range []string{archiveName(testVersion, host), fnName(testVersion, host)} {
+		if first[name] == "" || first[name] != second[name] {
+			t.Errorf("%s is not reproducible: sha256 %s then %s", name, first[name], second[name])
+		}
+	}
+}
+
+// TestKrewInstall: the rendered manifest validates, krew installs the host
+// archive into a temporary KREW_ROOT, and kubectl finds the plugin; krew also
+// extracts the windows zip (KREW_OS=windows).
+func TestKrewInstall(t *testing.T) {
+	dir := dist(t)
+	validate := tool(t, "validate-krew-manifest")
+	krew := tool(t, "krew")
+	kubectl := tool(t, "kubectl")
+	manifest := filepath.Join(dir, "inject.yaml")
+	runValidate(t, validate, manifest)
+
+	m, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range platforms() {
+		a := archiveName(testVersion, p)
+		sum := fileSHA256(t, filepath.Join(dir, a))
+		want := "uri: https://github.com/kinject/kubectl-inject/releases/download/" + testVersion + "/" + a + "\n    sha256: " + sum + "\n"
+		if !bytes.Contains(m, []byte(want)) {
+			t.Errorf("rendered manifest lacks %q:\n%s", want, m)
+		}
+	}
+
+	krewInstall := func(t *testing.T, platform string) (krewRoot string) {
+		t.Helper()
+		krewRoot = t.TempDir()
+		goos, goarch, _ := strings.Cut(platform, "/")
+		cmd := exec.Command(krew, "install", "--manifest="+manifest, "--archive="+filepath.Join(dir, archiveName(testVersion, platform)))
+		cmd.Env = append(os.Environ(),
+			"HOME="+t.TempDir(), "USERPROFILE="+t.TempDir(),
+			"KREW_ROOT="+krewRoot, "KREW_NO_UPGRADE_CHECK=1",
+			"KREW_OS="+goos, "KREW_ARCH="+goarch)
+		cmd.Stdin = nil
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("krew install (%s): %v\n%s", platform, err, out)
+		}
+		t.Logf("krew install (%s):\n%s", platform, out)
+		return krewRoot
+	}
+
+	t.Run("host", func(t *testing.T) {
+		krewRoot := krewInstall(t, host)
+		store := filepath.Join(krewRoot, "store", "inject", testVersion)
+		for _, f := range []string{"LICENSE", "kubectl-inject" + exeSuffix()} {
+			if _, err := os.Stat(filepath.Join(store, f)); err != nil {
+				t.Errorf("krew did not install %s: %v", f, err)
+			}
+		}
+		// kubectl's plugin discovery: kubectl-inject on PATH becomes `kubectl inject`.
+		cmd := exec.Command(kubectl, "inject", "--version")
+		cmd.Env = append(os.Environ(),
+			"PATH="+filepath.Join(krewRoot, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"),
+			"HOME="+t.TempDir(), "KUBECONFIG="+filepath.Join(t.TempDir(), "none"))
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("kubectl inject --version: %v\n%s", err, out)
+		}
+		if want := "kubectl-inject " + testVersion + " (" + testCommit + ")"; !strings.Contains(string(out), want) {
+			t.Errorf("kubectl inject --version printed %q, want it to contain %q", out, want)
+		}
+		t.Logf("kubectl inject --version: %s", bytes.TrimSpace(out))
+	})
+
+	if host != windows {
+		t.Run("windows-zip", func(t *testing.T) {
+			krewRoot := krewInstall(t, windows)
+			store := filepath.Join(krewRoot, "store", "inject", testVersion)
+			for _, f := range []string{"LICENSE", "kubectl-inject.exe"} {
+				if _, err := os.Stat(filepath.Join(store, f)); err != nil {
+					t.Errorf("krew did not extract %s from the windows zip: %v", f, err)
+				}
+			}
+		})
+	}
+}
