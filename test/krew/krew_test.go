@@ -252,7 +252,8 @@ func TestManifestUpToDate(t *testing.T) {
 	}
 	if !bytes.Equal(b, want) {
 		t.Errorf("krew.yaml is stale relative to hack/krew.yaml.tmpl; regenerate it with\n"+
-			"  make dist VERSION=<version> && make krew VERSION=<version>\n"+
+			"  make krew VERSION=vX.Y.Z   (builds the archives, then renders krew.yaml)\n"+
+			"or, to keep the sha256 values, go run ./hack/dist -shas-from krew.yaml -krew krew.yaml\n"+
 			"--- rendered ---\n%s", b)
 	}
 	for _, p := range []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64", "windows/amd64", "windows/arm64"} {
