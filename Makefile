@@ -72,10 +72,11 @@ image: build
 dist:
 	go run ./hack/dist -version $(VERSION) -commit $(COMMIT) -out $(DIST)
 
-## krew: the krew manifest for the archives in dist/, validated
-krew: dist
-	go run ./hack/dist -version $(VERSION) -out $(DIST) -krew $(DIST)/krew.yaml
-	PATH="$(TOOLS_BIN):$$PATH" validate-krew-manifest -manifest $(DIST)/krew.yaml -skip-install
+## krew: krew.yaml for VERSION (a vX.Y.Z tag) with the sha256 of the archives built into dist/, validated
+krew:
+	go run ./hack/dist -version $(VERSION) -commit $(COMMIT) -out $(DIST) -krew krew.yaml
+	cp krew.yaml $(DIST)/inject.yaml
+	PATH="$(TOOLS_BIN):$$PATH" validate-krew-manifest -manifest $(DIST)/inject.yaml -skip-install
 
 clean:
 	rm -rf $(BIN) $(DIST)
