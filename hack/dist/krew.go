@@ -3,10 +3,10 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"text/template"
 	"os"
 	"path/filepath"
 	"strings"
+	"text/template"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
