@@ -34,6 +34,10 @@ type Cluster struct {
 	adminToken, viewerToken string
 	etcd, apiserver         *process
 	skip                    string
+	// apiBin and apiArgs start the API server again after StopAPIServer.
+	apiBin  string
+	apiArgs []string
+	restart int
 }
 
 // Start starts etcd and kube-apiserver and waits until the API server is
@@ -91,7 +95,7 @@ func Start(ctx context.Context) (_ *Cluster, err error) {
 	if err := c.writeAuthFiles(); err != nil {
 		return nil, err
 	}
-	c.apiserver, err = startProcess(apiBin, []string{
+	c.apiBin, c.apiArgs = apiBin, []string{
 		"--etcd-servers=" + etcdURL,
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
@@ -108,14 +112,34 @@ func Start(ctx context.Context) (_ *Cluster, err error) {
 		"--endpoint-reconciler-type=none",
 		"--allow-privileged=true",
 		"--profiling=false",
-	}, c.APIServerLog)
-	if err != nil {
+	}
+	if err := c.startAPIServer(ctx, c.APIServerLog); err != nil {
 		return nil, err
 	}
-	if err := waitHealthy(ctx, c.apiserver, c.URL+"/readyz", c.adminToken, 2*time.Minute); err != nil {
-		return nil, fmt.Errorf("kube-apiserver not ready: %w\n%s", err, tail(c.APIServerLog, 40))
-	}
 	return c, nil
+}
+
+func (c *Cluster) startAPIServer(ctx context.Context, logPath string) error {
+	var err error
+	if c.apiserver, err = startProcess(c.apiBin, c.apiArgs, logPath); err != nil {
+		return err
+	}
+	if err := waitHealthy(ctx, c.apiserver, c.URL+"/readyz", c.adminToken, 2*time.Minute); err != nil {
+		return fmt.Errorf("kube-apiserver not ready: %w\n%s", err, tail(logPath, 40))
+	}
+	return nil
+}
+
+// StopAPIServer stops the API server (etcd keeps running), for tests of
+// what clients do when the server goes away.
+func (c *Cluster) StopAPIServer() { c.apiserver.stop() }
+
+// RestartAPIServer starts the API server again on the same port and data
+// after StopAPIServer, and waits until it is ready. Its log goes to a new
+// file in LogDir.
+func (c *Cluster) RestartAPIServer(ctx context.Context) error {
+	c.restart++
+	return c.startAPIServer(ctx, filepath.Join(c.LogDir, fmt.Sprintf("kube-apiserver.%d.log", c.restart)))
 }
 
 // MustStart is Start for TestMain. When the binaries are missing it returns a
