@@ -2,6 +2,7 @@ package inject_test
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -59,8 +60,8 @@ func checkProperties(t *testing.T, in *inject.Injector, input, out []byte, repor
 	if !reformatted && !bytes.Contains(input, []byte(inject.StatusAnnotation)) && !bytes.Contains(out, []byte(`"changed"`)) {
 		if extra, ok := onlyAdded(string(input), string(out)); !ok {
 			t.Errorf("the diff removes or changes input lines; output:\n%s", out)
-		} else if report.Changed() && extra == 0 {
-			t.Errorf("objects were injected but no line was added")
+		} else if want := expectedAddedLines(t, in.Template(), out); extra != want {
+			t.Errorf("%d lines added, but the status records and the template account for %d", extra, want)
 		}
 	}
 }
@@ -83,6 +84,40 @@ func runNodes(t *testing.T, in *inject.Injector, op inject.Op, src []byte) []byt
 		out.WriteString(n.MustString())
 	}
 	return out.Bytes()
+}
+
+var statusLine = regexp.MustCompile(`sidecar\.kinject\.dev/status: '(\{.*\})'`)
+
+// expectedAddedLines counts the lines an injection must add, from the status
+// records in out and the template: each added item's own lines, one line per
+// added label or annotation and for the status record, and one per field
+// created.
+func expectedAddedLines(t *testing.T, tpl *inject.Template, out []byte) int {
+	t.Helper()
+	items := map[string]*yaml.Node{}
+	for _, list := range [][]*yaml.Node{tpl.Containers, tpl.InitContainers, tpl.Volumes} {
+		for _, n := range list {
+			items[yaml.NewRNode(n).Field("name").Value.YNode().Value] = n
+		}
+	}
+	total := 0
+	for _, m := range statusLine.FindAllSubmatch(out, -1) {
+		s, err := inject.ParseStatus(strings.ReplaceAll(string(m[1]), "''", "'"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, names := range [][]string{s.Containers, s.InitContainers, s.Volumes} {
+			for _, name := range names {
+				text, err := yaml.Marshal(items[name])
+				if err != nil {
+					t.Fatal(err)
+				}
+				total += strings.Count(string(text), "\n")
+			}
+		}
+		total += len(s.Labels) + len(s.Annotations) + 1 + len(s.Created)
+	}
+	return total
 }
 
 // documents splits a stream into its documents' text.
