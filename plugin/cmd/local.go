@@ -16,41 +16,101 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/manifest"
 )
 
-// localFile is one input of --local and its result.
+// localFile is one input of --local. Files and stdin are read as a stream
+// when they are processed; only URLs are fetched whole beforehand.
 type localFile struct {
-	name    string // as given ("-" for stdin), or found in a directory
-	mode    fs.FileMode
-	in, out []byte
-	entries []inject.Entry
+	name string      // as given ("-" for stdin), or found in a directory
+	mode fs.FileMode // files only
+	data []byte      // URLs only
 }
 
-// runLocal injects the files given with -f as text and prints them (or
-// rewrites them with --in-place when no document failed).
+// runLocal injects the files given with -f as text, one document at a time:
+// each result goes out as soon as its document is processed (to stdout, or
+// to a temporary file beside the original with --in-place), so memory is
+// bounded by the largest document, not by the stream. With --in-place the
+// temporary files replace the originals only when no document of any file
+// failed.
 func (o *Options) runLocal() error {
-	files, err := o.readLocalFiles()
+	files, err := o.localFiles()
 	if err != nil {
 		return err
 	}
-	var failed, changed, total int
-	for _, f := range files {
-		var out bytes.Buffer
-		err := manifest.Process(bytes.NewReader(f.in), &out, func(index int, doc []byte) []byte {
+	var (
+		failed, changed, total int
+		out                    io.Writer
+		held                   *holdWriter
+		rewrites               []*inPlaceFile
+	)
+	inPlace := o.InPlace && o.dryRun != live.DryRunClient && !o.Check
+	switch {
+	case o.Check, o.InPlace:
+		out = io.Discard // --in-place writes through inPlaceFile below
+	default:
+		// Nothing is printed unless the input holds an object.
+		held = &holdWriter{w: o.Out}
+		out = held
+	}
+	defer func() {
+		for _, r := range rewrites {
+			r.discard()
+		}
+	}()
+	var prev countWriter // the previous file's output, for the "---" between files
+	for i, f := range files {
+		w := out
+		var rewrite *inPlaceFile
+		if inPlace {
+			rewrite = &inPlaceFile{path: f.name, mode: f.mode}
+			rewrites = append(rewrites, rewrite)
+			w = rewrite
+		} else if held != nil && i > 0 {
+			if prev.n > 0 && prev.last != '\n' {
+				_, _ = io.WriteString(w, "\n")
+			}
+			_, _ = io.WriteString(w, "---\n")
+		}
+		prev = countWriter{w: w}
+		withFile := len(files) > 1 || f.name != "-"
+		in, closeIn, err := o.openLocal(f)
+		if err != nil {
+			return err
+		}
+		src := &errReader{r: in}
+		err = manifest.Process(src, &prev, func(index int, doc []byte) []byte {
 			text, entries := o.injector.ProcessText(o.op, doc, index)
-			f.entries = append(f.entries, entries...)
+			for _, e := range entries {
+				total++
+				if e.Action == inject.Failed {
+					failed++
+				} else if e.Changed() {
+					changed++
+				}
+				fmt.Fprintln(o.ErrOut, localLine(f.name, withFile, e, o.Check))
+			}
+			if held != nil && total > 0 {
+				held.release()
+			}
+			// Once a document failed nothing is written: no temporary file.
+			if rewrite != nil && failed == 0 && !bytes.Equal(text, doc) {
+				rewrite.change()
+			}
 			return text
 		})
-		if err != nil {
+		closeIn()
+		switch {
+		case src.err != nil && f.name == "-":
+			return fmt.Errorf("read stdin: %w", src.err)
+		case src.err != nil:
+			return src.err // os errors name the operation and the path already
+		case rewrite != nil && rewrite.err != nil:
+			return fmt.Errorf("write %s: %w", f.name, rewrite.err)
+		case err != nil:
 			return fmt.Errorf("%s: %w", f.name, err)
 		}
-		f.out = out.Bytes()
-		for _, e := range f.entries {
-			total++
-			if e.Action == inject.Failed {
-				failed++
-			} else if e.Changed() {
-				changed++
+		if rewrite != nil {
+			if err := rewrite.finish(); err != nil {
+				return fmt.Errorf("write %s: %w", f.name, err)
 			}
-			fmt.Fprintln(o.ErrOut, localLine(f.name, len(files) > 1 || f.name != "-", e, o.Check))
 		}
 	}
 	if total == 0 {
@@ -68,33 +128,181 @@ func (o *Options) runLocal() error {
 	case failed > 0 && o.InPlace:
 		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed; no file was written", failed, total)}
 	case failed > 0 && !o.Check:
-		o.writeLocalOutput(files)
 		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed (written unchanged)", failed, total)}
 	case o.Check:
 		if failed+changed > 0 {
 			return &ExitError{Code: 1, Err: fmt.Errorf("check: %d of %d objects are not current (%d would change, %d failed)", failed+changed, total, changed, failed)}
 		}
 		return nil
-	case o.InPlace && o.dryRun == live.DryRunClient:
-		return nil // report only: a dry run writes no file
-	case o.InPlace:
-		return writeInPlace(files)
 	}
-	o.writeLocalOutput(files)
+	for _, r := range rewrites {
+		if err := r.commit(); err != nil {
+			return fmt.Errorf("write %s: %w", r.path, err)
+		}
+	}
 	return nil
 }
 
-// writeLocalOutput prints every file's result, one stream.
-func (o *Options) writeLocalOutput(files []*localFile) {
-	for i, f := range files {
-		if i > 0 {
-			if prev := files[i-1].out; len(prev) > 0 && prev[len(prev)-1] != '\n' {
-				fmt.Fprintln(o.Out)
-			}
-			fmt.Fprintln(o.Out, "---")
-		}
-		_, _ = o.Out.Write(f.out)
+// openLocal opens one input for reading.
+func (o *Options) openLocal(f *localFile) (io.Reader, func(), error) {
+	switch {
+	case f.name == "-":
+		return o.In, func() {}, nil
+	case f.data != nil:
+		return bytes.NewReader(f.data), func() {}, nil
 	}
+	file, err := os.Open(f.name)
+	if err != nil {
+		return nil, nil, err // names the operation and the path already
+	}
+	return file, func() { _ = file.Close() }, nil
+}
+
+// errReader remembers the error of its reader, to tell a failed read from a
+// failed write after manifest.Process.
+type errReader struct {
+	r   io.Reader
+	err error
+}
+
+func (r *errReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && err != io.EOF {
+		r.err = err
+	}
+	return n, err
+}
+
+// countWriter counts what goes through it and remembers the last byte.
+type countWriter struct {
+	w    io.Writer
+	n    int64
+	last byte
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if n > 0 {
+		c.n += int64(n)
+		c.last = p[n-1]
+	}
+	return n, err
+}
+
+// holdWriter keeps what is written to it until release, then writes
+// through: an input without any object prints nothing.
+type holdWriter struct {
+	w    io.Writer
+	buf  bytes.Buffer
+	open bool
+}
+
+func (h *holdWriter) Write(p []byte) (int, error) {
+	if !h.open {
+		return h.buf.Write(p)
+	}
+	_, _ = h.w.Write(p) // as before streaming: stdout errors are not the input's fault
+	return len(p), nil
+}
+
+func (h *holdWriter) release() {
+	if h.open {
+		return
+	}
+	h.open = true
+	_, _ = h.w.Write(h.buf.Bytes())
+	h.buf = bytes.Buffer{}
+}
+
+// inPlaceFile is the new content of one file of --in-place. While every
+// document comes out unchanged it only counts bytes (the output so far is
+// the original's first n bytes); at the first change it creates a temporary
+// file in the same directory, copies that prefix from the original and
+// writes through. commit renames it over the original; a file that did not
+// change is never touched.
+type inPlaceFile struct {
+	path string
+	mode fs.FileMode
+	n    int64
+	tmp  *os.File
+	done bool  // tmp is complete and closed
+	err  error // the first write error
+}
+
+func (f *inPlaceFile) Write(p []byte) (int, error) {
+	if f.err != nil {
+		return 0, f.err
+	}
+	if f.tmp == nil {
+		f.n += int64(len(p))
+		return len(p), nil
+	}
+	n, err := f.tmp.Write(p)
+	if err != nil {
+		f.err = err
+	}
+	return n, err
+}
+
+// change starts the temporary file, once.
+func (f *inPlaceFile) change() {
+	if f.tmp != nil || f.err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(f.path), "."+filepath.Base(f.path)+".tmp-*")
+	if err != nil {
+		f.err = err
+		return
+	}
+	f.tmp = tmp
+	orig, err := os.Open(f.path)
+	if err == nil {
+		_, err = io.CopyN(tmp, orig, f.n)
+		_ = orig.Close()
+	}
+	if err != nil {
+		f.err = err
+	}
+}
+
+// finish makes the temporary file durable, with the original's mode.
+func (f *inPlaceFile) finish() error {
+	if f.tmp == nil {
+		return nil
+	}
+	err := f.tmp.Sync()
+	if cerr := f.tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.tmp.Name(), f.mode)
+	}
+	f.done = err == nil
+	return err
+}
+
+// commit renames the temporary file over the original.
+func (f *inPlaceFile) commit() error {
+	if f.tmp == nil {
+		return nil
+	}
+	if err := os.Rename(f.tmp.Name(), f.path); err != nil {
+		return err
+	}
+	f.tmp = nil
+	return nil
+}
+
+// discard removes the temporary file, if it is still there.
+func (f *inPlaceFile) discard() {
+	if f.tmp == nil {
+		return
+	}
+	if !f.done {
+		_ = f.tmp.Close()
+	}
+	_ = os.Remove(f.tmp.Name())
+	f.tmp = nil
 }
 
 // localLine renders a report line: "app.yaml: deployment.apps/web injected".
@@ -138,24 +346,24 @@ func objectRef(apiVersion, kind, name string) string {
 	return ref + "/" + name
 }
 
-// readLocalFiles reads every -f argument: files, directories (YAML and JSON
-// files in them, recursively with -R), URLs and stdin.
-func (o *Options) readLocalFiles() ([]*localFile, error) {
+// localFiles lists every -f argument: files, directories (YAML and JSON
+// files in them, recursively with -R), URLs (fetched whole) and stdin.
+// Files are only looked at here; they are read when they are processed.
+func (o *Options) localFiles() ([]*localFile, error) {
 	var files []*localFile
 	for _, name := range o.FilenameOptions.Filenames {
 		switch {
 		case name == "-":
-			data, err := io.ReadAll(o.In)
-			if err != nil {
-				return nil, fmt.Errorf("read stdin: %w", err)
-			}
-			files = append(files, &localFile{name: name, in: data})
+			files = append(files, &localFile{name: name})
 		case isURL(name):
 			data, err := fetch(name)
 			if err != nil {
 				return nil, err
 			}
-			files = append(files, &localFile{name: name, in: data})
+			if data == nil {
+				data = []byte{}
+			}
+			files = append(files, &localFile{name: name, data: data})
 		default:
 			found, err := o.expandPath(name)
 			if err != nil {
@@ -166,14 +374,13 @@ func (o *Options) readLocalFiles() ([]*localFile, error) {
 	}
 	return files, nil
 }
-
 func (o *Options) expandPath(root string) ([]*localFile, error) {
 	info, err := os.Stat(root)
 	if err != nil {
 		return nil, err // names the path already
 	}
 	if !info.IsDir() {
-		f, err := readFile(root)
+		f, err := statFile(root)
 		if err != nil {
 			return nil, err
 		}
@@ -192,7 +399,7 @@ func (o *Options) expandPath(root string) ([]*localFile, error) {
 		}
 		switch filepath.Ext(path) {
 		case ".yaml", ".yml", ".json":
-			f, err := readFile(path)
+			f, err := statFile(path)
 			if err != nil {
 				return err
 			}
@@ -206,17 +413,14 @@ func (o *Options) expandPath(root string) ([]*localFile, error) {
 	return files, nil
 }
 
-func readFile(path string) (*localFile, error) {
+// statFile names a file of the input; it is opened when it is processed.
+func statFile(path string) (*localFile, error) {
 	// os errors name the operation and the path already.
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return &localFile{name: path, mode: info.Mode().Perm(), in: data}, nil
+	return &localFile{name: path, mode: info.Mode().Perm()}, nil
 }
 
 func isURL(s string) bool {
@@ -238,47 +442,4 @@ func fetch(url string) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", url, err)
 	}
 	return data, nil
-}
-
-// writeInPlace replaces each changed file with its result, atomically:
-// the new content goes to a temporary file in the same directory, which is
-// then renamed over the original.
-func writeInPlace(files []*localFile) error {
-	for _, f := range files {
-		if bytes.Equal(f.in, f.out) {
-			continue
-		}
-		if err := atomicWrite(f.name, f.out, f.mode); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func atomicWrite(path string, data []byte, mode fs.FileMode) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), mode)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
