@@ -57,10 +57,6 @@ func (o *Options) patcher() (*live.Patcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubeconfig: %w", err)
 	}
-	if cfg.QPS == 0 && cfg.Burst == 0 {
-		// client-go's defaults (5/10) are for controllers; kubectl uses 50/300.
-		cfg.QPS, cfg.Burst = 50, 300
-	}
 	client, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)

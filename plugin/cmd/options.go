@@ -7,9 +7,11 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/resource"
+	"k8s.io/client-go/rest"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/live"
@@ -39,6 +41,8 @@ type Options struct {
 	Check          bool
 	Recreate       bool
 	Concurrency    int
+	QPS            float64
+	Burst          int
 
 	TemplateFile      string
 	TemplateConfigMap string
@@ -69,8 +73,17 @@ func NewOptions(streams genericiooptions.IOStreams) *Options {
 		DryRun:       "none",
 		FieldManager: DefaultFieldManager,
 		Concurrency:  8,
+		QPS:          DefaultQPS,
+		Burst:        DefaultBurst,
 	}
 }
+
+// kubectl's client rate limits (client-go's own defaults, 5 and 10, are
+// meant for controllers).
+const (
+	DefaultQPS   = 50
+	DefaultBurst = 300
+)
 
 // AddFlags registers the flags on c.
 func (o *Options) AddFlags(c *cobra.Command) {
@@ -91,7 +104,10 @@ func (o *Options) AddFlags(c *cobra.Command) {
 	f.BoolVar(&o.Uninject, "uninject", false, "Remove exactly what an earlier injection added")
 	f.BoolVar(&o.Check, "check", false, "Change nothing; exit 1 when any object is not injected with the current template")
 	f.BoolVar(&o.Recreate, "recreate", false, "Delete a bare Pod and create it again with the sidecar (its containers restart)")
-	f.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "How many live objects to process at once (client QPS and burst still apply)")
+	f.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "How many live objects to process at once (--qps and --burst still apply)")
+	f.Float64Var(&o.QPS, "qps", o.QPS, "Requests per second the client may send to the API server, shared by all concurrent objects (kubectl's default)")
+	f.IntVar(&o.Burst, "burst", o.Burst, "Requests the client may send at once above --qps (kubectl's default)")
+	o.wrapConfig(f)
 	f.StringVar(&o.TemplateFile, "template", "", "Template file: a SidecarInjection, a template ConfigMap (data.config) or a partial Pod spec (default: the embedded Envoy sidecar)")
 	f.StringVar(&o.TemplateConfigMap, "template-configmap", "", "Read the template from a ConfigMap in the cluster: [NAMESPACE/]NAME[:KEY] (key default: config)")
 	f.StringVar(&o.Mode, "mode", "", `Policy: "opt-out" (inject unless annotated sidecar.kinject.dev/inject: "false"; default) or "opt-in"`)
@@ -104,6 +120,28 @@ func (o *Options) AddFlags(c *cobra.Command) {
 	_ = c.RegisterFlagCompletionFunc("dry-run", fixedCompletion("none", "client", "server"))
 	_ = c.RegisterFlagCompletionFunc("output", fixedCompletion("yaml", "json", "name"))
 	_ = c.RegisterFlagCompletionFunc("mode", fixedCompletion(string(inject.OptOut), string(inject.OptIn)))
+}
+
+// wrapConfig makes every client built from o.ConfigFlags (the patcher's,
+// the resource builder's, template and completion lookups) use --qps and
+// --burst: the values of the flags when given, else kubectl's defaults when
+// the configuration sets no limit. A WrapConfigFn set before (tests count
+// requests with one) still runs, after this one. Discovery gets the same
+// limits in Complete when the flags are given.
+func (o *Options) wrapConfig(f *pflag.FlagSet) {
+	next := o.ConfigFlags.WrapConfigFn
+	o.ConfigFlags.WrapConfigFn = func(cfg *rest.Config) *rest.Config {
+		if f.Changed("qps") || cfg.QPS == 0 && cfg.Burst == 0 {
+			cfg.QPS = float32(o.QPS)
+		}
+		if f.Changed("burst") || cfg.Burst == 0 {
+			cfg.Burst = o.Burst
+		}
+		if next != nil {
+			cfg = next(cfg)
+		}
+		return cfg
+	}
 }
 
 // Complete derives the working state from the flags: namespace, dry-run
@@ -119,6 +157,12 @@ func (o *Options) Complete(c *cobra.Command, args []string) error {
 	o.op = inject.OpInject
 	if o.Uninject {
 		o.op = inject.OpUninject
+	}
+	if c.Flags().Changed("qps") {
+		o.ConfigFlags.WithDiscoveryQPS(float32(o.QPS))
+	}
+	if c.Flags().Changed("burst") {
+		o.ConfigFlags.WithDiscoveryBurst(o.Burst)
 	}
 	if !o.Local {
 		var err error
@@ -158,6 +202,14 @@ func (o *Options) Validate() error {
 	}
 	if o.Concurrency < 1 {
 		add("--concurrency must be at least 1")
+	}
+	if o.QPS < 0 {
+		add("--qps must not be negative")
+	}
+	if o.Burst < 0 {
+		add("--burst must not be negative")
+	} else if o.Burst == 0 && o.QPS > 0 {
+		add("--burst must be at least 1 when --qps is above 0")
 	}
 	if o.ForceConflicts && !o.ServerSide {
 		add("--force-conflicts needs --server-side")
