@@ -11,7 +11,6 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/manifest"
 	"github.com/kinject/kubectl-inject/pkg/version"
-	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -58,7 +57,7 @@ func runKRM(stdin io.Reader, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	var results framework.Results
+	var results Results
 	if errors.As(err, &results) {
 		for _, r := range results {
 			fmt.Fprintf(stderr, "inject-fn: %s\n", r)

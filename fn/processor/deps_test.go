@@ -7,7 +7,8 @@ import (
 )
 
 // TestNoClientGo keeps the function binary small and quick to start: the
-// function and the core must not depend on k8s.io/client-go.
+// function and the core must not depend on k8s.io/client-go, nor on kyaml's
+// fn/framework and the OpenAPI validation it imports.
 func TestNoClientGo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
@@ -22,5 +23,25 @@ func TestNoClientGo(t *testing.T) {
 		if pkg == "k8s.io/client-go" || strings.HasPrefix(pkg, "k8s.io/client-go/") {
 			t.Errorf("fn or pkg/inject depends on %s", pkg)
 		}
+		if slowInit(pkg) {
+			t.Errorf("fn or pkg/inject depends on %s, whose package initializers slow down every start of inject-fn", pkg)
+		}
 	}
+}
+
+// slowInit reports the packages kyaml's fn/framework brought in: OpenAPI
+// validation and go-openapi's formats, which build large tables when the
+// program starts (GODEBUG=inittrace=1 inject-fn shows them).
+func slowInit(pkg string) bool {
+	for _, p := range []string{
+		"sigs.k8s.io/kustomize/kyaml/fn/framework",
+		"k8s.io/kube-openapi/pkg/validation/validate",
+		"github.com/go-openapi/strfmt",
+		"github.com/asaskevich/govalidator",
+	} {
+		if pkg == p || strings.HasPrefix(pkg, p+"/") {
+			return true
+		}
+	}
+	return false
 }

@@ -1,29 +1,21 @@
 package processor
 
 import (
-	"errors"
 	"fmt"
-	"io"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
-	"sigs.k8s.io/kustomize/kyaml/fn/framework"
-	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// ResourceListKind is the kind of the KRM function's input and output.
-const ResourceListKind = "ResourceList"
-
-// Processor is the KRM function. It implements
-// framework.ResourceListProcessor.
+// Processor is the KRM function: a ResourceListProcessor.
 type Processor struct{}
 
-var _ framework.ResourceListProcessor = Processor{}
+var _ ResourceListProcessor = Processor{}
 
 // Process injects into the items of rl as its function config says, and
 // appends one result per workload. It returns the results as an error
 // when any of them is an error; rl is complete either way.
-func (Processor) Process(rl *framework.ResourceList) error {
+func (Processor) Process(rl *ResourceList) error {
 	lookup := ItemLookup(rl.Items)
 	cfg, err := LoadConfig(rl.FunctionConfig, lookup)
 	if err != nil {
@@ -31,7 +23,7 @@ func (Processor) Process(rl *framework.ResourceList) error {
 		return failures(rl.Results)
 	}
 	for _, w := range cfg.Injector.Template().Warnings() {
-		rl.Results = append(rl.Results, &framework.Result{Message: "template widens privileges: " + w, Severity: framework.Warning})
+		rl.Results = append(rl.Results, &Result{Message: "template widens privileges: " + w, Severity: SeverityWarning})
 	}
 	names := cfg.Injector.Template().Names()
 	for i, item := range rl.Items {
@@ -42,35 +34,6 @@ func (Processor) Process(rl *framework.ResourceList) error {
 		}
 	}
 	return failures(rl.Results)
-}
-
-// Run reads a ResourceList from r, processes it and writes the result to
-// w. Results that came in are kept and the new ones are appended. When any
-// new result is an error, Run returns it after writing the whole output.
-func Run(p framework.ResourceListProcessor, r io.Reader, w io.Writer) error {
-	rw := &kio.ByteReadWriter{Reader: r, Writer: w, KeepReaderAnnotations: true}
-	items, err := rw.Read()
-	if err != nil {
-		return fmt.Errorf("reading the ResourceList: %w", err)
-	}
-	if rw.WrappingKind != ResourceListKind {
-		return fmt.Errorf("reading the ResourceList: input is not a %s (to edit YAML files, run inject-fn CONFIG.yaml FILE.yaml...)", ResourceListKind)
-	}
-	rl := &framework.ResourceList{Items: items, FunctionConfig: rw.FunctionConfig}
-	procErr := p.Process(rl)
-	var results framework.Results
-	if errors.As(procErr, &results) {
-		procErr = results // reported below, after the output
-	} else if procErr != nil {
-		return procErr
-	}
-	if rw.Results, err = appendResults(rw.Results, rl.Results); err != nil {
-		return err
-	}
-	if err := rw.Write(rl.Items); err != nil {
-		return fmt.Errorf("writing the ResourceList: %w", err)
-	}
-	return procErr
 }
 
 // ItemLookup resolves template references against the ConfigMaps among
@@ -100,10 +63,10 @@ func ItemLookup(items []*yaml.RNode) inject.ConfigMapLookup {
 }
 
 // failures returns the error results as an error, or nil.
-func failures(results framework.Results) error {
-	var errs framework.Results
+func failures(results Results) error {
+	var errs Results
 	for _, r := range results {
-		if r.Severity == framework.Error {
+		if r.Severity == SeverityError {
 			errs = append(errs, r)
 		}
 	}
@@ -111,25 +74,4 @@ func failures(results framework.Results) error {
 		return nil
 	}
 	return errs
-}
-
-// appendResults adds results to the results node that came in, keeping
-// the incoming ones as they were.
-func appendResults(in *yaml.RNode, results framework.Results) (*yaml.RNode, error) {
-	if len(results) == 0 {
-		return in, nil
-	}
-	b, err := yaml.Marshal(results)
-	if err != nil {
-		return nil, fmt.Errorf("encoding results: %w", err)
-	}
-	out, err := yaml.Parse(string(b))
-	if err != nil {
-		return nil, fmt.Errorf("encoding results: %w", err)
-	}
-	if in == nil || in.YNode().Kind != yaml.SequenceNode {
-		return out, nil
-	}
-	in.YNode().Content = append(in.YNode().Content, out.YNode().Content...)
-	return in, nil
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
-	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -14,23 +13,20 @@ import (
 // entryResult turns one report entry into a result. Objects that are not
 // workloads at all (Services, ConfigMaps, the Kptfile) get none: they are
 // not targets, and a result for each would bury the ones that matter.
-func entryResult(e inject.Entry, item *yaml.RNode, names []string) *framework.Result {
+func entryResult(e inject.Entry, item *yaml.RNode, names []string) *Result {
 	if e.Action == inject.Skipped && e.Reason == inject.ReasonNotAWorkload {
 		return nil
 	}
-	r := &framework.Result{
+	r := &Result{
 		Message:  entryMessage(e, names),
-		Severity: framework.Info,
+		Severity: SeverityInfo,
 		File:     fileOf(item),
 	}
 	if e.Action == inject.Failed {
-		r.Severity = framework.Error
+		r.Severity = SeverityError
 	}
 	if e.Kind != "" || e.Name != "" {
-		r.ResourceRef = &yaml.ResourceIdentifier{
-			TypeMeta: yaml.TypeMeta{APIVersion: e.APIVersion, Kind: e.Kind},
-			NameMeta: yaml.NameMeta{Name: e.Name, Namespace: e.Namespace},
-		}
+		r.ResourceRef = &ResourceRef{APIVersion: e.APIVersion, Kind: e.Kind, Name: e.Name, Namespace: e.Namespace}
 	}
 	return r
 }
@@ -63,17 +59,14 @@ func entryMessage(e inject.Entry, names []string) string {
 }
 
 // configResult reports an unusable function config.
-func configResult(fc *yaml.RNode, err error) *framework.Result {
-	r := &framework.Result{Message: err.Error(), Severity: framework.Error}
+func configResult(fc *yaml.RNode, err error) *Result {
+	r := &Result{Message: err.Error(), Severity: SeverityError}
 	var ce *ConfigError
 	if errors.As(err, &ce) && ce.Field != "" {
-		r.Field = &framework.Field{Path: ce.Field}
+		r.Field = &Field{Path: ce.Field}
 	}
 	if kindOf(fc) != "" {
-		r.ResourceRef = &yaml.ResourceIdentifier{
-			TypeMeta: yaml.TypeMeta{APIVersion: fc.GetApiVersion(), Kind: fc.GetKind()},
-			NameMeta: yaml.NameMeta{Name: fc.GetName(), Namespace: fc.GetNamespace()},
-		}
+		r.ResourceRef = &ResourceRef{APIVersion: fc.GetApiVersion(), Kind: fc.GetKind(), Name: fc.GetName(), Namespace: fc.GetNamespace()}
 		r.File = fileOf(fc)
 	}
 	return r
@@ -82,7 +75,7 @@ func configResult(fc *yaml.RNode, err error) *framework.Result {
 // fileOf reads the file an item came from out of its reader annotations
 // (internal.config.kubernetes.io/path|index, or the legacy
 // config.kubernetes.io/path|index).
-func fileOf(item *yaml.RNode) *framework.File {
+func fileOf(item *yaml.RNode) *File {
 	if kindOf(item) == "" {
 		return nil
 	}
@@ -92,7 +85,7 @@ func fileOf(item *yaml.RNode) *framework.File {
 		return nil
 	}
 	index, _ := strconv.Atoi(first(a[kioutil.IndexAnnotation], a[kioutil.LegacyIndexAnnotation]))
-	return &framework.File{Path: path, Index: index}
+	return &File{Path: path, Index: index}
 }
 
 func first(values ...string) string {
