@@ -60,7 +60,16 @@ type liveRow struct {
 	LoopN       int
 	LoopReq     requests
 	Created     time.Duration
+	// The same first run on other fresh Deployments with the plugin's
+	// default client rate limits (no --qps/--burst).
+	Default      time.Duration
+	DefaultReq   requests
+	DefaultLines map[string]int
 }
+
+// liveRateFlags are the client rate limits of the plugin's main live runs;
+// a run with the defaults is measured beside them.
+var liveRateFlags = []string{"--qps", "200", "--burst", "400"}
 
 // LoopFull is the loop's time for N objects (extrapolated linearly when
 // only a sample was patched).
@@ -116,32 +125,32 @@ done
 	ctx = context.Background()
 	for _, n := range e.opts.liveNs {
 		row := liveRow{N: n, LoopN: min(n, e.opts.loopSample)}
-		ns, loopNs := fmt.Sprintf("bench-%d", n), fmt.Sprintf("loop-%d", n)
+		ns, loopNs, defNs := fmt.Sprintf("bench-%d", n), fmt.Sprintf("loop-%d", n), fmt.Sprintf("default-%d", n)
 		t := time.Now()
 		for _, x := range []struct {
 			ns string
 			n  int
-		}{{ns, n}, {loopNs, row.LoopN}} {
+		}{{ns, n}, {loopNs, row.LoopN}, {defNs, n}} {
 			if err := createDeployments(ctx, cs, tmpl, x.ns, x.n); err != nil {
 				return err
 			}
 		}
 		row.Created = time.Since(t)
-		logf("live N=%d: created %d + %d Deployments in %s", n, n, row.LoopN, row.Created.Round(100*time.Millisecond))
+		logf("live N=%d: created %d + %d + %d Deployments in %s", n, n, row.LoopN, n, row.Created.Round(100*time.Millisecond))
 
-		pluginRun := func() (time.Duration, requests, map[string]int, error) {
+		pluginRun := func(ns string, flags ...string) (time.Duration, requests, map[string]int, error) {
 			before, err := scrape(ctx, cs)
 			if err != nil {
 				return 0, requests{}, nil, err
 			}
-			cmd := exec.Command(e.plugin, "deploy", "--all", "-n", ns, "--kubeconfig", c.AdminKubeconfig)
+			cmd := exec.Command(e.plugin, append([]string{"deploy", "--all", "-n", ns, "--kubeconfig", c.AdminKubeconfig}, flags...)...)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			start := time.Now()
 			err = cmd.Run()
 			d := time.Since(start)
 			if err != nil {
-				return 0, requests{}, nil, fmt.Errorf("kubectl-inject deploy --all: %v\n%s", err, tailLines(stderr.String(), 20))
+				return 0, requests{}, nil, fmt.Errorf("kubectl-inject deploy --all %s: %v\n%s", strings.Join(flags, " "), err, tailLines(stderr.String(), 20))
 			}
 			after, err := scrape(ctx, cs)
 			if err != nil {
@@ -149,18 +158,24 @@ done
 			}
 			return d, after.minus(before), actions(stderr.String()), nil
 		}
-		if row.Plugin, row.PluginReq, row.PluginLines, err = pluginRun(); err != nil {
+		if row.Plugin, row.PluginReq, row.PluginLines, err = pluginRun(ns, liveRateFlags...); err != nil {
 			return err
 		}
-		logf("live N=%d: kubectl-inject %s, requests %v, %v", n, secs(row.Plugin), row.PluginReq, row.PluginLines)
-		if row.Second, row.SecondReq, row.SecondLines, err = pluginRun(); err != nil {
+		logf("live N=%d: kubectl-inject %s: %s, requests %v, %v", n, strings.Join(liveRateFlags, " "), secs(row.Plugin), row.PluginReq, row.PluginLines)
+		if row.Second, row.SecondReq, row.SecondLines, err = pluginRun(ns, liveRateFlags...); err != nil {
 			return err
 		}
 		logf("live N=%d: second run %s, requests %v, %v", n, secs(row.Second), row.SecondReq, row.SecondLines)
-		if got, err := countInjected(ctx, cs, ns); err != nil {
+		if row.Default, row.DefaultReq, row.DefaultLines, err = pluginRun(defNs); err != nil {
 			return err
-		} else if got != n {
-			return fmt.Errorf("live N=%d: %d Deployments have the envoy container, want %d", n, got, n)
+		}
+		logf("live N=%d: kubectl-inject with the default rate limits: %s, requests %v, %v", n, secs(row.Default), row.DefaultReq, row.DefaultLines)
+		for _, x := range []string{ns, defNs} {
+			if got, err := countInjected(ctx, cs, x); err != nil {
+				return err
+			} else if got != n {
+				return fmt.Errorf("live N=%d: %d Deployments in %s have the envoy container, want %d", n, got, x, n)
+			}
 		}
 
 		args := []string{script, c.AdminKubeconfig, loopNs, patch}
