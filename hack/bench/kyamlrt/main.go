@@ -4,6 +4,7 @@
 //	kyamlrt [FILE]       kio.ByteReader -> kio.ByteWriter over a multi-document stream
 //	kyamlrt -rl < RL     kio.ByteReadWriter (KeepReaderAnnotations) over a ResourceList,
 //	                     as a kyaml fn/framework function reads and writes it
+//	kyamlrt -noop        exits at once: the start-up cost of linking kyaml alone
 //
 // Both read the whole stream into memory, and kio.ByteWriter encodes every
 // document with one shared yaml.v3 Encoder, which keeps its events until it is
@@ -24,7 +25,11 @@ import (
 
 func main() {
 	rl := flag.Bool("rl", false, "round-trip a ResourceList (kio.ByteReadWriter) instead of a plain stream")
+	noop := flag.Bool("noop", false, "exit at once (start-up cost of a program that links kyaml)")
 	flag.Parse()
+	if *noop {
+		return
+	}
 	if err := run(*rl, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "kyamlrt:", err)
 		os.Exit(1)
