@@ -21,16 +21,22 @@ type renderKey struct {
 	crlf    bool
 	extra   int
 	mapping bool
+	scalar  string // a key: value pair of strings (annotations, labels)
 }
 
 // renderCached renders n like render, reusing the text for inserts of
-// template items (widened items are cached after widening by the caller).
+// template items and of string pairs such as annotations (widened items are
+// cached before widening; the caller widens).
 func (td *textDoc) renderCached(e edit, n *yaml.Node, indent int) (string, error) {
-	if e.origin == nil || td.renders == nil {
+	scalarPair := e.kind == insertEdit && e.parent.Kind == yaml.MappingNode && e.value.Kind == yaml.ScalarNode
+	if (e.origin == nil && !scalarPair) || td.renders == nil {
 		return td.render(n, indent)
 	}
 	td.detectStyle()
 	k := renderKey{origin: e.origin, n: e.originN, key: e.key, indent: indent, step: td.indentStep, wide: td.wideSeq, crlf: td.eol != "\n", mapping: n.Kind == yaml.MappingNode}
+	if scalarPair {
+		k.scalar = e.value.Value
+	}
 	if v, ok := td.renders.m.Load(k); ok {
 		return v.(string), nil
 	}
