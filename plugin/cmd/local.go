@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -43,6 +44,10 @@ func (o *Options) runLocal() error {
 	if err != nil {
 		return err
 	}
+	// One report line per object: buffered, or tens of thousands of
+	// objects cost as many write system calls.
+	report := bufio.NewWriterSize(o.ErrOut, 32<<10)
+	defer report.Flush()
 	var (
 		failed, changed, total int
 		out                    io.Writer
@@ -93,7 +98,7 @@ func (o *Options) runLocal() error {
 				} else if e.Changed() {
 					changed++
 				}
-				fmt.Fprintln(o.ErrOut, localLine(f.name, withFile, e, o.Check))
+				fmt.Fprintln(report, localLine(f.name, withFile, e, o.Check))
 			}
 			if held != nil && total > 0 {
 				held.release()
