@@ -98,3 +98,27 @@ func TestBadFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestContinueOnError: asked to, --in-place writes what succeeded and
+// leaves the failed documents exactly as they were.
+func TestContinueOnError(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	const good = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: good\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: busybox\n"
+	const bad = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: bad\nspec:\n  template:\n    spec:\n      containers: nope\n"
+	path := filepath.Join(t.TempDir(), "in.yaml")
+	if err := os.WriteFile(path, []byte(good+"---\n"+bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCmd(t, "", "--local", "-f", path, "--in-place", "--continue-on-error")
+	if code != 1 || !strings.HasSuffix(stderr, "error: 1 of 2 objects failed and were left as they were; the others were written\n") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+	after, _ := os.ReadFile(path)
+	if !strings.Contains(string(after), "- name: envoy") || !strings.HasSuffix(string(after), "---\n"+bad) {
+		t.Errorf("want the good document injected and the bad one untouched:\n%s", after)
+	}
+	_, stderr, code = runCmd(t, "", "--local", "-f", path, "--continue-on-error")
+	if code == 0 || !strings.Contains(stderr, "--continue-on-error needs --in-place") {
+		t.Errorf("without --in-place: exit %d, stderr %q", code, stderr)
+	}
+}

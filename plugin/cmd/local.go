@@ -103,8 +103,9 @@ func (o *Options) runLocal() error {
 			if held != nil && total > 0 {
 				held.release()
 			}
-			// Once a document failed nothing is written: no temporary file.
-			if rewrite != nil && failed == 0 && !bytes.Equal(text, doc) {
+			// Once a document failed nothing is written (no temporary file),
+			// unless asked to write the rest anyway.
+			if rewrite != nil && (failed == 0 || o.ContinueOnError) && !bytes.Equal(text, doc) {
 				rewrite.change()
 			}
 			return text
@@ -138,6 +139,11 @@ func (o *Options) runLocal() error {
 		return &ExitError{Code: 1, Err: fmt.Errorf("no objects to inject in %s", strings.Join(names, ", "))}
 	}
 	switch {
+	case failed > 0 && o.InPlace && o.ContinueOnError && inPlace:
+		if err := commitAll(rewrites); err != nil {
+			return err
+		}
+		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed and were left as they were; the others were written", failed, total)}
 	case failed > 0 && o.InPlace:
 		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed; no file was written", failed, total)}
 	case failed > 0 && !o.Check:
@@ -148,6 +154,11 @@ func (o *Options) runLocal() error {
 		}
 		return nil
 	}
+	return commitAll(rewrites)
+}
+
+// commitAll renames every finished temporary file over its original.
+func commitAll(rewrites []*inPlaceFile) error {
 	for _, r := range rewrites {
 		if err := r.commit(); err != nil {
 			return fmt.Errorf("write %s: %w", r.path, err)

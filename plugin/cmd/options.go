@@ -39,10 +39,13 @@ type Options struct {
 	ForceConflicts bool
 	Uninject       bool
 	Check          bool
-	Recreate       bool
-	Concurrency    int
-	QPS            float64
-	Burst          int
+	// ContinueOnError writes in place the documents that succeeded even
+	// when others failed (those stay as they were).
+	ContinueOnError bool
+	Recreate        bool
+	Concurrency     int
+	QPS             float64
+	Burst           int
 
 	TemplateFile      string
 	TemplateConfigMap string
@@ -95,6 +98,7 @@ func (o *Options) AddFlags(c *cobra.Command) {
 	f.BoolVar(&o.All, "all", false, "Select all objects of the given types in the namespace")
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Select objects in all namespaces")
 	f.BoolVar(&o.Local, "local", false, "Edit the files given with -f instead of live objects; needs no cluster")
+	f.BoolVar(&o.ContinueOnError, "continue-on-error", false, "With --in-place: write the documents that succeeded even when others failed (the failed ones stay as they were); the exit code is still 1")
 	f.BoolVar(&o.InPlace, "in-place", false, "With --local: rewrite the files (atomically) instead of printing; nothing is written when any document fails")
 	f.StringVar(&o.DryRun, "dry-run", o.DryRun, `"none", "client" (compute only) or "server" (the server runs the change without storing it)`)
 	f.StringVarP(&o.Output, "output", "o", "", "Print the resulting objects: yaml, json or name")
@@ -219,6 +223,9 @@ func (o *Options) Validate() error {
 	}
 	if o.Check && o.InPlace {
 		add("--check changes nothing; it cannot be combined with --in-place")
+	}
+	if o.ContinueOnError && !o.InPlace {
+		add("--continue-on-error needs --in-place (without it, failed documents are printed unchanged anyway)")
 	}
 	if o.Local {
 		errs = append(errs, o.validateLocal()...)
