@@ -1,5 +1,3 @@
-// Package version holds the version and commit of both binaries, set at
-// build time with -ldflags -X.
 package version
 
 // Set by the Makefile with -ldflags "-X ...".

@@ -1,16 +1,3 @@
-// Command rusage runs a program and reports its wall time and peak RSS, for
-// hack/bench.
-//
-//	rusage RESULT-FILE PROGRAM [ARG...]
-//
-// Standard input, output and error are passed through. RESULT-FILE gets one
-// line: "WALL-NANOSECONDS MAXRSS-KILOBYTES EXIT-CODE".
-//
-// Why a launcher: Linux keeps a process's peak RSS across execve, and Go's
-// os/exec starts children with vfork (sharing the parent's memory until the
-// exec), so a child of a large process (the benchmark harness, after
-// generating inputs and profiling) reports the parent's peak RSS as its own.
-// This program is small, so the peak RSS of its child is the child's.
 package main
 
 import (
