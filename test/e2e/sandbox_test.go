@@ -53,3 +53,18 @@ items:
 		t.Errorf("image user and entrypoint = %s", got)
 	}
 }
+
+// TestKptFnDoc: kpt shows the function's documentation from the image.
+func TestKptFnDoc(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the image")
+	}
+	image(t)
+	kpt := need(t, "kpt")
+	out := mustRun(t, t.TempDir(), kpt, "fn", "doc", "--image", Image)
+	for _, want := range []string{"FUNCTION CONFIG", "SidecarInjection", "envoy-initializer", "kpt fn eval --exec inject-fn"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("kpt fn doc lacks %q:\n%s", want, out)
+		}
+	}
+}
