@@ -162,12 +162,9 @@ func (m FileMode) loadConfig() (*Config, error) {
 		}
 		return all
 	}
-	lookup := func(namespace, name string) (*yaml.RNode, error) {
-		if cm, err := ItemLookup(docs)(namespace, name); cm != nil || err != nil {
-			return cm, err
-		}
+	lookup := inject.DocumentLookup(docs, func(namespace, name string) (*yaml.RNode, error) {
 		return ItemLookup(inputs())(namespace, name)
-	}
+	})
 	cfg, err := LoadConfig(fc, lookup)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", m.Config, err)

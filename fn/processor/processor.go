@@ -1,8 +1,6 @@
 package processor
 
 import (
-	"fmt"
-
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -37,29 +35,9 @@ func (Processor) Process(rl *ResourceList) error {
 }
 
 // ItemLookup resolves template references against the ConfigMaps among
-// items. A reference without a namespace matches a ConfigMap of that name
-// in any namespace, as long as there is only one.
+// items (see inject.DocumentLookup).
 func ItemLookup(items []*yaml.RNode) inject.ConfigMapLookup {
-	return func(namespace, name string) (*yaml.RNode, error) {
-		var found []*yaml.RNode
-		for _, item := range items {
-			if kindOf(item) != "ConfigMap" || item.GetName() != name {
-				continue
-			}
-			if namespace != "" && item.GetNamespace() != namespace {
-				continue
-			}
-			found = append(found, item)
-		}
-		switch len(found) {
-		case 0:
-			return nil, nil
-		case 1:
-			return found[0], nil
-		default:
-			return nil, fmt.Errorf("%d ConfigMaps named %q in the input: name the namespace too (NAMESPACE/NAME)", len(found), name)
-		}
-	}
+	return inject.DocumentLookup(items, nil)
 }
 
 // failures returns the error results as an error, or nil.

@@ -1,7 +1,10 @@
 package inject
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -216,4 +219,82 @@ func parseBool(key, value string) (bool, error) {
 		return false, fmt.Errorf("%q is not a boolean (want true or false)", value)
 	}
 	return b, nil
+}
+
+// ParseTemplate reads a template from YAML text in any supported format
+// (a SidecarInjection with an inline template, a template ConfigMap, or a
+// partial Pod spec). References to other ConfigMaps are not resolved here;
+// use LoadConfig for that.
+func ParseTemplate(data []byte) (*Template, error) {
+	cfg, err := ParseConfig(data, nil)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Template == nil {
+		return nil, fmt.Errorf("template: no template given")
+	}
+	return cfg.Template, nil
+}
+
+// ParseConfig reads a configuration file: its first document configures
+// (see LoadConfig), and ConfigMaps among the later documents serve
+// templateRef before lookup is asked (lookup may be nil).
+func ParseConfig(data []byte, lookup ConfigMapLookup) (*Config, error) {
+	docs, err := decodeDocuments(data)
+	if err != nil {
+		return nil, fmt.Errorf("template: %w", err)
+	}
+	if len(docs) == 0 {
+		return nil, fmt.Errorf("template: empty document")
+	}
+	return LoadConfig(docs[0], DocumentLookup(docs[1:], lookup))
+}
+
+// decodeDocuments parses every document of a stream that has content.
+func decodeDocuments(data []byte) ([]*yaml.RNode, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var docs []*yaml.RNode
+	for i := 0; ; i++ {
+		var node yaml.Node
+		err := dec.Decode(&node)
+		if errors.Is(err, io.EOF) {
+			return docs, nil
+		}
+		if err != nil {
+			if i == 0 {
+				return nil, fmt.Errorf("not valid YAML: %w", err)
+			}
+			return nil, fmt.Errorf("document %d: not valid YAML: %w", i, err)
+		}
+		if len(node.Content) > 0 && !(isNull(node.Content[0]) && node.Content[0].Value == "") {
+			docs = append(docs, yaml.NewRNode(&node))
+		}
+	}
+}
+
+// DocumentLookup finds a ConfigMap by name among docs, then asks fallback
+// (which may be nil). A ConfigMap without a namespace matches any
+// namespace; two that match are an error rather than a guess.
+func DocumentLookup(docs []*yaml.RNode, fallback ConfigMapLookup) ConfigMapLookup {
+	return func(namespace, name string) (*yaml.RNode, error) {
+		var found []*yaml.RNode
+		for _, d := range docs {
+			if d.GetKind() != "ConfigMap" || d.GetName() != name {
+				continue
+			}
+			if ns := d.GetNamespace(); namespace != "" && ns != "" && ns != namespace {
+				continue
+			}
+			found = append(found, d)
+		}
+		switch {
+		case len(found) == 1:
+			return found[0], nil
+		case len(found) > 1:
+			return nil, fmt.Errorf("%d ConfigMaps named %q: name the namespace too (NAMESPACE/NAME)", len(found), name)
+		case fallback != nil:
+			return fallback(namespace, name)
+		}
+		return nil, nil
+	}
 }

@@ -167,3 +167,43 @@ volumes:
 		t.Errorf("strict error = %v", err)
 	}
 }
+
+func TestParseConfigResolvesLaterConfigMaps(t *testing.T) {
+	t.Parallel()
+	const ref = "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {templateRef: {name: tpl, namespace: mesh}}\n"
+	cm := func(ns, image string) string {
+		return "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: tpl" + ns + "}\ndata:\n  config: 'containers: [{name: p, image: " + image + "}]'\n"
+	}
+	cases := []struct {
+		name, file string
+		fallback   inject.ConfigMapLookup
+		wantImage  string
+		wantErr    string
+	}{
+		{"same namespace", ref + cm(", namespace: mesh", "a"), nil, "a", ""},
+		{"no namespace matches any", ref + cm("", "b"), nil, "b", ""},
+		{"other namespace falls back", ref + cm(", namespace: other", "c"), func(ns, name string) (*yaml.RNode, error) {
+			return yaml.Parse("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: tpl}\ndata:\n  config: 'containers: [{name: p, image: from-cluster}]'\n")
+		}, "from-cluster", ""},
+		{"two matches are an error", ref + cm("", "d") + cm(", namespace: mesh", "e"), nil, "", `2 ConfigMaps named "tpl": name the namespace too (NAMESPACE/NAME)`},
+		{"not found", ref, nil, "", `ConfigMap "tpl": not found`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			cfg, err := inject.ParseConfig([]byte(c.file), c.fallback)
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("error = %v, want it to contain %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := yaml.NewRNode(cfg.Template.Containers[0]).Field("image").Value.YNode().Value; got != c.wantImage {
+				t.Errorf("image %q, want %q", got, c.wantImage)
+			}
+		})
+	}
+}

@@ -3,8 +3,6 @@ package inject
 import (
 	_ "embed"
 	"fmt"
-
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 //go:embed default_template.yaml
@@ -22,31 +20,4 @@ func DefaultTemplate() *Template {
 	}
 	t.Source = "embedded default template"
 	return t
-}
-
-// ParseTemplate reads a template from YAML text in any supported format
-// (a SidecarInjection with an inline template, a template ConfigMap, or a
-// partial Pod spec). References to other ConfigMaps are not resolved here;
-// use LoadConfig for that.
-func ParseTemplate(data []byte) (*Template, error) {
-	cfg, err := ParseConfig(data, nil)
-	if err != nil {
-		return nil, err
-	}
-	if cfg.Template == nil {
-		return nil, fmt.Errorf("template: no template given")
-	}
-	return cfg.Template, nil
-}
-
-// ParseConfig reads a configuration document from YAML text; see LoadConfig.
-func ParseConfig(data []byte, lookup ConfigMapLookup) (*Config, error) {
-	node, err := decodeDocument(data)
-	if err != nil {
-		return nil, fmt.Errorf("template: not valid YAML: %w", err)
-	}
-	if node == nil {
-		return nil, fmt.Errorf("template: empty document")
-	}
-	return LoadConfig(yaml.NewRNode(node), lookup)
 }

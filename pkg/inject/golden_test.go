@@ -11,7 +11,6 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/manifest"
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
@@ -54,19 +53,7 @@ func NewInjectorFromFile(path string) (*inject.Injector, error) {
 	if err != nil {
 		return nil, err
 	}
-	docs, err := yamlDocuments(data)
-	if err != nil {
-		return nil, err
-	}
-	lookup := func(namespace, name string) (*yaml.RNode, error) {
-		for _, d := range docs[1:] {
-			if d.GetKind() == "ConfigMap" && d.GetName() == name {
-				return d, nil
-			}
-		}
-		return nil, nil
-	}
-	cfg, err := inject.LoadConfig(docs[0], lookup)
+	cfg, err := inject.ParseConfig(data, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -75,17 +62,6 @@ func NewInjectorFromFile(path string) (*inject.Injector, error) {
 		tpl = inject.DefaultTemplate()
 	}
 	return inject.New(tpl, cfg.Settings)
-}
-
-func yamlDocuments(data []byte) ([]*yaml.RNode, error) {
-	var docs []*yaml.RNode
-	err := manifest.Process(bytes.NewReader(data), &bytes.Buffer{}, func(_ int, doc []byte) []byte {
-		if n, err := yaml.Parse(string(doc)); err == nil {
-			docs = append(docs, n)
-		}
-		return doc
-	})
-	return docs, err
 }
 
 // run applies op to a whole stream through the text path.

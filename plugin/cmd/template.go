@@ -1,10 +1,8 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,7 +11,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
-	"github.com/kinject/kubectl-inject/pkg/manifest"
 )
 
 // loadInjector builds the injector from the template flags (--template,
@@ -66,36 +63,9 @@ func (o *Options) loadTemplateFile(path string) (*inject.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read template: %w", err)
 	}
-	var docs []*yaml.RNode
-	var parseErr error
-	err = manifest.Process(bytes.NewReader(data), io.Discard, func(i int, doc []byte) []byte {
-		n, err := yaml.Parse(string(doc))
-		if err != nil && parseErr == nil {
-			parseErr = fmt.Errorf("document %d: %w", i, err)
-		}
-		docs = append(docs, n)
-		return doc
-	})
-	if err == nil {
-		err = parseErr
-	}
-	if err == nil && len(docs) == 0 {
-		err = fmt.Errorf("no document")
-	}
+	cfg, err := inject.ParseConfig(data, o.configMapLookup)
 	if err != nil {
-		return nil, fmt.Errorf("template %s: %w", path, err)
-	}
-	lookup := func(namespace, name string) (*yaml.RNode, error) {
-		for _, d := range docs[1:] {
-			if d.GetKind() == "ConfigMap" && d.GetName() == name && (namespace == "" || d.GetNamespace() == "" || d.GetNamespace() == namespace) {
-				return d, nil
-			}
-		}
-		return o.configMapLookup(namespace, name)
-	}
-	cfg, err := inject.LoadConfig(docs[0], lookup)
-	if err != nil {
-		return nil, fmt.Errorf("template %s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return cfg, nil
 }
