@@ -25,7 +25,7 @@ type document struct {
 	reformatted bool
 	err         error // set when the document could not be rewritten
 	renders     *renderCache
-	stale       bool // text was spliced; root has the edits but not the positions
+	stale       bool // text was spliced; root must be parsed again before use
 }
 
 // objectRef is one object in a document: the root, or an item of a List.
@@ -112,12 +112,14 @@ func (d *document) apply(edits []edit) {
 		return
 	}
 	spliced, sure, spliceErr := splice(d.text, edits, d.renders)
-	if err := applyToNodes(edits); err != nil {
-		d.err = err
+	if spliceErr == nil && sure {
+		// The tree is parsed again from the text if a later pass needs it.
+		d.text, d.stale = spliced, true
 		return
 	}
-	if spliceErr == nil && sure {
-		d.text, d.stale = spliced, true
+	// The edited tree is the reference for the check and the fallback.
+	if err := applyToNodes(edits); err != nil {
+		d.err = err
 		return
 	}
 	if spliceErr == nil {
