@@ -35,9 +35,9 @@ func (in *Injector) planInject(t *podTarget) ([]edit, error) {
 	if err := checkPorts(t, append(append([]*yaml.Node{}, newContainers...), newInits...)); err != nil {
 		return nil, err
 	}
-	status.Containers = itemNames(newSequence(newContainers...))
-	status.InitContainers = itemNames(newSequence(newInits...))
-	status.Volumes = itemNames(newSequence(newVolumes...))
+	status.Containers = namesOf(newContainers)
+	status.InitContainers = namesOf(newInits)
+	status.Volumes = namesOf(newVolumes)
 
 	var edits []edit
 	for _, l := range []struct {

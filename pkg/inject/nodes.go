@@ -98,8 +98,13 @@ func itemNames(seq *yaml.Node) []string {
 	if seq == nil || seq.Kind != yaml.SequenceNode {
 		return nil
 	}
-	names := make([]string, 0, len(seq.Content))
-	for _, item := range seq.Content {
+	return namesOf(seq.Content)
+}
+
+// namesOf returns the "name" of each item.
+func namesOf(items []*yaml.Node) []string {
+	names := make([]string, 0, len(items))
+	for _, item := range items {
 		names = append(names, scalarField(item, "name"))
 	}
 	return names

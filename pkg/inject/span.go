@@ -13,9 +13,6 @@ import (
 // indentation rules: its lines are the ones indented deeper than the
 // construct that holds it.
 
-// startLine is the line a key or item starts on.
-func (td *textDoc) startLine(n *yaml.Node) int { return n.Line }
-
 // startsLine reports whether n is the first thing on its line (after the
 // item's dash, for items), so that whole lines can be inserted before it or
 // removed.

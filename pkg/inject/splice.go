@@ -210,7 +210,7 @@ func (td *textDoc) insert(e edit) (change, error) {
 		if !td.startsLine(e.before, e.parent.Kind == yaml.SequenceNode) {
 			return change{}, errNotSpliceable
 		}
-		at = td.lineStart(td.commentsAbove(td.startLine(e.before)))
+		at = td.lineStart(td.commentsAbove(e.before.Line))
 	} else {
 		last, err := td.lastChildLine(e.parent)
 		if err != nil {
@@ -278,7 +278,7 @@ func (td *textDoc) delete(e edit) (change, error) {
 	if err != nil {
 		return change{}, err
 	}
-	return change{start: td.lineStart(td.startLine(e.target)), end: td.lineStart(last + 1)}, nil
+	return change{start: td.lineStart(e.target.Line), end: td.lineStart(last + 1)}, nil
 }
 
 // fill writes a collection under a key whose value is empty ("volumes:").

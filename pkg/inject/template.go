@@ -271,9 +271,7 @@ func (t *Template) WithNative(native bool) *Template {
 func (t *Template) Names() []string {
 	var names []string
 	for _, list := range [][]*yaml.Node{t.Containers, t.InitContainers, t.Volumes} {
-		for _, n := range list {
-			names = append(names, scalarField(n, "name"))
-		}
+		names = append(names, namesOf(list)...)
 	}
 	sort.Strings(names)
 	return names
