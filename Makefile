@@ -20,9 +20,10 @@ export KINJECT_CACHE
 .PHONY: all build demo test unit e2e live tools bench fuzz image dist krew clean
 all: build
 
-## build: both binaries into bin/
+## build: the binaries into bin/ (kubectl-inject hands all but --local to kubectl-inject-live beside it)
 build:
 	go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/kubectl-inject ./plugin
+	go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/kubectl-inject-live ./plugin/kubectl-inject-live
 	go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/inject-fn ./fn
 
 ## demo: inject the embedded Envoy sidecar into examples/cli/app.yaml and show the result

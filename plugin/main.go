@@ -1,14 +1,43 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 
-	"k8s.io/cli-runtime/pkg/genericiooptions"
-
-	"github.com/kinject/kubectl-inject/plugin/cmd"
+	"github.com/kinject/kubectl-inject/plugin/local"
 )
 
+// FullCommand is the binary that serves every command line but --local:
+// it lies in the same directory as kubectl-inject.
+const FullCommand = "kubectl-inject-live"
+
 func main() {
-	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
-	os.Exit(cmd.Execute(cmd.NewCmdInject(streams), streams))
+	args := os.Args[1:]
+	if code, served := local.Serve(args, local.Streams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}); served {
+		os.Exit(code)
+	}
+	full, err := fullCommand()
+	if err == nil {
+		err = handOver(full, args) // returns only on failure (Unix) or with the exit code (Windows)
+	}
+	fmt.Fprintf(os.Stderr, "error: %v\n", err)
+	os.Exit(1)
+}
+
+// fullCommand finds kubectl-inject-live beside this binary, following
+// symbolic links (krew links only kubectl-inject into its bin directory).
+func fullCommand() (string, error) {
+	self, err := os.Executable()
+	if err == nil {
+		self, err = filepath.EvalSymlinks(self)
+	}
+	if err != nil {
+		return "", fmt.Errorf("find %s: %w", FullCommand, err)
+	}
+	full := filepath.Join(filepath.Dir(self), FullCommand+exeSuffix)
+	if _, err := os.Stat(full); err != nil {
+		return "", fmt.Errorf("kubectl-inject needs %s beside it for everything but --local (live objects, --help, completion): %w; install both binaries of the same release (krew does)", FullCommand, err)
+	}
+	return full, nil
 }

@@ -23,17 +23,19 @@ type entry struct {
 	data []byte
 }
 
-// writeArchive writes the plugin archive: a zip on windows, else a tar.gz.
-// Entries are sorted, with fixed times, owners and modes.
-func writeArchive(path string, p platform, bin string, license []byte) error {
-	b, err := os.ReadFile(bin)
-	if err != nil {
-		return err
+// writeArchive writes the plugin archive of the two binaries in binDir
+// and the license: a zip on windows, else a tar.gz. Entries are sorted,
+// with fixed times, owners and modes.
+func writeArchive(path string, p platform, binDir string, license []byte) error {
+	entries := []entry{{"LICENSE", 0o644, license}}
+	for _, name := range []string{pluginName + p.exe(), liveName + p.exe()} {
+		b, err := os.ReadFile(filepath.Join(binDir, name))
+		if err != nil {
+			return err
+		}
+		entries = append(entries, entry{name, 0o755, b})
 	}
-	entries := []entry{
-		{pluginName + p.exe(), 0o755, b},
-		{"LICENSE", 0o644, license},
-	}
+	var err error
 	sort.Slice(entries, func(i, j int) bool { return entries[i].name < entries[j].name })
 	var buf bytes.Buffer
 	if p.OS == "windows" {

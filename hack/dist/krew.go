@@ -41,7 +41,7 @@ func readManifest(path string) (string, map[string]string, error) {
 
 // manifestPlatform is one spec.platforms item of the template.
 type manifestPlatform struct {
-	OS, Arch, Archive, URI, SHA256, Bin string
+	OS, Arch, Archive, URI, SHA256, Bin, Live string
 }
 
 // renderKrew renders the template for the given platforms, whose archives
@@ -70,6 +70,7 @@ func renderKrew(tmplPath, outPath, version string, platforms []platform, sums ma
 			URI:    releaseURL + "/" + version + "/" + a,
 			SHA256: sum,
 			Bin:    pluginName + p.exe(),
+			Live:   liveName + p.exe(),
 		})
 	}
 	var buf bytes.Buffer

@@ -19,6 +19,7 @@ const (
 	versionPkg  = modulePath + "/pkg/version"
 	releaseURL  = "https://github.com/kinject/kubectl-inject/releases/download"
 	pluginName  = "kubectl-inject"
+	liveName    = "kubectl-inject-live" // the full command kubectl-inject hands all but --local to
 	fnName      = "inject-fn"
 	checksums   = "checksums.txt"
 	maxParallel = 2 // concurrent `go build`s: the release machine has 2 cores
@@ -226,17 +227,17 @@ func build(root, version, commit, out, license string, platforms []platform) err
 	ldflags := fmt.Sprintf("-s -w -X %s.Version=%s -X %s.Commit=%s", versionPkg, version, versionPkg, commit)
 	type job struct {
 		p       platform
-		pkg     string // ./plugin or ./fn
+		pkg     string // ./plugin, ./plugin/kubectl-inject-live or ./fn
 		binPath string
-		archive string // plugin archive to write from binPath, or ""
 	}
 	var jobs []job
 	var artifacts []string
+	pluginDir := func(p platform) string { return filepath.Join(tmp, p.OS+"_"+p.Arch) }
 	for _, p := range platforms {
-		pluginBin := filepath.Join(tmp, p.OS+"_"+p.Arch, pluginName+p.exe())
 		jobs = append(jobs,
-			job{p, "./plugin", pluginBin, filepath.Join(out, archiveName(version, p))},
-			job{p, "./fn", filepath.Join(out, fnBinaryName(version, p)), ""})
+			job{p, "./plugin", filepath.Join(pluginDir(p), pluginName+p.exe())},
+			job{p, "./plugin/kubectl-inject-live", filepath.Join(pluginDir(p), liveName+p.exe())},
+			job{p, "./fn", filepath.Join(out, fnBinaryName(version, p))})
 		artifacts = append(artifacts, archiveName(version, p), fnBinaryName(version, p))
 	}
 
@@ -252,21 +253,23 @@ func build(root, version, commit, out, license string, platforms []platform) err
 			defer func() { <-sem }()
 			start := time.Now()
 			err := goBuild(root, j.p, j.pkg, ldflags, j.binPath)
-			if err == nil && j.archive != "" {
-				err = writeArchive(j.archive, j.p, j.binPath, lic)
-			}
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
 				errs = append(errs, fmt.Errorf("%s %s: %w", j.pkg, j.p, err))
 				return
 			}
-			fmt.Fprintf(os.Stderr, "dist: built %-8s %-13s in %s\n", j.pkg, j.p, time.Since(start).Round(100*time.Millisecond))
+			fmt.Fprintf(os.Stderr, "dist: built %-28s %-13s in %s\n", j.pkg, j.p, time.Since(start).Round(100*time.Millisecond))
 		}()
 	}
 	wg.Wait()
 	if len(errs) > 0 {
 		return errors.Join(errs...)
+	}
+	for _, p := range platforms {
+		if err := writeArchive(filepath.Join(out, archiveName(version, p)), p, pluginDir(p), lic); err != nil {
+			return fmt.Errorf("archive %s: %w", p, err)
+		}
 	}
 	return writeChecksums(out, artifacts)
 }

@@ -43,17 +43,21 @@ func TestNames(t *testing.T) {
 func TestArchivesReproducible(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "bin")
-	if err := os.WriteFile(bin, []byte("binary"), 0o700); err != nil {
-		t.Fatal(err)
-	}
 	for _, p := range []platform{{"linux", "amd64"}, {"windows", "amd64"}} {
+		var names []string
+		for _, name := range []string{pluginName + p.exe(), liveName + p.exe()} {
+			names = append(names, filepath.Join(bin, name))
+			writeFile(t, names[len(names)-1], name)
+		}
 		a, b := filepath.Join(dir, "a"+p.OS), filepath.Join(dir, "b"+p.OS)
 		if err := writeArchive(a, p, bin, []byte("license")); err != nil {
 			t.Fatal(err)
 		}
 		// A different file time must not matter.
-		if err := os.Chtimes(bin, archiveTime, archiveTime); err != nil {
-			t.Fatal(err)
+		for _, name := range names {
+			if err := os.Chtimes(name, archiveTime, archiveTime); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if err := writeArchive(b, p, bin, []byte("license")); err != nil {
 			t.Fatal(err)
@@ -63,6 +67,16 @@ func TestArchivesReproducible(t *testing.T) {
 		if len(x) == 0 || !bytes.Equal(x, y) {
 			t.Errorf("%s: archives differ", p)
 		}
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o700); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -1,13 +1,11 @@
 package cmd
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kinject/kubectl-inject/pkg/version"
+	"github.com/kinject/kubectl-inject/plugin/local"
 )
 
 const example = `  # Inject the default Envoy sidecar into a Deployment
@@ -92,33 +90,12 @@ Each object gets one line on stderr; the exit code is 1 when any object failed
 	return c
 }
 
-// ExitError is an error that carries the exit code; Silent ones have
-// already been reported.
-type ExitError struct {
-	Code   int
-	Silent bool
-	Err    error
-}
-
-func (e *ExitError) Error() string { return e.Err.Error() }
-func (e *ExitError) Unwrap() error { return e.Err }
+// ExitError is an error that carries the exit code (see local.ExitError).
+type ExitError = local.ExitError
 
 // Execute runs c and returns the process exit code: 0 on success, 1 when any
 // object failed or --check found a change, printing the error to
 // streams.ErrOut as kubectl does.
 func Execute(c *cobra.Command, streams genericiooptions.IOStreams) int {
-	err := c.Execute()
-	if err == nil {
-		return 0
-	}
-	code := 1
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		code = ee.Code
-		if ee.Silent {
-			return code
-		}
-	}
-	fmt.Fprintf(streams.ErrOut, "error: %v\n", err)
-	return code
+	return local.ExitCode(c.Execute(), streams.ErrOut)
 }

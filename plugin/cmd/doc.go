@@ -1,7 +1,9 @@
-// Package cmd is the kubectl-inject command: cobra flags, kubectl's resource
-// arguments (cli-runtime), and the two front ends of the injection core:
-// local manifests (--local, edited as text so every other byte survives)
-// and live objects (pkg/live, patched the declarative way).
+// Package cmd is the full kubectl-inject command (the kubectl-inject-live
+// binary): cobra flags, kubectl's resource arguments (cli-runtime), and the
+// two front ends of the injection core: local manifests (--local, run by
+// plugin/local, edited as text so every other byte survives) and live
+// objects (pkg/live, patched the declarative way). The kubectl-inject
+// binary serves --local command lines itself and hands the rest here.
 //
 // The command follows kubectl's Options pattern: NewOptions, then Complete
 // (flags, kubeconfig, template), Validate (pure, every error at once) and Run

@@ -2,49 +2,27 @@ package cmd
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/kinject/kubectl-inject/internal/testbin"
 	"github.com/kinject/kubectl-inject/pkg/manifest/gen"
 )
 
-var (
-	pluginOnce sync.Once
-	pluginBin  string
-	pluginErr  error
-)
-
-// buildPlugin builds kubectl-inject once for tests that need a real process.
+// buildPlugin builds kubectl-inject (and kubectl-inject-live beside it)
+// for tests that need a real process.
 func buildPlugin(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	pluginOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "kinject-plugin-")
-		if err != nil {
-			pluginErr = err
-			return
-		}
-		pluginBin = filepath.Join(dir, "kubectl-inject")
-		cmd := exec.Command("go", "build", "-o", pluginBin, "..")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			pluginErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if pluginErr != nil {
-		t.Fatal(pluginErr)
-	}
-	return pluginBin
+	return filepath.Join(testbin.PluginDir(t), testbin.Plugin)
 }
 
 func writeManifest(t *testing.T, dir string, apps int) (string, []byte) {

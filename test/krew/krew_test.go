@@ -320,15 +320,15 @@ func TestDistArtifacts(t *testing.T) {
 			} else {
 				entries = readTarGz(t, path)
 			}
-			bin := "kubectl-inject"
+			exe := ""
 			if goos == "windows" {
-				bin += ".exe"
+				exe = ".exe"
 			}
 			var names []string
 			for _, e := range entries {
 				names = append(names, e.name)
 			}
-			if want := []string{"LICENSE", bin}; !slices.Equal(names, want) {
+			if want := []string{"LICENSE", "kubectl-inject" + exe, "kubectl-inject-live" + exe}; !slices.Equal(names, want) {
 				t.Fatalf("%s holds %v, want %v (sorted)", path, names, want)
 			}
 			for _, e := range entries {
@@ -339,10 +339,12 @@ func TestDistArtifacts(t *testing.T) {
 			if !bytes.Equal(entries[0].data, license) {
 				t.Errorf("%s: LICENSE differs from the repository's", path)
 			}
-			if entries[0].mode != 0o644 || entries[1].mode != 0o755 {
-				t.Errorf("%s: modes %o %o, want 644 755", path, entries[0].mode, entries[1].mode)
+			if entries[0].mode != 0o644 || entries[1].mode != 0o755 || entries[2].mode != 0o755 {
+				t.Errorf("%s: modes %o %o %o, want 644 755 755", path, entries[0].mode, entries[1].mode, entries[2].mode)
 			}
-			checkExecutable(t, goos, entries[1].data, path+":"+bin)
+			for _, e := range entries[1:] {
+				checkExecutable(t, goos, e.data, path+":"+e.name)
+			}
 			fn, err := os.ReadFile(filepath.Join(dir, fnName(testVersion, p)))
 			if err != nil {
 				t.Fatal(err)
@@ -509,7 +511,7 @@ func TestKrewInstall(t *testing.T) {
 	t.Run("host", func(t *testing.T) {
 		krewRoot := krewInstall(t, host)
 		store := filepath.Join(krewRoot, "store", "inject", testVersion)
-		for _, f := range []string{"LICENSE", "kubectl-inject" + exeSuffix()} {
+		for _, f := range []string{"LICENSE", "kubectl-inject" + exeSuffix(), "kubectl-inject-live" + exeSuffix()} {
 			if _, err := os.Stat(filepath.Join(store, f)); err != nil {
 				t.Errorf("krew did not install %s: %v", f, err)
 			}
@@ -527,13 +529,22 @@ func TestKrewInstall(t *testing.T) {
 			t.Errorf("kubectl inject --version printed %q, want it to contain %q", out, want)
 		}
 		t.Logf("kubectl inject --version: %s", bytes.TrimSpace(out))
+		// --version is served by kubectl-inject-live, found beside the link's
+		// target; --local by kubectl-inject itself.
+		cmd = exec.Command(kubectl, "inject", "--local", "-f", filepath.Join(repoRoot(t), "examples", "cli", "app.yaml"))
+		cmd.Env = append(os.Environ(),
+			"PATH="+filepath.Join(krewRoot, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"),
+			"HOME="+t.TempDir(), "KUBECONFIG="+filepath.Join(t.TempDir(), "none"))
+		if out, err := cmd.Output(); err != nil || !bytes.Contains(out, []byte("sidecar.kinject.dev/status")) {
+			t.Errorf("kubectl inject --local through krew: %v\n%s", err, out)
+		}
 	})
 
 	if host != windows {
 		t.Run("windows-zip", func(t *testing.T) {
 			krewRoot := krewInstall(t, windows)
 			store := filepath.Join(krewRoot, "store", "inject", testVersion)
-			for _, f := range []string{"LICENSE", "kubectl-inject.exe"} {
+			for _, f := range []string{"LICENSE", "kubectl-inject.exe", "kubectl-inject-live.exe"} {
 				if _, err := os.Stat(filepath.Join(store, f)); err != nil {
 					t.Errorf("krew did not extract %s from the windows zip: %v", f, err)
 				}

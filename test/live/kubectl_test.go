@@ -5,37 +5,37 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/kinject/kubectl-inject/internal/testbin"
 )
 
-// pluginDir builds kubectl-inject once into a directory that also holds the
-// completion script, for kubectl's plugin discovery through PATH.
+var (
+	scriptOnce sync.Once
+	scriptErr  error
+)
+
+// pluginDir builds kubectl-inject (with kubectl-inject-live beside it) once
+// into a directory that also holds the completion script, for kubectl's
+// plugin discovery through PATH.
 func pluginDir(t *testing.T) string {
 	t.Helper()
 	if _, err := exec.LookPath("kubectl"); err != nil {
 		t.Skip("kubectl not in PATH")
 	}
-	pluginOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "kinject-plugin-")
-		if err != nil {
-			pluginErr = err
-			return
-		}
-		out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "kubectl-inject"), "../../plugin").CombinedOutput()
-		if err != nil {
-			pluginErr = &buildError{out: string(out), err: err}
-			return
-		}
+	dir := testbin.PluginDir(t)
+	scriptOnce.Do(func() {
 		script, err := os.ReadFile("../../plugin/kubectl_complete-inject")
 		if err == nil {
 			err = os.WriteFile(filepath.Join(dir, "kubectl_complete-inject"), script, 0o755)
 		}
-		pluginDirPath, pluginErr = dir, err
+		scriptErr = err
 	})
-	if pluginErr != nil {
-		t.Fatalf("build plugin: %v", pluginErr)
+	if scriptErr != nil {
+		t.Fatalf("completion script: %v", scriptErr)
 	}
-	return pluginDirPath
+	return dir
 }
 
 // kubectl runs the real kubectl as admin with the plugin on PATH.

@@ -298,16 +298,3 @@ spec:
         - containerPort: 8080
 `, name, labels)
 }
-
-var (
-	pluginOnce    sync.Once
-	pluginDirPath string
-	pluginErr     error
-)
-
-type buildError struct {
-	out string
-	err error
-}
-
-func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }

@@ -1,4 +1,4 @@
-package cmd
+package local
 
 import (
 	"bufio"
@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
-	"github.com/kinject/kubectl-inject/pkg/live"
 	"github.com/kinject/kubectl-inject/pkg/manifest"
 )
 
@@ -26,13 +25,21 @@ type localFile struct {
 	data []byte      // URLs only
 }
 
-// runLocal injects the files given with -f as text, one document at a time:
+// Streams are the standard input and outputs of a run.
+type Streams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+}
+
+// Run injects (or checks, or uninjects) the files given with -f as text,
+// one document at a time, with the injector in:
 // each result goes out as soon as its document is processed (to stdout, or
 // to a temporary file beside the original with --in-place), so memory is
 // bounded by the largest document, not by the stream. With --in-place the
 // temporary files replace the originals only when no document of any file
 // failed.
-func (o *Options) runLocal() error {
+func (f *Flags) Run(in *inject.Injector, s Streams) error {
 	if os.Getenv("GOGC") == "" {
 		// The live heap is one document and the parser's nodes: a few MB.
 		// At the default GOGC (100) the collector runs every few MB of
@@ -40,13 +47,13 @@ func (o *Options) runLocal() error {
 		// peak memory, still bounded by the largest document.
 		debug.SetGCPercent(200)
 	}
-	files, err := o.localFiles()
+	files, err := f.localFiles()
 	if err != nil {
 		return err
 	}
 	// One report line per object: buffered, or tens of thousands of
 	// objects cost as many write system calls.
-	report := bufio.NewWriterSize(o.ErrOut, 32<<10)
+	report := bufio.NewWriterSize(s.ErrOut, 32<<10)
 	defer report.Flush()
 	var (
 		failed, changed, total int
@@ -54,13 +61,14 @@ func (o *Options) runLocal() error {
 		held                   *holdWriter
 		rewrites               []*inPlaceFile
 	)
-	inPlace := o.InPlace && o.dryRun != live.DryRunClient && !o.Check
+	inPlace := f.InPlace && f.DryRun != DryRunClient && !f.Check
+	op := f.Op()
 	switch {
-	case o.Check, o.InPlace:
+	case f.Check, f.InPlace:
 		out = io.Discard // --in-place writes through inPlaceFile below
 	default:
 		// Nothing is printed unless the input holds an object.
-		held = &holdWriter{w: o.Out}
+		held = &holdWriter{w: s.Out}
 		out = held
 	}
 	defer func() {
@@ -69,11 +77,11 @@ func (o *Options) runLocal() error {
 		}
 	}()
 	var prev countWriter // the previous file's output, for the "---" between files
-	for i, f := range files {
+	for i, file := range files {
 		w := out
 		var rewrite *inPlaceFile
 		if inPlace {
-			rewrite = &inPlaceFile{path: f.name, mode: f.mode}
+			rewrite = &inPlaceFile{path: file.name, mode: file.mode}
 			rewrites = append(rewrites, rewrite)
 			w = rewrite
 		} else if held != nil && i > 0 {
@@ -83,14 +91,14 @@ func (o *Options) runLocal() error {
 			_, _ = io.WriteString(w, "---\n")
 		}
 		prev = countWriter{w: w}
-		withFile := len(files) > 1 || f.name != "-"
-		in, closeIn, err := o.openLocal(f)
+		withFile := len(files) > 1 || file.name != "-"
+		input, closeIn, err := s.open(file)
 		if err != nil {
 			return err
 		}
-		src := &errReader{r: in}
+		src := &errReader{r: input}
 		err = manifest.Process(src, &prev, func(index int, doc []byte) []byte {
-			text, entries := o.injector.ProcessText(o.op, doc, index)
+			text, entries := in.ProcessText(op, doc, index)
 			for _, e := range entries {
 				total++
 				if e.Action == inject.Failed {
@@ -98,57 +106,57 @@ func (o *Options) runLocal() error {
 				} else if e.Changed() {
 					changed++
 				}
-				fmt.Fprintln(report, localLine(f.name, withFile, e, o.Check))
+				fmt.Fprintln(report, localLine(file.name, withFile, e, f.Check))
 			}
 			if held != nil && total > 0 {
 				held.release()
 			}
 			// Once a document failed nothing is written (no temporary file),
 			// unless asked to write the rest anyway.
-			if rewrite != nil && (failed == 0 || o.ContinueOnError) && !bytes.Equal(text, doc) {
+			if rewrite != nil && (failed == 0 || f.ContinueOnError) && !bytes.Equal(text, doc) {
 				rewrite.change()
 			}
 			return text
 		})
 		closeIn()
 		switch {
-		case src.err != nil && f.name == "-":
+		case src.err != nil && file.name == "-":
 			return fmt.Errorf("read stdin: %w", src.err)
 		case src.err != nil:
 			return src.err // os errors name the operation and the path already
 		case rewrite != nil && rewrite.err != nil:
-			return fmt.Errorf("write %s: %w", f.name, rewrite.err)
+			return fmt.Errorf("write %s: %w", file.name, rewrite.err)
 		case err != nil:
-			return fmt.Errorf("%s: %w", f.name, err)
+			return fmt.Errorf("%s: %w", file.name, err)
 		}
 		if rewrite != nil {
 			if err := rewrite.finish(); err != nil {
-				return fmt.Errorf("write %s: %w", f.name, err)
+				return fmt.Errorf("write %s: %w", file.name, err)
 			}
 		}
 	}
 	if total == 0 {
 		// As kubectl apply does: an input with no object is a mistake.
 		names := make([]string, len(files))
-		for i, f := range files {
-			names[i] = f.name
+		for i, file := range files {
+			names[i] = file.name
 		}
 		if len(names) == 0 {
-			names = o.FilenameOptions.Filenames
+			names = f.Filenames
 		}
 		return &ExitError{Code: 1, Err: fmt.Errorf("no objects to inject in %s", strings.Join(names, ", "))}
 	}
 	switch {
-	case failed > 0 && o.InPlace && o.ContinueOnError && inPlace:
+	case failed > 0 && f.InPlace && f.ContinueOnError && inPlace:
 		if err := commitAll(rewrites); err != nil {
 			return err
 		}
 		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed and were left as they were; the others were written", failed, total)}
-	case failed > 0 && o.InPlace:
+	case failed > 0 && f.InPlace:
 		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed; no file was written", failed, total)}
-	case failed > 0 && !o.Check:
+	case failed > 0 && !f.Check:
 		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed (written unchanged)", failed, total)}
-	case o.Check:
+	case f.Check:
 		if failed+changed > 0 {
 			return &ExitError{Code: 1, Err: fmt.Errorf("check: %d of %d objects are not current (%d would change, %d failed)", failed+changed, total, changed, failed)}
 		}
@@ -168,10 +176,10 @@ func commitAll(rewrites []*inPlaceFile) error {
 }
 
 // openLocal opens one input for reading.
-func (o *Options) openLocal(f *localFile) (io.Reader, func(), error) {
+func (s Streams) open(f *localFile) (io.Reader, func(), error) {
 	switch {
 	case f.name == "-":
-		return o.In, func() {}, nil
+		return s.In, func() {}, nil
 	case f.data != nil:
 		return bytes.NewReader(f.data), func() {}, nil
 	}
@@ -373,9 +381,9 @@ func objectRef(apiVersion, kind, name string) string {
 // localFiles lists every -f argument: files, directories (YAML and JSON
 // files in them, recursively with -R), URLs (fetched whole) and stdin.
 // Files are only looked at here; they are read when they are processed.
-func (o *Options) localFiles() ([]*localFile, error) {
+func (f *Flags) localFiles() ([]*localFile, error) {
 	var files []*localFile
-	for _, name := range o.FilenameOptions.Filenames {
+	for _, name := range f.Filenames {
 		switch {
 		case name == "-":
 			files = append(files, &localFile{name: name})
@@ -389,7 +397,7 @@ func (o *Options) localFiles() ([]*localFile, error) {
 			}
 			files = append(files, &localFile{name: name, data: data})
 		default:
-			found, err := o.expandPath(name)
+			found, err := f.expandPath(name)
 			if err != nil {
 				return nil, err
 			}
@@ -398,7 +406,7 @@ func (o *Options) localFiles() ([]*localFile, error) {
 	}
 	return files, nil
 }
-func (o *Options) expandPath(root string) ([]*localFile, error) {
+func (f *Flags) expandPath(root string) ([]*localFile, error) {
 	info, err := os.Stat(root)
 	if err != nil {
 		return nil, err // names the path already
@@ -416,7 +424,7 @@ func (o *Options) expandPath(root string) ([]*localFile, error) {
 			return err
 		}
 		if d.IsDir() {
-			if path != root && !o.FilenameOptions.Recursive {
+			if path != root && !f.Recursive {
 				return filepath.SkipDir
 			}
 			return nil

@@ -1,0 +1,12 @@
+// Package local is kubectl-inject's --local: the injection of manifest
+// files as text, one document at a time (every byte outside the injected
+// lines is kept, memory is bounded by the largest document), and the flags
+// it shares with the live command.
+//
+// It links the injection core and no Kubernetes client, so that the
+// kubectl-inject binary can serve --local without paying client-go's
+// start-up (its type registry alone takes milliseconds and tens of MB of
+// resident memory). Serve runs a --local command line; any other command
+// line goes to kubectl-inject-live, the full command (plugin/cmd), which
+// runs --local through this same package.
+package local

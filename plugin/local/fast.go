@@ -1,0 +1,33 @@
+package local
+
+import (
+	"io"
+
+	"github.com/spf13/pflag"
+)
+
+// Serve runs the command line args itself when it asks for --local with
+// no flag beyond Flags and no error in them, and reports whether it did
+// (with the exit code). Anything else (live objects, --help, --version,
+// completion, kubectl's flags, a mistake to explain) is left to the full
+// command, which gives the same results for what Serve runs: the two share
+// Flags, Validate, LoadInjector and Run.
+func Serve(args []string, s Streams) (code int, served bool) {
+	fs := pflag.NewFlagSet("kubectl-inject", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	f := NewFlags()
+	f.AddFlags(fs)
+	if err := fs.Parse(args); err != nil || !f.Local || fs.NArg() > 0 {
+		return 0, false
+	}
+	f.Complete(fs)
+	if len(f.Validate(nil)) > 0 {
+		return 0, false
+	}
+	in, err := f.LoadInjector("", NoCluster, s.ErrOut)
+	if err == nil {
+		err = f.Run(in, s)
+	}
+	return ExitCode(err, s.ErrOut), true
+}

@@ -1,0 +1,290 @@
+package local
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
+)
+
+// Dry-run values of --dry-run.
+const (
+	DryRunNone   = "none"
+	DryRunClient = "client"
+	DryRunServer = "server"
+)
+
+// Flags are the flags of the injection itself (template and policy) and of
+// --local. Both binaries register them with AddFlags: the front door to
+// serve --local alone, the full command beside kubectl's flags and the
+// live-only ones.
+type Flags struct {
+	Filenames []string
+	Recursive bool
+	Selector  string
+
+	Local    bool
+	InPlace  bool
+	DryRun   string
+	Output   string
+	Uninject bool
+	Check    bool
+	// ContinueOnError writes in place the documents that succeeded even
+	// when others failed (those stay as they were).
+	ContinueOnError bool
+
+	TemplateFile      string
+	Mode              string
+	Kinds             []string
+	Native            bool
+	Image             string
+	PodTemplatePaths  []string
+	InjectHostNetwork bool
+	Strict            bool
+
+	// Set by Complete: whether --native and --inject-host-network were
+	// given, since their false values override a template's settings too.
+	nativeSet      bool
+	hostNetworkSet bool
+}
+
+// NewFlags returns Flags with their defaults.
+func NewFlags() Flags { return Flags{DryRun: DryRunNone} }
+
+// AddFlags registers the flags on fs.
+func (f *Flags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringSliceVarP(&f.Filenames, "filename", "f", nil, "Files, directories or URLs naming the objects (live) or holding the manifests (--local); - reads stdin")
+	fs.BoolVarP(&f.Recursive, "recursive", "R", false, "Process the directories given with -f recursively")
+	fs.StringVarP(&f.Selector, "selector", "l", "", "Label selector (live: which objects to read; --local: which objects to inject)")
+	fs.BoolVar(&f.Local, "local", false, "Edit the files given with -f instead of live objects; needs no cluster")
+	fs.BoolVar(&f.ContinueOnError, "continue-on-error", false, "With --in-place: write the documents that succeeded even when others failed (the failed ones stay as they were); the exit code is still 1")
+	fs.BoolVar(&f.InPlace, "in-place", false, "With --local: rewrite the files (atomically) instead of printing; nothing is written when any document fails")
+	fs.StringVar(&f.DryRun, "dry-run", f.DryRun, `"none", "client" (compute only) or "server" (the server runs the change without storing it)`)
+	fs.StringVarP(&f.Output, "output", "o", "", "Print the resulting objects: yaml, json or name")
+	fs.BoolVar(&f.Uninject, "uninject", false, "Remove exactly what an earlier injection added")
+	fs.BoolVar(&f.Check, "check", false, "Change nothing; exit 1 when any object is not injected with the current template")
+	fs.StringVar(&f.TemplateFile, "template", "", "Template file: a SidecarInjection, a template ConfigMap (data.config) or a partial Pod spec (default: the embedded Envoy sidecar)")
+	fs.StringVar(&f.Mode, "mode", "", `Policy: "opt-out" (inject unless annotated sidecar.kinject.dev/inject: "false"; default) or "opt-in"`)
+	fs.StringSliceVar(&f.Kinds, "kinds", nil, "Inject only these kinds (comma-separated)")
+	fs.BoolVar(&f.Native, "native", false, "Inject the sidecar as a native sidecar (init container with restartPolicy: Always); --native=false makes it a classic container")
+	fs.StringVar(&f.Image, "image", "", "Override the sidecar's image")
+	fs.StringSliceVar(&f.PodTemplatePaths, "pod-template-path", nil, "Where a custom kind keeps its pod template: Kind[.group]=field.path (repeatable)")
+	fs.BoolVar(&f.InjectHostNetwork, "inject-host-network", false, "Inject pods that use the host network too")
+	fs.BoolVar(&f.Strict, "strict", false, "Refuse a template that widens privileges (privileged, added capabilities, root, hostPath) instead of warning")
+}
+
+// Complete records what depends on which flags were given; call it once
+// fs is parsed.
+func (f *Flags) Complete(fs *pflag.FlagSet) {
+	f.nativeSet = fs.Changed("native")
+	f.hostNetworkSet = fs.Changed("inject-host-network")
+	if fs.Changed("dry-run") && f.DryRun == "" {
+		f.DryRun = DryRunClient
+	}
+}
+
+// Op is the operation the flags ask for.
+func (f *Flags) Op() inject.Op {
+	if f.Uninject {
+		return inject.OpUninject
+	}
+	return inject.OpInject
+}
+
+// Validate checks these flags for consistency and, with --local, that
+// args (the positional arguments) are empty; it reports every problem.
+func (f *Flags) Validate(args []string) []error {
+	var errs []error
+	add := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	switch f.DryRun {
+	case DryRunNone, DryRunClient, DryRunServer:
+	default:
+		add("--dry-run must be none, client or server, not %q", f.DryRun)
+	}
+	switch f.Output {
+	case "", "yaml", "json", "name":
+	default:
+		add("--output must be yaml, json or name, not %q", f.Output)
+	}
+	if f.Mode != "" && f.Mode != string(inject.OptIn) && f.Mode != string(inject.OptOut) {
+		add("--mode must be %s or %s, not %q", inject.OptOut, inject.OptIn, f.Mode)
+	}
+	if f.Check && f.InPlace {
+		add("--check changes nothing; it cannot be combined with --in-place")
+	}
+	if f.ContinueOnError && !f.InPlace {
+		add("--continue-on-error needs --in-place (without it, failed documents are printed unchanged anyway)")
+	}
+	if !f.Local {
+		return errs
+	}
+	if len(f.Filenames) == 0 {
+		add("--local needs the manifests: -f FILE|DIR|-")
+	}
+	if len(args) > 0 {
+		add("--local reads files only; remove the arguments %q or drop --local", strings.Join(args, " "))
+	}
+	if f.DryRun == DryRunServer {
+		add("--dry-run=server needs a cluster; it cannot be used with --local")
+	}
+	if f.InPlace {
+		for _, name := range f.Filenames {
+			if name == "-" || isURL(name) {
+				add("--in-place cannot rewrite %q; give files or directories", name)
+			}
+		}
+		if f.Output != "" {
+			add("--in-place writes the files; it cannot be combined with --output")
+		}
+	}
+	if f.Output == "json" || f.Output == "name" {
+		add("--local prints YAML as written; --output json and name are for live objects")
+	}
+	return errs
+}
+
+// LoadInjector builds the injector: the template from --template, else
+// the one clusterRef ("[NAMESPACE/]NAME[:KEY]", live only) names, else the
+// embedded default; then the policy flags over the settings a template
+// file carries. lookup reads a ConfigMap a template reference names when
+// no later document of the template file holds it. Privilege warnings go
+// to warn.
+func (f *Flags) LoadInjector(clusterRef string, lookup inject.ConfigMapLookup, warn io.Writer) (*inject.Injector, error) {
+	var (
+		tmpl     *inject.Template
+		settings inject.Settings
+	)
+	switch {
+	case f.TemplateFile != "":
+		cfg, err := loadTemplateFile(f.TemplateFile, lookup)
+		if err != nil {
+			return nil, err
+		}
+		tmpl, settings = cfg.Template, cfg.Settings
+		if tmpl == nil && settings.TemplateConfigMap != "" {
+			if tmpl, err = templateFromConfigMap(settings.TemplateConfigMap, lookup); err != nil {
+				return nil, err
+			}
+		}
+	case clusterRef != "":
+		var err error
+		if tmpl, err = templateFromConfigMap(clusterRef, lookup); err != nil {
+			return nil, err
+		}
+	}
+	if tmpl == nil {
+		tmpl = inject.DefaultTemplate()
+	}
+	if err := f.applySettings(&settings); err != nil {
+		return nil, err
+	}
+	in, err := inject.New(tmpl, settings)
+	if err != nil {
+		return nil, fmt.Errorf("template: %w", err)
+	}
+	for _, w := range in.Template().Warnings() {
+		fmt.Fprintf(warn, "Warning: template widens privileges: %s\n", w)
+	}
+	return in, nil
+}
+
+// NoCluster is the ConfigMap lookup of --local: a template that refers to
+// a ConfigMap no document of its file holds is an error.
+func NoCluster(_, name string) (*yaml.RNode, error) {
+	return nil, fmt.Errorf("the template refers to ConfigMap %s in the cluster, which --local does not read; use a template file", name)
+}
+
+// loadTemplateFile reads a configuration file: its first document
+// configures, and ConfigMaps in later documents serve spec.templateRef
+// before lookup is asked.
+func loadTemplateFile(path string, lookup inject.ConfigMapLookup) (*inject.Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read template: %w", err)
+	}
+	cfg, err := inject.ParseConfig(data, lookup)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// templateFromConfigMap resolves "[NAMESPACE/]NAME[:KEY]" with lookup.
+func templateFromConfigMap(ref string, lookup inject.ConfigMapLookup) (*inject.Template, error) {
+	r, err := inject.ParseTemplateRef(ref)
+	if err != nil {
+		return nil, fmt.Errorf("--template-configmap: %w", err)
+	}
+	tmpl, err := inject.ResolveTemplateRef(r, lookup)
+	if err != nil {
+		return nil, fmt.Errorf("template configmap %s: %w", ref, err)
+	}
+	return tmpl, nil
+}
+
+// applySettings overlays the flags that were given on s.
+func (f *Flags) applySettings(s *inject.Settings) error {
+	if f.Mode != "" {
+		s.Policy.Mode = inject.Mode(f.Mode)
+	}
+	if len(f.Kinds) > 0 {
+		s.Policy.Kinds = f.Kinds
+	}
+	if f.nativeSet {
+		native := f.Native
+		s.Native = &native
+	}
+	if f.hostNetworkSet {
+		s.Policy.InjectHostNetwork = f.InjectHostNetwork
+	}
+	if f.Image != "" {
+		s.Image = f.Image
+	}
+	if f.Strict {
+		s.Strict = true
+	}
+	if f.Local && f.Selector != "" {
+		s.Policy.Selector = f.Selector
+	}
+	if len(f.PodTemplatePaths) > 0 {
+		if err := s.SetList("podTemplatePaths", f.PodTemplatePaths); err != nil {
+			return fmt.Errorf("--pod-template-path: %w", err)
+		}
+	}
+	return nil
+}
+
+// ExitError is an error that carries the exit code; Silent ones have
+// already been reported.
+type ExitError struct {
+	Code   int
+	Silent bool
+	Err    error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// ExitCode maps the error of a run to the process exit code (0 for nil),
+// printing it to errOut as kubectl does unless it was reported already.
+func ExitCode(err error, errOut io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	code := 1
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		code = ee.Code
+		if ee.Silent {
+			return code
+		}
+	}
+	fmt.Fprintf(errOut, "error: %v\n", err)
+	return code
+}

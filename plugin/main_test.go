@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kinject/kubectl-inject/internal/testbin"
+)
+
+// frontDoorCase is one command line, and whether kubectl-inject serves it
+// alone (true) or hands it to kubectl-inject-live (false).
+type frontDoorCase struct {
+	name   string
+	args   []string
+	stdin  string
+	served bool
+}
+
+func frontDoorCases(t *testing.T) []frontDoorCase {
+	t.Helper()
+	root := testbin.ModuleRoot()
+	app := filepath.Join(root, "examples", "cli", "app.yaml")
+	tmp := t.TempDir()
+	privileged := filepath.Join(tmp, "privileged.yaml")
+	writeFile(t, privileged, "containers:\n- name: proxy\n  image: envoyproxy/envoy:v1.36.2\n  securityContext:\n    privileged: true\n")
+	remoteRef := filepath.Join(tmp, "ref.yaml")
+	writeFile(t, remoteRef, "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata:\n  name: mesh\nspec:\n  templateRef:\n    name: envoy-initializer\n")
+	cases := []frontDoorCase{
+		{name: "local", args: []string{"--local", "-f", app}, served: true},
+		{name: "stdin", args: []string{"--local", "-f", "-"}, stdin: slurp(t, app), served: true},
+		{name: "check", args: []string{"--local", "-f", app, "--check"}, served: true},
+		{name: "uninject", args: []string{"--local", "-f", app, "--uninject"}, served: true},
+		{name: "selector and native", args: []string{"--local", "-f", app, "-l", "app=web", "--native"}, served: true},
+		{name: "flags in any order", args: []string{"-f=" + app, "--image", "envoyproxy/envoy:v1.36.3", "--local=true", "--dry-run=client"}, served: true},
+		{name: "directory", args: []string{"--local", "-R", "-f", filepath.Join(root, "examples", "kpt-render")}, served: true},
+		{name: "warning", args: []string{"--local", "-f", app, "--template", privileged}, served: true},
+		{name: "strict", args: []string{"--local", "-f", app, "--template", privileged, "--strict"}, served: true},
+		{name: "missing file", args: []string{"--local", "-f", filepath.Join(tmp, "none.yaml")}, served: true},
+		{name: "cluster template", args: []string{"--local", "-f", app, "--template", remoteRef}, served: true},
+		// Left to the full command: its flags, its help, and the mistakes it explains.
+		{name: "help", args: []string{"--help"}},
+		{name: "version", args: []string{"--version"}},
+		{name: "completion", args: []string{"__complete", ""}},
+		{name: "no files", args: []string{"--local"}},
+		{name: "arguments", args: []string{"--local", "-f", app, "deploy/web"}},
+		{name: "server dry run", args: []string{"--local", "-f", app, "--dry-run=server"}},
+		{name: "json", args: []string{"--local", "-f", app, "-o", "json"}},
+		{name: "kubectl flag", args: []string{"--local", "-f", app, "-n", "default"}},
+		{name: "live-only flag", args: []string{"--local", "-f", app, "--server-side"}},
+		{name: "unknown flag", args: []string{"--local", "-f", app, "--frobnicate"}},
+		{name: "live", args: []string{"deploy/web", "--in-place"}},
+	}
+	goldens, err := filepath.Glob(filepath.Join(root, "pkg", "inject", "testdata", "golden", "*"))
+	if err != nil || len(goldens) == 0 {
+		t.Fatalf("no golden corpus: %v", err)
+	}
+	for _, dir := range goldens {
+		args := []string{"--local", "-f", filepath.Join(dir, "input.yaml")}
+		if _, err := os.Stat(filepath.Join(dir, "config.yaml")); err == nil {
+			args = append(args, "--template", filepath.Join(dir, "config.yaml"))
+		}
+		cases = append(cases, frontDoorCase{name: "golden/" + filepath.Base(dir), args: args, served: true})
+	}
+	return cases
+}
+
+// TestFrontDoor runs each command line through kubectl-inject and through
+// kubectl-inject-live directly: stdout, stderr and exit code must be the
+// same. A copy of kubectl-inject with no kubectl-inject-live beside it
+// tells which ones it served itself: those give the same results again,
+// the others fail saying what is missing.
+func TestFrontDoor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binaries")
+	}
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none")) // no cluster is ever asked
+	dir := testbin.PluginDir(t)
+	alone := filepath.Join(t.TempDir(), testbin.Plugin)
+	copyFile(t, filepath.Join(dir, testbin.Plugin), alone)
+	for _, tc := range frontDoorCases(t) {
+		t.Run(tc.name, func(t *testing.T) {
+			want := runBinary(t, filepath.Join(dir, testbin.PluginLive), tc)
+			if got := runBinary(t, filepath.Join(dir, testbin.Plugin), tc); got != want {
+				t.Errorf("kubectl-inject and kubectl-inject-live differ:\n--- kubectl-inject:\n%s\n--- kubectl-inject-live:\n%s", got, want)
+			}
+			got := runBinary(t, alone, tc)
+			missing := strings.Contains(got, "needs kubectl-inject-live beside it")
+			switch {
+			case tc.served && got != want:
+				t.Errorf("not served without kubectl-inject-live:\n%s\n--- want:\n%s", got, want)
+			case !tc.served && !missing:
+				t.Errorf("served by the front door, want it handed on:\n%s", got)
+			}
+		})
+	}
+}
+
+// TestFrontDoorThroughSymlink is krew's layout: only kubectl-inject is
+// linked into a directory on PATH; kubectl-inject-live is found beside the
+// link's target.
+func TestFrontDoorThroughSymlink(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binaries")
+	}
+	dir := testbin.PluginDir(t)
+	link := filepath.Join(t.TempDir(), testbin.Plugin)
+	if err := os.Symlink(filepath.Join(dir, testbin.Plugin), link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	out := runBinary(t, link, frontDoorCase{args: []string{"--version"}})
+	if !strings.HasPrefix(out, "exit 0\nstdout:\nkubectl-inject ") {
+		t.Errorf("--version through a link:\n%s", out)
+	}
+}
+
+// TestFrontDoorLinksNoClient keeps the front door light: no Kubernetes
+// client or API types, whose initialization is what it exists to avoid.
+func TestFrontDoorLinksNoClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		for _, heavy := range []string{"k8s.io/client-go/", "k8s.io/cli-runtime/", "k8s.io/api/", "k8s.io/apimachinery/"} {
+			if strings.HasPrefix(pkg, heavy) {
+				t.Errorf("kubectl-inject links %s", pkg)
+			}
+		}
+	}
+}
+
+// runBinary returns the exit code, stdout and stderr of bin with tc's arguments.
+func runBinary(t *testing.T, bin string, tc frontDoorCase) string {
+	t.Helper()
+	cmd := exec.Command(bin, tc.args...)
+	cmd.Stdin = strings.NewReader(tc.stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if exit, ok := err.(*exec.ExitError); ok {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run %s: %v", bin, err)
+	}
+	return "exit " + strconv.Itoa(code) + "\nstdout:\n" + stdout.String() + "\nstderr:\n" + stderr.String()
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func slurp(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
