@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/kinject/kubectl-inject/plugin/cmd"
 )
 
 type report struct {
@@ -263,10 +265,10 @@ func (r *report) liveSection() string {
 	p("## 4. Live: kubectl-inject against a kubectl patch loop\n\n")
 	p("A throw-away etcd + kube-apiserver on loopback (test/cluster). N Deployments (the\n")
 	p("generator's Deployment) are created in one namespace with client-go, 32 at a time. Then\n")
-	p("`kubectl-inject deploy --all -n NS --kubeconfig ... %s` (client rate limits raised\n", strings.Join(liveRateFlags, " "))
-	p("from the defaults, kubectl's 50 requests/s with a burst of 300; concurrency default), and once\n")
-	p("more on the injected objects. **Default limits**: the same first run with no `--qps`/`--burst`,\n")
-	p("on other fresh Deployments. Requests are the API\n")
+	p("`kubectl-inject deploy --all -n NS --kubeconfig ...` (default client rate limits: %.0f requests/s,\n", float64(cmd.DefaultQPS))
+	p("bursts of %d; default concurrency), and once more on the injected objects. **Conservative**:\n", cmd.DefaultBurst)
+	p("the same first run with `%s` (the limits kubectl uses for discovery), on other\n", strings.Join(conservativeRateFlags, " "))
+	p("fresh Deployments. Requests are the API\n")
 	p("server's `apiserver_request_total` before and after (resource=deployments by verb; \"all\"\n")
 	p("also counts discovery and the server's own background requests).\n")
 	p("The alternative is a bash loop of `kubectl patch deployment NAME --type strategic -p\n")
@@ -281,9 +283,9 @@ func (r *report) liveSection() string {
 		p("process doing the same requests).\n")
 	}
 	p("\n")
-	t := &table{head: []string{"N", "kubectl-inject " + strings.Join(liveRateFlags, " "), "per object", "PATCH / object", "deployment requests",
+	t := &table{head: []string{"N", "kubectl-inject", "per object", "PATCH / object", "deployment requests",
 		"all requests", "2nd run", "2nd run requests", "kubectl patch loop", "loop for N", "loop requests / object", "speed-up",
-		"kubectl-inject, default limits", "speed-up, default limits"}}
+		"kubectl-inject " + strings.Join(conservativeRateFlags, " "), "speed-up, conservative"}}
 	for _, l := range r.live {
 		loop := secs(l.Loop)
 		if l.LoopN < l.N {
@@ -304,7 +306,7 @@ func (r *report) liveSection() string {
 			secs(l.Second), fmt.Sprintf("%s (PATCH %d)", l.SecondReq.String(), l.SecondReq.verb("PATCH")),
 			loop, est, fmt.Sprintf("%.2f", loopPer/float64(l.LoopN)),
 			ratio(loopFull.Seconds(), l.Plugin.Seconds()),
-			secs(l.Default), ratio(loopFull.Seconds(), l.Default.Seconds()))
+			secs(l.Conservative), ratio(loopFull.Seconds(), l.Conservative.Seconds()))
 	}
 	p("%s\n", t)
 	p("Request rate of the first run: ")
@@ -312,8 +314,8 @@ func (r *report) liveSection() string {
 		if i > 0 {
 			p(", ")
 		}
-		p("N=%d: %d requests in %s (%.0f/s; default limits: %d in %s, %.0f/s)", l.N, l.PluginReq.All, secs(l.Plugin), float64(l.PluginReq.All)/l.Plugin.Seconds(),
-			l.DefaultReq.All, secs(l.Default), float64(l.DefaultReq.All)/l.Default.Seconds())
+		p("N=%d: %d requests in %s (%.0f/s; conservative: %d in %s, %.0f/s)", l.N, l.PluginReq.All, secs(l.Plugin), float64(l.PluginReq.All)/l.Plugin.Seconds(),
+			l.ConservativeReq.All, secs(l.Conservative), float64(l.ConservativeReq.All)/l.Conservative.Seconds())
 	}
 	p(".\n\n")
 	p("Plugin result lines: ")
@@ -321,7 +323,7 @@ func (r *report) liveSection() string {
 		if i > 0 {
 			p("; ")
 		}
-		p("N=%d first run %v, second run %v, default limits %v", l.N, l.PluginLines, l.SecondLines, l.DefaultLines)
+		p("N=%d first run %v, second run %v, conservative %v", l.N, l.PluginLines, l.SecondLines, l.ConservativeLines)
 	}
 	p(".\n\n")
 	for _, l := range r.live {
@@ -330,9 +332,7 @@ func (r *report) liveSection() string {
 		r.goal(l.SecondReq.verb("PATCH") == 0, fmt.Sprintf("live N=%d: 0 PATCH when unchanged", l.N), "%d PATCH", l.SecondReq.verb("PATCH"))
 		if l.N >= 1000 {
 			sp := l.LoopFull().Seconds() / l.Plugin.Seconds()
-			r.goal(sp >= 10, fmt.Sprintf("live N=%d: >= 10x faster than a kubectl patch loop (%s)", l.N, strings.Join(liveRateFlags, " ")), "%.1fx (%s vs %s)", sp, secs(l.Plugin), secs(l.LoopFull()))
-			dp := l.LoopFull().Seconds() / l.Default.Seconds()
-			r.goal(dp >= 10, fmt.Sprintf("live N=%d: >= 10x faster than a kubectl patch loop (default limits)", l.N), "%.1fx (%s vs %s)", dp, secs(l.Default), secs(l.LoopFull()))
+			r.goal(sp >= 10, fmt.Sprintf("live N=%d: >= 10x faster than a kubectl patch loop (default flags)", l.N), "%.1fx (%s vs %s)", sp, secs(l.Plugin), secs(l.LoopFull()))
 		}
 	}
 	return b.String()

@@ -37,8 +37,8 @@ const example = `  # Inject the default Envoy sidecar into a Deployment
   # CI: fail when any manifest is not injected with the current template
   kubectl inject --local -f k8s/ -R --check
 
-  # Many objects: raise the client's rate limits (default: kubectl's 50 requests/s, burst 300)
-  kubectl inject deploy --all -n big --qps 200 --burst 400
+  # Many objects on a busy cluster: lower the client's rate limits (default: 200 requests/s, bursts of 400)
+  kubectl inject deploy --all -n big --qps 50 --burst 100
 
   # A custom kind with a pod template
   kubectl inject rollouts.argoproj.io/web --pod-template-path Rollout.argoproj.io=spec.template`

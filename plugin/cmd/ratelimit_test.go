@@ -25,7 +25,7 @@ current-context: ctx
 `
 
 // TestRateLimitFlags: --qps and --burst reach the rest.Config every client
-// is built from; without them it gets kubectl's 50 and 300; a WrapConfigFn
+// is built from; without them it gets the defaults, 200 and 400; a WrapConfigFn
 // set before the command is built still runs.
 func TestRateLimitFlags(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config")
@@ -37,10 +37,10 @@ func TestRateLimitFlags(t *testing.T) {
 		qps   float32
 		burst int
 	}{
-		{nil, 50, 300},
-		{[]string{"--qps", "200", "--burst", "400"}, 200, 400},
-		{[]string{"--qps=12.5"}, 12.5, 300},
-		{[]string{"--burst", "7"}, 50, 7},
+		{nil, DefaultQPS, DefaultBurst},
+		{[]string{"--qps", "50", "--burst", "300"}, 50, 300},
+		{[]string{"--qps=12.5"}, 12.5, DefaultBurst},
+		{[]string{"--burst", "7"}, DefaultQPS, 7},
 	}
 	for _, c := range cases {
 		o := NewOptions(genericiooptions.NewTestIOStreamsDiscard())
