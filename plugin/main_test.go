@@ -154,21 +154,11 @@ func runBinary(t *testing.T, bin string, tc frontDoorCase) string {
 	return "exit " + strconv.Itoa(code) + "\nstdout:\n" + stdout.String() + "\nstderr:\n" + stderr.String()
 }
 
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func slurp(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
+// The helpers the tests of every binary share.
+var (
+	writeFile = testbin.WriteFile
+	slurp     = testbin.ReadFile
+)
 
 func copyFile(t *testing.T, from, to string) {
 	t.Helper()

@@ -1,13 +1,14 @@
 package cmd
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kinject/kubectl-inject/internal/testbin"
 )
 
 // runCmd runs the command in-process with test streams and returns stdout,
@@ -233,24 +234,11 @@ func TestGoldenLocal(t *testing.T) {
 	}
 }
 
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func slurp(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(bytes.Clone(b))
-}
+// The helpers the tests of every binary share.
+var (
+	writeFile = testbin.WriteFile
+	slurp     = testbin.ReadFile
+)
 
 // TestExampleCLI runs the commands of examples/cli/README.md.
 func TestExampleCLI(t *testing.T) {
