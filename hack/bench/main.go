@@ -38,16 +38,17 @@ type options struct {
 
 // env is what every part shares.
 type env struct {
-	opts     options
-	tmp      string
-	plugin   string // kubectl-inject
-	fn       string // inject-fn
-	floor    string
-	kyamlrt  string
-	report   *report
-	inputs   map[int]string // N -> multi-document stream
-	rlInputs map[int]string // N -> the same documents as a ResourceList
-	coreCLI  map[int]sample // N -> kubectl-inject --local, for later comparisons
+	opts       options
+	tmp        string
+	plugin     string // kubectl-inject (serves --local, hands the rest to pluginLive)
+	pluginLive string // kubectl-inject-live
+	fn         string // inject-fn
+	floor      string
+	kyamlrt    string
+	report     *report
+	inputs     map[int]string // N -> multi-document stream
+	rlInputs   map[int]string // N -> the same documents as a ResourceList
+	coreCLI    map[int]sample // N -> kubectl-inject --local, for later comparisons
 }
 
 func main() {
@@ -166,8 +167,9 @@ func (e *env) setup() error {
 		return err
 	}
 	e.plugin = filepath.Join(bin, "kubectl-inject")
+	e.pluginLive = filepath.Join(bin, "kubectl-inject-live")
 	e.fn = filepath.Join(bin, "inject-fn")
-	for _, p := range []string{e.plugin, e.fn} {
+	for _, p := range []string{e.plugin, e.pluginLive, e.fn} {
 		if _, err := os.Stat(p); err != nil {
 			return fmt.Errorf("%v (run make build first, or pass -bin)", err)
 		}

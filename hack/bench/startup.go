@@ -16,7 +16,9 @@ type startupResult struct {
 	Fn, Floor, KyamlRL     sample
 	KyamlNoop              sample // kyamlrt -noop: linking kyaml, doing nothing
 	Plugin                 sample // kubectl-inject --local -f on the same Deployment
+	PluginLive             sample // kubectl-inject-live --local -f: the same with client-go linked
 	FnSize, PluginSize     int64
+	PluginLiveSize         int64
 	FloorSize, KyamlRTSize int64
 	ClientGoInFn           int // packages under k8s.io/client-go in go list -deps ./fn
 }
@@ -41,6 +43,7 @@ func (e *env) startup() error {
 		{Name: "kyamlrt-rl", Args: []string{e.kyamlrt, "-rl"}, Stdin: rl},
 		{Name: "kubectl-inject", Args: []string{e.plugin, "--local", "-f", one}},
 		{Name: "kyamlrt-noop", Args: []string{e.kyamlrt, "-noop"}, Stdin: rl},
+		{Name: "kubectl-inject-live", Args: []string{e.pluginLive, "--local", "-f", one}},
 	}
 	// one warm-up run each, not counted
 	if _, err := measureAll(specs, 1, filepath.Join(e.tmp, "startup.out")); err != nil {
@@ -56,7 +59,7 @@ func (e *env) startup() error {
 	if got, _ := countEnvoy(filepath.Join(e.tmp, "startup-fn.out")); got != 1 {
 		return fmt.Errorf("inject-fn on one Deployment: %d sidecars, want 1", got)
 	}
-	s := &startupResult{Runs: e.opts.startupRuns, Fn: res[0], Floor: res[1], KyamlRL: res[2], Plugin: res[3], KyamlNoop: res[4],
+	s := &startupResult{Runs: e.opts.startupRuns, Fn: res[0], Floor: res[1], KyamlRL: res[2], Plugin: res[3], KyamlNoop: res[4], PluginLive: res[5], PluginLiveSize: fileSize(e.pluginLive),
 		FnSize: fileSize(e.fn), PluginSize: fileSize(e.plugin), FloorSize: fileSize(e.floor), KyamlRTSize: fileSize(e.kyamlrt)}
 	out, err := exec.Command("go", "list", "-deps", "./fn").Output()
 	if err != nil {
