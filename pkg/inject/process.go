@@ -3,6 +3,7 @@ package inject
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -182,27 +183,72 @@ func copyWithMap(n *yaml.Node) (*yaml.Node, map[*yaml.Node]*yaml.Node) {
 // checkDuplicateKeys rejects mappings with a key given twice: YAML parsers
 // disagree on which value wins, so editing such an object would be a guess.
 func checkDuplicateKeys(n *yaml.Node, field string) error {
+	path, line, found := findDuplicateKey(n)
+	if !found {
+		return nil
+	}
+	name := field
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i].key {
+			name = joinField(name, path[i].name)
+		} else {
+			name += "[" + path[i].name + "]"
+		}
+	}
+	return fmt.Errorf("%s: duplicate key (line %d)", name, line)
+}
+
+// pathStep is one step of a field path: a mapping key or a list index.
+type pathStep struct {
+	name string
+	key  bool
+}
+
+// findDuplicateKey finds the first key given twice in one mapping of n and
+// returns its line and its path, innermost step first. Every field of every
+// object goes through here, so nothing is allocated unless one is found.
+func findDuplicateKey(n *yaml.Node) (path []pathStep, line int, found bool) {
 	switch n.Kind {
 	case yaml.MappingNode:
-		seen := make(map[string]bool, len(n.Content)/2)
+		var seen map[string]bool // only for large mappings (a ConfigMap's data)
+		if len(n.Content) > 2*smallMapping {
+			seen = make(map[string]bool, len(n.Content)/2)
+		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i].Value
-			if seen[k] {
-				return fmt.Errorf("%s: duplicate key (line %d)", joinField(field, k), n.Content[i].Line)
+			k := n.Content[i]
+			if seen != nil && seen[k.Value] || seen == nil && seenBefore(n.Content[:i], k.Value) {
+				return []pathStep{{k.Value, true}}, k.Line, true
 			}
-			seen[k] = true
-			if err := checkDuplicateKeys(n.Content[i+1], joinField(field, k)); err != nil {
-				return err
+			if seen != nil {
+				seen[k.Value] = true
+			}
+			if path, line, found := findDuplicateKey(n.Content[i+1]); found {
+				return append(path, pathStep{k.Value, true}), line, true
 			}
 		}
 	case yaml.SequenceNode:
 		for i, item := range n.Content {
-			if err := checkDuplicateKeys(item, fmt.Sprintf("%s[%d]", field, i)); err != nil {
-				return err
+			if path, line, found := findDuplicateKey(item); found {
+				return append(path, pathStep{strconv.Itoa(i), false}), line, true
 			}
 		}
 	}
-	return nil
+	return nil, 0, false
+}
+
+// smallMapping is the number of fields up to which a scan finds a
+// duplicate key faster than a map.
+const smallMapping = 16
+
+// seenBefore reports whether key is among the keys of pairs (key, value,
+// key, value...).
+func seenBefore(pairs []*yaml.Node, key string) bool {
+	for i := 0; i < len(pairs); i += 2 {
+		if pairs[i].Value == key {
+			return true
+		}
+	}
+	return false
 }
 
 // checkPodSpec rejects pod specs whose lists are not lists of named
