@@ -59,7 +59,7 @@ func main() {
 	flag.StringVar(&ns, "ns", "100,1000,10000", "app counts for the core part (each app: Deployment + Service + ConfigMap)")
 	flag.StringVar(&kns, "kustomize-ns", "100,1000", "app counts for the kustomize part (kustomize grows superlinearly: keep <= 1000)")
 	flag.StringVar(&lns, "live-ns", "100,1000", "Deployment counts for the live part")
-	flag.IntVar(&o.smallRuns, "runs", 3, "runs per measurement for N <= 1000 (the median is reported)")
+	flag.IntVar(&o.smallRuns, "runs", 5, "runs per measurement for N <= 1000 (the median is reported)")
 	flag.IntVar(&o.bigRuns, "big-runs", 2, "runs per measurement for N > 1000")
 	flag.IntVar(&o.kustomizeBig, "kustomize-big-runs", 1, "runs per kustomize measurement for N >= 1000")
 	flag.IntVar(&o.kustomizeNoopMax, "kustomize-noop-max", 100, "also time kustomize with a no-op exec function (the control) up to this N")

@@ -120,6 +120,17 @@ func (r *report) coreSection(e *env) string {
 			fmt.Sprintf("%.1f", c.CLI.Seconds()*1e6/float64(c.Docs)))
 	}
 	p("%s\n", t)
+	if st := r.startup; st != nil && len(r.core) > 0 {
+		first := r.core[0]
+		extra := st.KyamlNoop.Wall - st.Floor.Wall
+		perDoc := func(s sample, startup time.Duration, docs int) float64 {
+			return float64(s.Wall-startup) / 1e3 / float64(docs)
+		}
+		p("Start-up against work: a program that only links kyaml (the core's YAML library) and\n")
+		p("exits starts %s later than the floor (section 3): %.0f%% of the floor's whole run at\n", secs(extra), 100*extra.Seconds()/first.Floor.Seconds())
+		p("N = %s. Without start-up, --local takes %.1f µs per document there and the floor %.1f.\n\n",
+			commas(first.N), perDoc(first.CLI, st.Plugin.Wall, first.Docs), perDoc(first.Floor, st.Floor.Wall, first.Docs))
+	}
 	r.goal(timeOK, "`kubectl-inject --local` time <= 1.0x floor, every N", "worst %.2fx", worstT)
 	r.goal(memOK, "`kubectl-inject --local` memory <= 2x floor, every N", "worst %.2fx", worstM)
 	if lin, ok := linearity(r.core, func(c coreRow) float64 { return c.CLI.Seconds() }); ok {
