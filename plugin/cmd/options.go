@@ -66,7 +66,7 @@ func NewOptions(streams genericiooptions.IOStreams) *Options {
 }
 
 // The client's default rate limits, for a one-off bulk change: 1,000
-// objects take about 4 s of client-side waiting (1 PATCH each). client-go's
+// objects take about 3 s of client-side waiting (1 PATCH each). client-go's
 // own defaults (5 requests/s, bursts of 10), which kubectl keeps for its
 // requests, would take over 3 minutes; kubectl's discovery limits (50,
 // 300) about 14 s. The API server's priority and fairness still applies;
