@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/kinject/kubectl-inject/internal/testbin"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -60,24 +61,8 @@ func jsonPatch() (string, error) {
 	return string(b), err
 }
 
-func findTool(name string) (string, error) {
-	if p, err := exec.LookPath(name); err == nil {
-		return p, nil
-	}
-	cache := os.Getenv("KINJECT_CACHE")
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "kubectl-inject")
-	}
-	p := filepath.Join(cache, "bin", name)
-	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("%s not found on PATH or in %s (run hack/install-tools.sh)", name, filepath.Dir(p))
-	}
-	return p, nil
-}
-
 func (e *env) kustomize() error {
-	kz, err := findTool("kustomize")
+	kz, err := testbin.FindTool("kustomize")
 	if err != nil {
 		return err
 	}

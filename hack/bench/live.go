@@ -20,6 +20,7 @@ import (
 	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kinject/kubectl-inject/internal/testbin"
 	"github.com/kinject/kubectl-inject/pkg/manifest/gen"
 	"github.com/kinject/kubectl-inject/test/cluster"
 )
@@ -101,7 +102,7 @@ func (e *env) live() error {
 	if err != nil {
 		return err
 	}
-	kubectl, err := findTool("kubectl")
+	kubectl, err := testbin.FindTool("kubectl")
 	if err != nil {
 		return err
 	}

@@ -1,5 +1,7 @@
-// Package testbin builds the project's binaries for tests that run them as
-// real processes, once per test binary.
+// Package testbin gives tests their programs: the project's binaries,
+// built once per test binary, and the pinned test tools (kustomize, krew,
+// kube-apiserver...) that hack/install-tools.sh and hack/build-apiserver.sh
+// put in the tool cache.
 package testbin
 
 import (
@@ -11,6 +13,59 @@ import (
 	"sync"
 	"testing"
 )
+
+// ToolCache is where hack/*.sh install the pinned test tools (in its bin
+// directory): $KINJECT_CACHE, default $HOME/.cache/kubectl-inject.
+func ToolCache() string {
+	if d := os.Getenv("KINJECT_CACHE"); d != "" {
+		return d
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return filepath.Join(os.TempDir(), "kubectl-inject-cache")
+	}
+	return filepath.Join(home, ".cache", "kubectl-inject")
+}
+
+// FindTool finds a test tool: the pinned one in the tool cache first, then
+// one on PATH.
+func FindTool(name string) (string, error) {
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	cached := filepath.Join(ToolCache(), "bin", name)
+	if st, err := os.Stat(cached); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+		return cached, nil
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("%s not found in %s nor on PATH: run hack/install-tools.sh", name, filepath.Dir(cached))
+}
+
+// InCI reports whether a missing tool must fail the tests (CI=true) rather
+// than skip them.
+func InCI() bool { return os.Getenv("CI") == "true" }
+
+// NeedTool is FindTool for a test: a missing tool skips it, or fails it in CI.
+func NeedTool(t testing.TB, name string) string {
+	t.Helper()
+	p, err := FindTool(name)
+	if err != nil {
+		Missing(t, "%v", err)
+	}
+	return p
+}
+
+// Missing skips the test for something it needs and lacks, or fails it in CI.
+func Missing(t testing.TB, format string, args ...any) {
+	t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	if InCI() {
+		t.Fatalf("REQUIRED TOOL MISSING IN CI: %s", msg)
+	}
+	t.Skipf("skipping: %s (set CI=true to make this a failure)", msg)
+}
 
 // Plugin names the binaries of kubectl inject: the front door and the full
 // command it hands everything but --local to.

@@ -13,6 +13,8 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/kinject/kubectl-inject/internal/testbin"
 )
 
 // Cluster is a running etcd plus kube-apiserver. The zero value is not usable;
@@ -150,7 +152,7 @@ func MustStart() *Cluster {
 	defer cancel()
 	c, err := Start(ctx)
 	switch {
-	case errors.Is(err, ErrMissingBinaries) && os.Getenv("CI") != "true":
+	case errors.Is(err, ErrMissingBinaries) && !testbin.InCI():
 		fmt.Fprintf(os.Stderr, "cluster: skipping live tests: %v\n", err)
 		return &Cluster{skip: err.Error()}
 	case err != nil:

@@ -9,27 +9,15 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/kinject/kubectl-inject/internal/testbin"
 )
 
 // ErrMissingBinaries is wrapped by Start's error when etcd or kube-apiserver
 // cannot be found.
 var ErrMissingBinaries = errors.New("live cluster binaries missing: run hack/build-apiserver.sh (kube-apiserver) and hack/install-tools.sh (etcd)")
-
-// CacheDir is the tool cache used by hack/*.sh: $KINJECT_CACHE, default
-// $HOME/.cache/kubectl-inject.
-func CacheDir() string {
-	if d := os.Getenv("KINJECT_CACHE"); d != "" {
-		return d
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return filepath.Join(os.TempDir(), "kubectl-inject-cache")
-	}
-	return filepath.Join(home, ".cache", "kubectl-inject")
-}
 
 // findBinary looks name up in $env, then the cache's bin dir, then PATH.
 func findBinary(env, name string) (string, error) {
@@ -39,14 +27,11 @@ func findBinary(env, name string) (string, error) {
 		}
 		return "", fmt.Errorf("%s=%s is not an executable: %w", env, p, ErrMissingBinaries)
 	}
-	cached := filepath.Join(CacheDir(), "bin", name)
-	if isExecutable(cached) {
-		return cached, nil
+	p, err := testbin.FindTool(name)
+	if err != nil {
+		return "", fmt.Errorf("$%s not set and %w: %w", env, err, ErrMissingBinaries)
 	}
-	if p, err := exec.LookPath(name); err == nil {
-		return p, nil
-	}
-	return "", fmt.Errorf("%s not found ($%s, %s, PATH): %w", name, env, cached, ErrMissingBinaries)
+	return p, nil
 }
 
 func isExecutable(p string) bool {

@@ -19,6 +19,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kinject/kubectl-inject/internal/testbin"
 )
 
 const (
@@ -160,28 +162,10 @@ func fnName(version, platform string) string {
 	return name
 }
 
-// tool finds a test tool on PATH or in the hack/install-tools.sh directory.
+// tool finds a test tool (see testbin.NeedTool).
 func tool(t *testing.T, name string) string {
 	t.Helper()
-	if p, err := exec.LookPath(name); err == nil {
-		return p
-	}
-	cache := os.Getenv("KINJECT_CACHE")
-	if cache == "" {
-		if home, err := os.UserHomeDir(); err == nil {
-			cache = filepath.Join(home, ".cache", "kubectl-inject")
-		}
-	}
-	p := filepath.Join(cache, "bin", name+exeSuffix())
-	if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-		return p
-	}
-	msg := fmt.Sprintf("%s not found on PATH nor in %s: install it with hack/install-tools.sh", name, filepath.Dir(p))
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("CI=true: %s", msg)
-	}
-	t.Skip(msg)
-	return ""
+	return testbin.NeedTool(t, name)
 }
 
 func readChecksums(t *testing.T, path string) map[string]string {
