@@ -19,7 +19,7 @@ func main() {
 	}
 	full, err := fullCommand()
 	if err == nil {
-		err = handOver(full, args) // returns only on failure (Unix) or with the exit code (Windows)
+		err = handOver(full, args) // returns only when the full command could not be started
 	}
 	fmt.Fprintf(os.Stderr, "error: %v\n", err)
 	os.Exit(1)

@@ -71,7 +71,7 @@ func (o *Options) patcher() (*live.Patcher, error) {
 	}
 	return &live.Patcher{
 		Injector:       o.injector,
-		Op:             o.op,
+		Op:             o.Op(),
 		Client:         client,
 		Mapper:         mapper,
 		DryRun:         dryRun,
@@ -87,10 +87,9 @@ func (o *Options) patcher() (*live.Patcher, error) {
 // from files are looked up by name.
 func (o *Options) targets() ([]live.Target, []error) {
 	// "-" is read from the injected stdin, not os.Stdin.
-	files := o.FilenameOptions
-	files.Filenames = nil
+	files := resource.FilenameOptions{Recursive: o.Recursive}
 	stdin := false
-	for _, f := range o.FilenameOptions.Filenames {
+	for _, f := range o.Filenames {
 		if f == "-" {
 			stdin = true
 		} else {

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/cli-runtime/pkg/resource"
 	"k8s.io/client-go/rest"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
@@ -29,10 +28,8 @@ type Options struct {
 	// kubectl-inject front door (plugin/local).
 	local.Flags
 
-	// FilenameOptions is Flags' -f and -R for the resource builder.
-	FilenameOptions resource.FilenameOptions
-	All             bool
-	AllNamespaces   bool
+	All           bool
+	AllNamespaces bool
 
 	FieldManager      string
 	ServerSide        bool
@@ -49,7 +46,6 @@ type Options struct {
 	enforceNamespace bool
 	dryRun           live.DryRun
 	injector         *inject.Injector
-	op               inject.Op
 }
 
 // NewOptions returns Options with their defaults.
@@ -124,9 +120,7 @@ func (o *Options) wrapConfig(f *pflag.FlagSet) {
 func (o *Options) Complete(c *cobra.Command, args []string) error {
 	o.args = args
 	o.Flags.Complete(c.Flags())
-	o.FilenameOptions = resource.FilenameOptions{Filenames: o.Filenames, Recursive: o.Recursive}
 	o.dryRun = live.DryRun(o.DryRun)
-	o.op = o.Op()
 	if c.Flags().Changed("qps") {
 		o.ConfigFlags.WithDiscoveryQPS(float32(o.QPS))
 	}
@@ -194,7 +188,7 @@ func (o *Options) validateLive() []error {
 	if o.InPlace {
 		errs = append(errs, errors.New("--in-place rewrites local files; it needs --local"))
 	}
-	hasFiles := len(o.FilenameOptions.Filenames) > 0
+	hasFiles := len(o.Filenames) > 0
 	if !hasFiles && len(o.args) == 0 {
 		errs = append(errs, errors.New("name the objects: TYPE/NAME, TYPE NAME..., TYPE -l SELECTOR, TYPE --all, or -f FILE (see --help)"))
 	}
