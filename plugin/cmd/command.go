@@ -72,10 +72,8 @@ Each object gets one line on stderr; the exit code is 1 when any object failed
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl inject"},
 		Args:          cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			// Complete validates the flags before it reads a file or the cluster.
 			if err := o.Complete(c, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
 				return err
 			}
 			return o.Run(c.Context())

@@ -6,7 +6,8 @@
 // binary serves --local command lines itself and hands the rest here.
 //
 // The command follows kubectl's Options pattern: NewOptions, then Complete
-// (flags, kubeconfig, template), Validate (pure, every error at once) and Run
+// (flags, kubeconfig, template; it runs Validate, pure and reporting every
+// error at once, before it reads a file or the cluster) and Run
 // (only the Options' fields and injected IOStreams). Run returns an error
 // instead of exiting; Execute maps it to the process exit code.
 package cmd
