@@ -2,13 +2,13 @@
 # Builds kube-apiserver (k8s.io/kubernetes, see hack/apiserver) into the tool
 # cache for the live tests in test/cluster. The build is skipped when the cached
 # binary exists and its stamp (hash of hack/apiserver/{go.mod,go.sum,main.go})
-# matches. A cold build takes about 10 minutes on 2 cores.
+# matches. A cold build takes about 15 minutes on 2 cores.
 #
 # Usage: hack/build-apiserver.sh [-f]   (-f forces a rebuild)
 # Env:   KINJECT_CACHE (default $HOME/.cache/kubectl-inject)
 set -euo pipefail
 
-KUBE_VERSION=v1.34.3
+KUBE_VERSION=v1.37.2
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 src="${root}/hack/apiserver"
 cache="${KINJECT_CACHE:-${HOME}/.cache/kubectl-inject}"
@@ -36,7 +36,7 @@ ldflags+=" -X ${pkg}.gitMinor=${minor}"
 ldflags+=" -X ${pkg}.gitTreeState=clean"
 ldflags+=" -X ${pkg}.buildDate=1970-01-01T00:00:00Z"
 
-echo "building kube-apiserver ${KUBE_VERSION} into ${bin} (cold build takes ~10 min)" >&2
+echo "building kube-apiserver ${KUBE_VERSION} into ${bin} (cold build takes ~15 min)" >&2
 start=$(date +%s)
 tmp="${bin}.tmp.$$"
 trap 'rm -f "${tmp}"' EXIT

@@ -58,6 +58,10 @@ func (in *Injector) Template() *Template { return in.template }
 // TemplateHash returns the hash recorded in status annotations.
 func (in *Injector) TemplateHash() string { return in.hash }
 
+// Settings returns the settings the injector was made with, for front ends
+// that compile the same selection into another form (an admission policy).
+func (in *Injector) Settings() Settings { return in.settings }
+
 // withImage returns a copy whose first sidecar uses image.
 func (t *Template) withImage(image string) *Template {
 	out := *t

@@ -21,6 +21,10 @@ const (
 // already meshed and is left alone.
 var otherMeshProxies = []string{"istio-proxy", "linkerd-proxy"}
 
+// OtherMeshProxies returns the container names of other meshes' proxies: a
+// pod that has one is skipped (ReasonOtherMesh).
+func OtherMeshProxies() []string { return append([]string(nil), otherMeshProxies...) }
+
 // Policy selects the objects to inject.
 type Policy struct {
 	Mode Mode `json:"mode,omitempty"`

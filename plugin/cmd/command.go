@@ -85,6 +85,7 @@ Each object gets one line on stderr; the exit code is 1 when any object failed
 	c.SetOut(o.Out)
 	c.SetErr(o.ErrOut)
 	o.AddFlags(c)
+	c.AddCommand(NewCmdPolicy(o.ConfigFlags, o.IOStreams))
 	return c
 }
 

@@ -156,6 +156,16 @@ func (f *Flags) Validate(args []string) []error {
 // no later document of the template file holds it. Privilege warnings go
 // to warn.
 func (f *Flags) LoadInjector(clusterRef string, lookup inject.ConfigMapLookup, warn io.Writer) (*inject.Injector, error) {
+	tmpl, settings, err := f.LoadTemplate(clusterRef, lookup)
+	if err != nil {
+		return nil, err
+	}
+	return NewInjector(tmpl, settings, warn)
+}
+
+// LoadTemplate returns the template and the settings LoadInjector
+// combines, for commands that add settings of their own first.
+func (f *Flags) LoadTemplate(clusterRef string, lookup inject.ConfigMapLookup) (*inject.Template, inject.Settings, error) {
 	var (
 		tmpl     *inject.Template
 		settings inject.Settings
@@ -164,26 +174,32 @@ func (f *Flags) LoadInjector(clusterRef string, lookup inject.ConfigMapLookup, w
 	case f.TemplateFile != "":
 		cfg, err := loadTemplateFile(f.TemplateFile, lookup)
 		if err != nil {
-			return nil, err
+			return nil, settings, err
 		}
 		tmpl, settings = cfg.Template, cfg.Settings
 		if tmpl == nil && settings.TemplateConfigMap != "" {
 			if tmpl, err = templateFromConfigMap(settings.TemplateConfigMap, lookup); err != nil {
-				return nil, err
+				return nil, settings, err
 			}
 		}
 	case clusterRef != "":
 		var err error
 		if tmpl, err = templateFromConfigMap(clusterRef, lookup); err != nil {
-			return nil, err
+			return nil, settings, err
 		}
 	}
 	if tmpl == nil {
 		tmpl = inject.DefaultTemplate()
 	}
 	if err := f.applySettings(&settings); err != nil {
-		return nil, err
+		return nil, settings, err
 	}
+	return tmpl, settings, nil
+}
+
+// NewInjector combines a template and settings, printing the template's
+// privilege warnings to warn.
+func NewInjector(tmpl *inject.Template, settings inject.Settings, warn io.Writer) (*inject.Injector, error) {
 	in, err := inject.New(tmpl, settings)
 	if err != nil {
 		return nil, fmt.Errorf("template: %w", err)

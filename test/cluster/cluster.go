@@ -43,9 +43,10 @@ type Cluster struct {
 }
 
 // Start starts etcd and kube-apiserver and waits until the API server is
-// ready. When a binary cannot be found the error wraps ErrMissingBinaries. On
-// other failures the error includes the tail of the failing process's log.
-func Start(ctx context.Context) (_ *Cluster, err error) {
+// ready; extraArgs are added to the API server's flags. When a binary
+// cannot be found the error wraps ErrMissingBinaries. On other failures the
+// error includes the tail of the failing process's log.
+func Start(ctx context.Context, extraArgs ...string) (_ *Cluster, err error) {
 	etcdBin, err := findBinary("ETCD", "etcd")
 	if err != nil {
 		return nil, err
@@ -115,6 +116,7 @@ func Start(ctx context.Context) (_ *Cluster, err error) {
 		"--allow-privileged=true",
 		"--profiling=false",
 	}
+	c.apiArgs = append(c.apiArgs, extraArgs...)
 	if err := c.startAPIServer(ctx, c.APIServerLog); err != nil {
 		return nil, err
 	}
@@ -147,10 +149,10 @@ func (c *Cluster) RestartAPIServer(ctx context.Context) error {
 // MustStart is Start for TestMain. When the binaries are missing it returns a
 // cluster on which Require skips the test, except with CI=true, where it
 // exits the process. Any other failure exits the process.
-func MustStart() *Cluster {
+func MustStart(extraArgs ...string) *Cluster {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	c, err := Start(ctx)
+	c, err := Start(ctx, extraArgs...)
 	switch {
 	case errors.Is(err, ErrMissingBinaries) && !testbin.InCI():
 		fmt.Fprintf(os.Stderr, "cluster: skipping live tests: %v\n", err)

@@ -48,7 +48,7 @@ func TestClusterLive(t *testing.T) {
 		t.Fatalf("kubectl get deploy: got %q", out)
 	}
 	out = kubectl(t, c.AdminKubeconfig, "version", "-o", "json")
-	if !strings.Contains(out, `"gitVersion": "v1.34.3"`) {
+	if !strings.Contains(out, `"gitVersion": "v1.37.2"`) {
 		t.Errorf("server version: %s", out)
 	}
 

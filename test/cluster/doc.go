@@ -6,7 +6,7 @@
 // ETCD, then from the tool cache ($KINJECT_CACHE/bin, default
 // $HOME/.cache/kubectl-inject/bin), then from PATH. Prepare them with:
 //
-//	hack/build-apiserver.sh   # builds kube-apiserver v1.34.3 (~10 min cold)
+//	hack/build-apiserver.sh   # builds kube-apiserver v1.37.2 (~11-15 min cold)
 //	hack/install-tools.sh     # etcd (apt etcd-server), kustomize, krew
 //
 // When they are missing, tests are skipped, except when CI=true, where the

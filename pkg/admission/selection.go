@@ -1,0 +1,128 @@
+package admission
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
+)
+
+// namespaceLabel is the label the API server sets on every namespace to its
+// own name, so a namespace list becomes a namespace selector.
+const namespaceLabel = "kubernetes.io/metadata.name"
+
+// checkKinds refuses a policy whose kinds or API groups leave out Pods: the
+// admission policy injects Pods and nothing else.
+func checkKinds(p inject.Policy) error {
+	if len(p.Kinds) > 0 && !containsFold(p.Kinds, "Pod") {
+		return fmt.Errorf("kinds: %s leaves out Pod, and the admission policy injects only Pods (controllers' pod templates stay as they are in git)", strings.Join(p.Kinds, ","))
+	}
+	if len(p.APIGroups) > 0 && !containsFold(p.APIGroups, "") && !containsFold(p.APIGroups, "core") {
+		return fmt.Errorf("apiGroups: %s leaves out the core group of Pods", strings.Join(p.APIGroups, ","))
+	}
+	return nil
+}
+
+func containsFold(list []string, s string) bool {
+	for _, v := range list {
+		if strings.EqualFold(v, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// bindingMatch turns the policy's namespaces and label selector into the
+// binding's match resources: the API server then skips other Pods before
+// any CEL runs, as the core skips them with namespace_not_selected and
+// labels_not_selected.
+func bindingMatch(p inject.Policy) (*matchResources, error) {
+	m := &matchResources{}
+	if len(p.Namespaces) > 0 {
+		names := make([]string, len(p.Namespaces))
+		for i, ns := range p.Namespaces {
+			names[i] = strings.ToLower(ns)
+		}
+		sort.Strings(names)
+		m.NamespaceSelector = &labelSelector{MatchExpressions: []selectorTerm{{Key: namespaceLabel, Operator: "In", Values: names}}}
+	}
+	if p.Selector != "" {
+		sel, err := objectSelector(p.Selector)
+		if err != nil {
+			return nil, err
+		}
+		m.ObjectSelector = sel
+	}
+	if m.NamespaceSelector == nil && m.ObjectSelector == nil {
+		return nil, nil
+	}
+	return m, nil
+}
+
+// objectSelector converts a label selector string (kubectl's -l syntax) to
+// the structured form of an admission binding.
+func objectSelector(s string) (*labelSelector, error) {
+	sel, err := labels.Parse(s)
+	if err != nil {
+		return nil, fmt.Errorf("selector: %q: %w", s, err)
+	}
+	reqs, _ := sel.Requirements()
+	out := &labelSelector{}
+	for _, r := range reqs {
+		values := r.Values().List() // sorted
+		term := selectorTerm{Key: r.Key(), Values: values}
+		switch r.Operator() {
+		case selection.Equals, selection.DoubleEquals, selection.In:
+			term.Operator = "In"
+		case selection.NotEquals, selection.NotIn:
+			term.Operator = "NotIn"
+		case selection.Exists:
+			term.Operator, term.Values = "Exists", nil
+		case selection.DoesNotExist:
+			term.Operator, term.Values = "DoesNotExist", nil
+		default:
+			return nil, fmt.Errorf("selector: %q: operator %s has no equivalent in an admission binding (use =, !=, in, notin, KEY or !KEY)", s, r.Operator())
+		}
+		out.MatchExpressions = append(out.MatchExpressions, term)
+	}
+	return out, nil
+}
+
+// matchConditions are the core's pod-level skips (selectPod and the status
+// check) as CEL: a Pod for which any is false is left as created.
+func matchConditions(p inject.Policy) []namedCondition {
+	ann := "object.metadata.annotations"
+	value := func(key string) string {
+		return fmt.Sprintf(`(has(%s) && %s in %s ? %s[%s].lowerAscii() : "")`, ann, celString(key), ann, ann, celString(key))
+	}
+	conds := []namedCondition{{
+		Name:       "not-injected",
+		Expression: fmt.Sprintf(`!has(%s) || !(%s in %s)`, ann, celString(inject.StatusAnnotation), ann),
+	}, {
+		Name:       "not-opted-out",
+		Expression: value(inject.InjectAnnotation) + ` != "false"`,
+	}}
+	if p.Mode == inject.OptIn {
+		conds = append(conds, namedCondition{
+			Name:       "opted-in",
+			Expression: fmt.Sprintf(`%s == "true" || %s == "true"`, value(inject.InjectAnnotation), value(inject.SeedAnnotation)),
+		})
+	}
+	if !p.InjectHostNetwork {
+		conds = append(conds, namedCondition{
+			Name:       "not-host-network",
+			Expression: `!has(object.spec.hostNetwork) || !object.spec.hostNetwork`,
+		})
+	}
+	proxies := celStrings(inject.OtherMeshProxies())
+	conds = append(conds, namedCondition{
+		Name: "no-other-mesh",
+		Expression: fmt.Sprintf(`!object.spec.containers.exists(c, c.name in %s) && !(has(object.spec.initContainers) && object.spec.initContainers.exists(c, c.name in %s))`,
+			proxies, proxies),
+	})
+	return conds
+}

@@ -1,0 +1,301 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/dynamic"
+	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kinject/kubectl-inject/pkg/admission"
+	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/plugin/local"
+)
+
+const policyExample = `  # Print the policy for the embedded Envoy sidecar (no cluster needed)
+  kubectl inject policy
+
+  # Install it: every new Pod gets the sidecar from the API server itself
+  kubectl inject policy --apply
+
+  # Only Pods that opt in, in two namespaces, as native sidecars
+  kubectl inject policy --mode opt-in --namespaces shop,payments --native --apply
+
+  # The seed's ConfigMap as the template; remove the policy again
+  kubectl inject policy --template-configmap mesh/envoy-initializer --apply
+  kubectl inject policy --delete`
+
+// PolicyOptions are the flags of kubectl inject policy.
+type PolicyOptions struct {
+	ConfigFlags *genericclioptions.ConfigFlags
+	genericiooptions.IOStreams
+
+	// Flags holds the template and policy flags, shared with injection.
+	Flags             local.Flags
+	TemplateConfigMap string
+	Namespaces        []string
+	Name              string
+	Apply, Delete     bool
+	ForceConflicts    bool
+	FieldManager      string
+}
+
+// NewCmdPolicy returns the policy subcommand. configFlags are the parent
+// command's kubeconfig flags.
+func NewCmdPolicy(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &PolicyOptions{ConfigFlags: configFlags, IOStreams: streams, Flags: local.NewFlags(), Name: admission.DefaultName, FieldManager: DefaultFieldManager}
+	c := &cobra.Command{
+		Use:   "policy [flags]",
+		Short: "Print, apply or delete the admission policy that injects new Pods (no webhook)",
+		Long: `Compile the template and the selection into a MutatingAdmissionPolicy and its
+binding (admissionregistration.k8s.io/v1, Kubernetes 1.36+), so that the API server
+itself adds the sidecar to every new Pod, exactly as kubectl inject would, with
+the same status record. Only Pods are injected, at CREATE: workloads' pod
+templates stay as they are in git.
+
+A Pod the template conflicts with (a container or volume of the same name that
+differs, a port already used) is left as created, never half-injected; a
+ValidatingAdmissionPolicy (kinject-NAME-conflicts) returns the reason to the
+client as a warning and records it in the audit log.
+
+Printing needs no cluster. --apply installs or updates the four objects with
+server-side apply; --delete removes them.`,
+		Example:       policyExample,
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(c *cobra.Command, _ []string) error {
+			o.Flags.Complete(c.Flags())
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(c.Context())
+		},
+	}
+	f := c.Flags()
+	o.ConfigFlags.AddFlags(f)
+	f.StringVar(&o.Flags.TemplateFile, "template", "", "Template file: a SidecarInjection, a template ConfigMap (data.config) or a partial Pod spec (default: the embedded Envoy sidecar)")
+	f.StringVar(&o.TemplateConfigMap, "template-configmap", "", "Read the template from a ConfigMap in the cluster: [NAMESPACE/]NAME[:KEY] (compiled into the policy; apply again after changing it)")
+	f.StringVar(&o.Flags.Mode, "mode", "", `"opt-out" (inject unless annotated sidecar.kinject.dev/inject: "false"; default) or "opt-in"`)
+	f.BoolVar(&o.Flags.Native, "native", false, "Inject the sidecar as a native sidecar (init container with restartPolicy: Always)")
+	f.StringVar(&o.Flags.Image, "image", "", "Override the sidecar's image")
+	f.BoolVar(&o.Flags.InjectHostNetwork, "inject-host-network", false, "Inject Pods that use the host network too")
+	f.BoolVar(&o.Flags.Strict, "strict", false, "Refuse a template that widens privileges instead of warning")
+	f.StringSliceVar(&o.Namespaces, "namespaces", nil, "Inject only Pods in these namespaces (comma-separated; default: all)")
+	f.StringVarP(&o.Flags.Selector, "selector", "l", "", "Inject only Pods whose labels match this selector (=, !=, in, notin, KEY, !KEY)")
+	f.StringVar(&o.Name, "name", o.Name, "Base name of the objects: kinject-NAME and kinject-NAME-conflicts")
+	f.StringVarP(&o.Flags.Output, "output", "o", "", "yaml (default when printing) or json; with --apply, print what the server stored")
+	f.BoolVar(&o.Apply, "apply", false, "Create or update the policy in the cluster (server-side apply)")
+	f.BoolVar(&o.Delete, "delete", false, "Delete the policy from the cluster")
+	f.BoolVar(&o.ForceConflicts, "force-conflicts", false, "With --apply: take over fields another manager owns")
+	f.StringVar(&o.FieldManager, "field-manager", o.FieldManager, "Name of the field manager for --apply")
+	_ = c.RegisterFlagCompletionFunc("output", fixedCompletion("yaml", "json"))
+	_ = c.RegisterFlagCompletionFunc("mode", fixedCompletion(string(inject.OptOut), string(inject.OptIn)))
+	return c
+}
+
+// Validate checks the flags; it reports every problem at once.
+func (o *PolicyOptions) Validate() error {
+	var errs []error
+	add := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if o.Apply && o.Delete {
+		add("--apply and --delete cannot be combined")
+	}
+	switch o.Flags.Output {
+	case "", "yaml", "json":
+	default:
+		add("--output must be yaml or json, not %q", o.Flags.Output)
+	}
+	if o.Delete && o.Flags.Output != "" {
+		add("--delete prints one line per object; it cannot be combined with --output")
+	}
+	if o.Flags.Mode != "" && o.Flags.Mode != string(inject.OptIn) && o.Flags.Mode != string(inject.OptOut) {
+		add("--mode must be %s or %s, not %q", inject.OptOut, inject.OptIn, o.Flags.Mode)
+	}
+	if o.ForceConflicts && !o.Apply {
+		add("--force-conflicts needs --apply")
+	}
+	if o.FieldManager == "" {
+		add("--field-manager must not be empty")
+	}
+	return errors.Join(errs...)
+}
+
+// Compile loads the template and settings from the flags and compiles them.
+func (o *PolicyOptions) Compile() (*admission.Policy, error) {
+	tmpl, settings, err := o.Flags.LoadTemplate(o.TemplateConfigMap, o.configMapLookup)
+	if err != nil {
+		return nil, err
+	}
+	if len(o.Namespaces) > 0 {
+		settings.Policy.Namespaces = o.Namespaces
+	}
+	if o.Flags.Selector != "" {
+		settings.Policy.Selector = o.Flags.Selector
+	}
+	in, err := local.NewInjector(tmpl, settings, o.ErrOut)
+	if err != nil {
+		return nil, err
+	}
+	return admission.Compile(in, o.Name)
+}
+
+// Run prints, applies or deletes the policy.
+func (o *PolicyOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	p, err := o.Compile()
+	if err != nil {
+		return err
+	}
+	if !o.Apply && !o.Delete {
+		return o.print(p)
+	}
+	cfg, err := o.ConfigFlags.ToRESTConfig()
+	if err != nil {
+		return fmt.Errorf("kubeconfig: %w", err)
+	}
+	client, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("client: %w", err)
+	}
+	objs, err := p.Objects()
+	if err != nil {
+		return err
+	}
+	if o.Delete {
+		return o.delete(ctx, client, objs)
+	}
+	return o.apply(ctx, client, objs)
+}
+
+func (o *PolicyOptions) print(p *admission.Policy) error {
+	var (
+		out []byte
+		err error
+	)
+	if o.Flags.Output == "json" {
+		out, err = p.JSON()
+	} else {
+		out, err = p.YAML()
+	}
+	if err != nil {
+		return err
+	}
+	_, err = o.Out.Write(out)
+	return err
+}
+
+// policyResource is the resource of an admissionregistration kind.
+func policyResource(kind string) schema.GroupVersionResource {
+	resources := map[string]string{
+		admission.KindMutatingPolicy:          "mutatingadmissionpolicies",
+		admission.KindMutatingPolicyBinding:   "mutatingadmissionpolicybindings",
+		admission.KindValidatingPolicy:        "validatingadmissionpolicies",
+		admission.KindValidatingPolicyBinding: "validatingadmissionpolicybindings",
+	}
+	return schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: resources[kind]}
+}
+
+// apply server-side applies each object, policies before their bindings,
+// and stops at the first failure so a binding never names a policy that
+// could not be stored.
+func (o *PolicyOptions) apply(ctx context.Context, client dynamic.Interface, objs [][]byte) error {
+	var stored []map[string]any
+	for _, data := range objs {
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(data); err != nil {
+			return err
+		}
+		gvr := policyResource(u.GetKind())
+		got, err := client.Resource(gvr).Apply(ctx, u.GetName(), u, metav1.ApplyOptions{FieldManager: o.FieldManager, Force: o.ForceConflicts})
+		if err != nil {
+			return fmt.Errorf("applying %s.%s/%s: %w", gvr.Resource, gvr.Group, u.GetName(), err)
+		}
+		fmt.Fprintf(o.ErrOut, "%s.%s/%s serverside-applied\n", kindLower(u.GetKind()), gvr.Group, u.GetName())
+		got.SetManagedFields(nil)
+		stored = append(stored, got.Object)
+	}
+	return o.printStored(stored)
+}
+
+func (o *PolicyOptions) printStored(stored []map[string]any) error {
+	if o.Flags.Output == "" {
+		return nil
+	}
+	list := map[string]any{"apiVersion": "v1", "kind": "List", "items": stored}
+	u := &unstructured.Unstructured{Object: list}
+	data, err := u.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	if o.Flags.Output == "yaml" {
+		if data, err = yaml.JSONToYAML(data); err != nil {
+			return err
+		}
+	}
+	_, err = o.Out.Write(data)
+	return err
+}
+
+// delete removes the bindings before the policies (the reverse of apply);
+// objects already gone are reported, not failed.
+func (o *PolicyOptions) delete(ctx context.Context, client dynamic.Interface, objs [][]byte) error {
+	var errs []error
+	for i := len(objs) - 1; i >= 0; i-- {
+		var meta struct {
+			Kind     string `json:"kind"`
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+		}
+		if err := yaml.Unmarshal(objs[i], &meta); err != nil {
+			return err
+		}
+		gvr := policyResource(meta.Kind)
+		ref := fmt.Sprintf("%s.%s/%s", kindLower(meta.Kind), gvr.Group, meta.Metadata.Name)
+		err := client.Resource(gvr).Delete(ctx, meta.Metadata.Name, metav1.DeleteOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			fmt.Fprintf(o.ErrOut, "%s not found\n", ref)
+		case err != nil:
+			errs = append(errs, fmt.Errorf("deleting %s: %w", ref, err))
+		default:
+			fmt.Fprintf(o.ErrOut, "%s deleted\n", ref)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func kindLower(kind string) string {
+	b := []byte(kind)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// configMapLookup reads --template-configmap's ConfigMap from the cluster.
+func (o *PolicyOptions) configMapLookup(namespace, name string) (*kyaml.RNode, error) {
+	lookup := &Options{ConfigFlags: o.ConfigFlags}
+	if namespace == "" {
+		ns, _, err := o.ConfigFlags.ToRawKubeConfigLoader().Namespace()
+		if err != nil {
+			return nil, fmt.Errorf("read kubeconfig namespace: %w", err)
+		}
+		namespace = ns
+	}
+	return lookup.configMapLookup(namespace, name)
+}

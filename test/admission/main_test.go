@@ -1,0 +1,199 @@
+package admission
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/dynamic"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/plugin/cmd"
+	"github.com/kinject/kubectl-inject/test/cluster"
+)
+
+var c *cluster.Cluster
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		os.Exit(m.Run())
+	}
+	// The ServiceAccount admission plugin gives every Pod a token volume
+	// with a random name (kube-api-access-xxxxx), which no field-for-field
+	// comparison of two Pods survives; and it needs a controller to create
+	// the default ServiceAccounts. Every other default plugin runs.
+	c = cluster.MustStart("--disable-admission-plugins=ServiceAccount")
+	os.Exit(c.Finish(m.Run()))
+}
+
+var (
+	pods       = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+	namespaces = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+)
+
+func client(t testing.TB) dynamic.Interface {
+	t.Helper()
+	dc, err := dynamic.NewForConfig(c.AdminConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dc
+}
+
+// kubectlInject runs kubectl-inject in-process as admin and returns stdout,
+// stderr and the exit code.
+func kubectlInject(t testing.TB, args ...string) (string, string, int) {
+	t.Helper()
+	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+	command := cmd.NewCmdInject(streams)
+	command.SetArgs(append(args, "--kubeconfig", c.AdminKubeconfig))
+	code := cmd.Execute(command, streams)
+	return out.String(), errOut.String(), code
+}
+
+// ensureNamespace creates ns if it does not exist.
+func ensureNamespace(t testing.TB, ns string) {
+	t.Helper()
+	obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}}
+	_, err := client(t).Resource(namespaces).Create(context.Background(), obj, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+}
+
+// podFrom parses a Pod manifest (YAML or JSON).
+func podFrom(t testing.TB, manifest []byte) *unstructured.Unstructured {
+	t.Helper()
+	var obj map[string]any
+	if err := yaml.Unmarshal(manifest, &obj); err != nil {
+		t.Fatalf("parsing pod manifest: %v\n%s", err, manifest)
+	}
+	u := &unstructured.Unstructured{Object: obj}
+	if u.GetNamespace() == "" {
+		u.SetNamespace("default")
+	}
+	return u
+}
+
+// createPod creates the Pod of manifest and returns what the server stored,
+// without the fields the server sets per object (uid, times, versions).
+func createPod(t testing.TB, manifest []byte, dryRun bool) (map[string]any, error) {
+	t.Helper()
+	u := podFrom(t, manifest)
+	opts := metav1.CreateOptions{}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	got, err := client(t).Resource(pods).Namespace(u.GetNamespace()).Create(context.Background(), u, opts)
+	if err != nil {
+		return nil, err
+	}
+	return comparable(got), nil
+}
+
+func deletePod(t testing.TB, manifest []byte) {
+	t.Helper()
+	u := podFrom(t, manifest)
+	zero := int64(0)
+	err := client(t).Resource(pods).Namespace(u.GetNamespace()).Delete(context.Background(), u.GetName(), metav1.DeleteOptions{GracePeriodSeconds: &zero})
+	if err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
+}
+
+// comparable drops what differs between two creations of the same Pod.
+func comparable(u *unstructured.Unstructured) map[string]any {
+	obj := u.DeepCopy().Object
+	meta, _ := obj["metadata"].(map[string]any)
+	for _, f := range []string{"uid", "resourceVersion", "creationTimestamp", "managedFields", "generation"} {
+		delete(meta, f)
+	}
+	return obj
+}
+
+func annotation(pod map[string]any, key string) (string, bool) {
+	u := unstructured.Unstructured{Object: pod}
+	v, ok := u.GetAnnotations()[key]
+	return v, ok
+}
+
+// applyPolicy installs the policy for the template file and waits until the
+// API server runs it: probe, a Pod manifest the policy injects, is created
+// with a server-side dry run until it comes back with a status record.
+func applyPolicy(t testing.TB, templateFile string, probe []byte, extra ...string) {
+	t.Helper()
+	args := append([]string{"policy", "--apply", "--template", templateFile}, extra...)
+	if out, errOut, code := kubectlInject(t, args...); code != 0 {
+		t.Fatalf("kubectl inject %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
+	}
+	waitPolicy(t, probe, true)
+}
+
+// deletePolicy removes the policy and waits until the API server stops
+// running it.
+func deletePolicy(t testing.TB, templateFile string, probe []byte) {
+	t.Helper()
+	if out, errOut, code := kubectlInject(t, "policy", "--delete", "--template", templateFile); code != 0 {
+		t.Fatalf("kubectl inject policy --delete: exit %d\n%s%s", code, out, errOut)
+	}
+	waitPolicy(t, probe, false)
+}
+
+func waitPolicy(t testing.TB, probe []byte, active bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		got, err := createPod(t, probe, true)
+		if err == nil {
+			if _, injected := annotation(got, inject.StatusAnnotation); injected == active {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the policy did not become active=%v within 60s (last error: %v)", active, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// writeFile writes data to a new file in t's temporary directory.
+func writeFile(t testing.TB, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func toJSON(v any) string {
+	b, _ := json.MarshalIndent(v, "", "  ")
+	return string(b)
+}
+
+// coreInject runs the core on one manifest document, as kubectl inject
+// --local does, and returns the output and the object's report entry.
+func coreInject(t testing.TB, in *inject.Injector, manifest []byte) ([]byte, inject.Entry) {
+	t.Helper()
+	out, entries := in.ProcessText(inject.OpInject, manifest, 0)
+	if len(entries) != 1 {
+		t.Fatalf("want one report entry, got %d: %v\n%s", len(entries), entries, manifest)
+	}
+	return bytes.Clone(out), entries[0]
+}
+
+var _ = fmt.Sprintf
