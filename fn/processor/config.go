@@ -13,10 +13,18 @@ import (
 // before the other settings are handed to the core.
 const uninjectKey = "uninject"
 
+// admissionPolicyKey makes the function emit the admission policy (see
+// pkg/admission) instead of injecting the items: a front-end setting too.
+const admissionPolicyKey = "admissionPolicy"
+
 // Config is a loaded function config: what to do and with which injector.
 type Config struct {
 	Op       inject.Op
 	Injector *inject.Injector
+	// AdmissionPolicy, when set, asks for the admission policy objects
+	// named after PolicyName; the items are then left as they are.
+	AdmissionPolicy bool
+	PolicyName      string
 }
 
 // ConfigError is a function config that cannot be used. Field names the
@@ -41,16 +49,17 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 func LoadConfig(fc *yaml.RNode, lookup inject.ConfigMapLookup) (*Config, error) {
 	var (
 		cfg *inject.Config
-		op  = inject.OpInject
+		fe  frontEnd
 		err error
 	)
 	switch kind := kindOf(fc); {
 	case fc == nil || fc.IsNilOrEmpty():
 		cfg = &inject.Config{}
 	case kind == "ConfigMap":
-		cfg, op, err = loadConfigMap(fc, lookup)
+		cfg, fe, err = loadConfigMap(fc, lookup)
 	case kind == inject.ConfigKind:
-		cfg, op, err = loadSidecarInjection(fc, lookup)
+		cfg, fe, err = loadSidecarInjection(fc, lookup)
+		fe.policyName = fc.GetName()
 	case kind == "" && fc.GetApiVersion() == "":
 		// A bare partial Pod spec, as a hand-written config file may be.
 		cfg, err = inject.LoadConfig(fc, lookup)
@@ -70,64 +79,99 @@ func LoadConfig(fc *yaml.RNode, lookup inject.ConfigMapLookup) (*Config, error) 
 	if err != nil {
 		return nil, &ConfigError{Err: err}
 	}
-	return &Config{Op: op, Injector: in}, nil
+	if fe.admissionPolicy && fe.op == inject.OpUninject {
+		return nil, &ConfigError{Field: admissionPolicyKey, Err: fmt.Errorf("cannot be combined with %s", uninjectKey)}
+	}
+	return &Config{Op: fe.op, Injector: in, AdmissionPolicy: fe.admissionPolicy, PolicyName: fe.policyName}, nil
+}
+
+// frontEnd holds the settings the function reads itself.
+type frontEnd struct {
+	op              inject.Op
+	admissionPolicy bool
+	policyName      string
+}
+
+// set reads one front-end setting, reporting whether key is one.
+func (fe *frontEnd) set(key, value, field string) (bool, error) {
+	var target *bool
+	var uninject bool
+	switch key {
+	case uninjectKey:
+		target = &uninject
+	case admissionPolicyKey:
+		target = &fe.admissionPolicy
+	default:
+		return false, nil
+	}
+	b, err := strconv.ParseBool(value)
+	if err != nil {
+		return true, &ConfigError{Field: field, Err: fmt.Errorf("%q is not a boolean (want true or false)", value)}
+	}
+	*target = b
+	if key == uninjectKey {
+		fe.op = opFor(uninject)
+	}
+	return true, nil
 }
 
 // loadConfigMap reads a ConfigMap of flat settings, with an optional
 // template under data.config (the seed's envoy-initializer format).
-func loadConfigMap(cm *yaml.RNode, lookup inject.ConfigMapLookup) (*inject.Config, inject.Op, error) {
+func loadConfigMap(cm *yaml.RNode, lookup inject.ConfigMapLookup) (*inject.Config, frontEnd, error) {
 	cfg := &inject.Config{}
-	op := inject.OpInject
+	var fe frontEnd
 	data := cm.Field("data")
 	if data == nil || data.Value.YNode().Kind != yaml.MappingNode {
-		return cfg, op, nil
+		return cfg, fe, nil
 	}
 	content := data.Value.YNode().Content
 	for i := 0; i+1 < len(content); i += 2 {
 		key, value := content[i].Value, content[i+1].Value
 		field := "data." + key
-		switch key {
-		case inject.DefaultConfigKey:
+		if known, err := fe.set(key, value, field); known {
+			if err != nil {
+				return nil, fe, err
+			}
+			continue
+		}
+		if key == inject.DefaultConfigKey {
 			t, err := inject.TemplateFromConfigMap(cm, key)
 			if err != nil {
-				return nil, op, err
+				return nil, fe, err
 			}
 			cfg.Template = t
-		case uninjectKey:
-			u, err := strconv.ParseBool(value)
-			if err != nil {
-				return nil, op, &ConfigError{Field: field, Err: fmt.Errorf("%q is not a boolean (want true or false)", value)}
-			}
-			op = opFor(u)
-		default:
-			if err := cfg.Settings.Set(key, value); err != nil {
-				return nil, op, &ConfigError{Field: field, Err: err}
-			}
+			continue
+		}
+		if err := cfg.Settings.Set(key, value); err != nil {
+			return nil, fe, &ConfigError{Field: field, Err: err}
 		}
 	}
-	return cfg, op, nil
+	return cfg, fe, nil
 }
 
-// loadSidecarInjection reads the typed config. spec.uninject is taken out
-// of a copy before the core reads the rest.
-func loadSidecarInjection(fc *yaml.RNode, lookup inject.ConfigMapLookup) (*inject.Config, inject.Op, error) {
-	op := inject.OpInject
+// loadSidecarInjection reads the typed config. spec.uninject and
+// spec.admissionPolicy are taken out of a copy before the core reads the
+// rest.
+func loadSidecarInjection(fc *yaml.RNode, lookup inject.ConfigMapLookup) (*inject.Config, frontEnd, error) {
+	var fe frontEnd
 	doc := fc.Copy()
 	if spec := doc.Field("spec"); spec != nil && spec.Value.YNode().Kind == yaml.MappingNode {
-		if f := spec.Value.Field(uninjectKey); f != nil {
-			v := f.Value.YNode()
-			u, err := strconv.ParseBool(v.Value)
-			if v.Kind != yaml.ScalarNode || err != nil {
-				return nil, op, &ConfigError{Field: "spec." + uninjectKey, Err: fmt.Errorf("must be true or false")}
+		for _, key := range []string{uninjectKey, admissionPolicyKey} {
+			f := spec.Value.Field(key)
+			if f == nil {
+				continue
 			}
-			op = opFor(u)
-			if _, err := spec.Value.Pipe(yaml.Clear(uninjectKey)); err != nil {
-				return nil, op, fmt.Errorf("removing spec.%s: %w", uninjectKey, err)
+			v := f.Value.YNode()
+			if _, err := fe.set(key, v.Value, "spec."+key); err != nil || v.Kind != yaml.ScalarNode {
+				return nil, fe, &ConfigError{Field: "spec." + key, Err: fmt.Errorf("must be true or false")}
+			}
+			if _, err := spec.Value.Pipe(yaml.Clear(key)); err != nil {
+				return nil, fe, fmt.Errorf("removing spec.%s: %w", key, err)
 			}
 		}
 	}
 	cfg, err := inject.LoadConfig(doc, lookup)
-	return cfg, op, err
+	return cfg, fe, err
 }
 
 // resolveTemplateConfigMap loads the template named by the

@@ -23,6 +23,9 @@ func (Processor) Process(rl *ResourceList) error {
 	for _, w := range cfg.Injector.Template().Warnings() {
 		rl.Results = append(rl.Results, &Result{Message: "template widens privileges: " + w, Severity: SeverityWarning})
 	}
+	if cfg.AdmissionPolicy {
+		return emitPolicy(rl, cfg)
+	}
 	names := cfg.Injector.Template().Names()
 	for i, item := range rl.Items {
 		for _, e := range cfg.Injector.ProcessNode(cfg.Op, item, i) {

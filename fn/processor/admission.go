@@ -1,0 +1,77 @@
+package processor
+
+import (
+	"fmt"
+
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kinject/kubectl-inject/pkg/admission"
+)
+
+// emitPolicy adds the admission policy objects to rl instead of injecting
+// its items, which pass through untouched: the API server then injects the
+// Pods they create, and the workloads in git never drift. Objects of the
+// same kind and name already among the items (an earlier run of a kpt
+// pipeline) are replaced in place, keeping their file; new ones go to
+// kinject-NAME.yaml.
+func emitPolicy(rl *ResourceList, cfg *Config) error {
+	p, err := admission.Compile(cfg.Injector, cfg.PolicyName)
+	if err != nil {
+		rl.Results = append(rl.Results, configResult(rl.FunctionConfig, err))
+		return failures(rl.Results)
+	}
+	nodes, err := p.Nodes()
+	if err != nil {
+		return err
+	}
+	file := p.Name + ".yaml"
+	for i, n := range nodes {
+		verb := "added"
+		if j := indexOf(rl.Items, n); j >= 0 {
+			if err := copyPathAnnotations(rl.Items[j], n); err != nil {
+				return err
+			}
+			rl.Items[j], verb = n, "updated"
+		} else {
+			for k, v := range map[string]string{kioutil.PathAnnotation: file, kioutil.IndexAnnotation: fmt.Sprint(i)} {
+				if err := n.PipeE(yaml.SetAnnotation(k, v)); err != nil {
+					return fmt.Errorf("annotating %s: %w", n.GetName(), err)
+				}
+			}
+			rl.Items = append(rl.Items, n)
+		}
+		rl.Results = append(rl.Results, &Result{
+			Message:     fmt.Sprintf("admission policy object %s (template %s)", verb, cfg.Injector.TemplateHash()),
+			Severity:    SeverityInfo,
+			ResourceRef: &ResourceRef{APIVersion: n.GetApiVersion(), Kind: n.GetKind(), Name: n.GetName()},
+			File:        fileOf(n),
+		})
+	}
+	return failures(rl.Results)
+}
+
+// indexOf finds the item with n's apiVersion, kind and name.
+func indexOf(items []*yaml.RNode, n *yaml.RNode) int {
+	for i, it := range items {
+		if it.GetApiVersion() == n.GetApiVersion() && it.GetKind() == n.GetKind() && it.GetName() == n.GetName() {
+			return i
+		}
+	}
+	return -1
+}
+
+// copyPathAnnotations gives to the object that replaces from the file
+// annotations of from.
+func copyPathAnnotations(from, to *yaml.RNode) error {
+	for k, v := range from.GetAnnotations() {
+		switch k {
+		case kioutil.PathAnnotation, kioutil.IndexAnnotation, kioutil.LegacyPathAnnotation, kioutil.LegacyIndexAnnotation,
+			kioutil.LegacyIdAnnotation, kioutil.IdAnnotation, "kustomize.config.k8s.io/id":
+			if err := to.PipeE(yaml.SetAnnotation(k, v)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
