@@ -1,0 +1,185 @@
+package admission
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
+)
+
+var replicasets = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}
+
+// warnings collects the API server's warnings.
+type warnings struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (w *warnings) HandleWarningHeader(_ int, _ string, text string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.list = append(w.list, text)
+}
+
+func (w *warnings) all() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return strings.Join(w.list, "\n")
+}
+
+const replicaSet = `apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: web
+  namespace: shop
+spec:
+  replicas: 3
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.27
+        ports: [{containerPort: 8080}]
+`
+
+// TestAdmissionLive installs the policy with kubectl inject policy --apply,
+// creates Pods the way the ReplicaSet controller does (owned, named from
+// the ReplicaSet), checks each is current for kubectl inject --check while
+// the ReplicaSet stays as written, sees a conflicting Pod created unchanged
+// with a warning naming the conflict, and removes the policy with --delete.
+func TestAdmissionLive(t *testing.T) {
+	c.Require(t)
+	ctx := context.Background()
+	ensureNamespace(t, "shop")
+	probe := []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: probe, namespace: shop}\nspec:\n  containers: [{name: app, image: busybox}]\n")
+
+	if out, errOut, code := kubectlInject(t, "policy", "--apply"); code != 0 {
+		t.Fatalf("policy --apply: exit %d\n%s%s", code, out, errOut)
+	} else if !strings.Contains(errOut, "mutatingadmissionpolicy.admissionregistration.k8s.io/kinject-envoy serverside-applied") {
+		t.Errorf("policy --apply output: %s", errOut)
+	}
+	waitPolicy(t, probe, true)
+
+	cfg := c.AdminConfig()
+	w := &warnings{}
+	cfg.WarningHandler = w
+	dc, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rsObj map[string]any
+	if err := yaml.Unmarshal([]byte(replicaSet), &rsObj); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := dc.Resource(replicasets).Namespace("shop").Create(ctx, &unstructured.Unstructured{Object: rsObj}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	template, _, _ := unstructured.NestedMap(rs.Object, "spec", "template")
+	for i := 0; i < 3; i++ {
+		pod := ownedPod(rs, template)
+		got, err := dc.Resource(pods).Namespace("shop").Create(ctx, pod, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("creating pod %d: %v", i, err)
+		}
+		names := containerNames(got)
+		if strings.Join(names, ",") != "web,envoy" {
+			t.Errorf("pod %s: containers %v, want web,envoy", got.GetName(), names)
+		}
+		if got.GetAnnotations()[inject.DefaultContainerAnnotation] != "web" {
+			t.Errorf("pod %s: default container %q, want web", got.GetName(), got.GetAnnotations()[inject.DefaultContainerAnnotation])
+		}
+		checkCurrent(t, got)
+	}
+	after, err := dc.Resource(replicasets).Namespace("shop").Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tpl, _, _ := unstructured.NestedMap(after.Object, "spec", "template"); toJSON(tpl) != toJSON(template) {
+		t.Errorf("the ReplicaSet's pod template changed (only Pods are injected):\n%s", toJSON(tpl))
+	}
+
+	// A Pod with its own "envoy" is created as it is, and the client is told why.
+	conflict := podFrom(t, []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: own-envoy, namespace: shop}\nspec:\n  containers: [{name: envoy, image: mine/envoy:1}]\n"))
+	got, err := dc.Resource(pods).Namespace("shop").Create(ctx, conflict, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("a conflicting Pod must be created as it is, not rejected: %v", err)
+	}
+	if _, injected := got.GetAnnotations()[inject.StatusAnnotation]; injected || len(containerNames(got)) != 1 {
+		t.Errorf("conflicting pod was changed: %v", toJSON(got.Object))
+	}
+	wantWarning := `sidecar not injected by kinject-envoy: spec.containers: container "envoy" already exists and was not injected by kubectl-inject`
+	if !strings.Contains(w.all(), wantWarning) {
+		t.Errorf("warnings %q do not contain %q", w.all(), wantWarning)
+	}
+
+	if out, errOut, code := kubectlInject(t, "policy", "--delete"); code != 0 {
+		t.Fatalf("policy --delete: exit %d\n%s%s", code, out, errOut)
+	} else if strings.Count(errOut, " deleted\n") != 4 {
+		t.Errorf("policy --delete output: %s", errOut)
+	}
+	waitPolicy(t, probe, false)
+	plain, err := dc.Resource(pods).Namespace("shop").Create(ctx, ownedPod(rs, template), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := containerNames(plain); len(names) != 1 {
+		t.Errorf("after --delete a new Pod has containers %v, want only web", names)
+	}
+	if _, _, code := kubectlInject(t, "policy", "--delete"); code != 0 {
+		t.Errorf("policy --delete of a deleted policy: exit %d, want 0 (reported as not found)", code)
+	}
+}
+
+// ownedPod is a Pod as the ReplicaSet controller makes it: the template's
+// metadata and spec, a generated name and a controller reference.
+func ownedPod(rs *unstructured.Unstructured, template map[string]any) *unstructured.Unstructured {
+	pod := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Pod"}}
+	spec, _, _ := unstructured.NestedMap(template, "spec")
+	labels, _, _ := unstructured.NestedStringMap(template, "metadata", "labels")
+	pod.Object["spec"] = spec
+	pod.SetLabels(labels)
+	pod.SetGenerateName(rs.GetName() + "-")
+	pod.SetNamespace(rs.GetNamespace())
+	yes := true
+	pod.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs.GetName(), UID: rs.GetUID(), Controller: &yes, BlockOwnerDeletion: &yes}})
+	return pod
+}
+
+func containerNames(pod *unstructured.Unstructured) []string {
+	list, _, _ := unstructured.NestedSlice(pod.Object, "spec", "containers")
+	var names []string
+	for _, c := range list {
+		m, _ := c.(map[string]any)
+		name, _ := m["name"].(string)
+		names = append(names, name)
+	}
+	return names
+}
+
+// checkCurrent runs kubectl inject --check on the Pod as stored: an
+// admission-injected Pod must count as injected with the current template.
+func checkCurrent(t *testing.T, pod *unstructured.Unstructured) {
+	t.Helper()
+	data, err := yaml.Marshal(pod.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := writeFile(t, "pod.yaml", data)
+	out, errOut, code := kubectlInject(t, "--local", "-f", path, "--check")
+	if code != 0 || !strings.Contains(errOut, "unchanged") {
+		t.Errorf("kubectl inject --local --check on pod %s: exit %d\n%s%s", pod.GetName(), code, out, errOut)
+	}
+}
