@@ -1,0 +1,67 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAdmissionKustomize builds examples/admission/kustomize: the
+// Deployment comes out as written and the four policy objects are added.
+func TestAdmissionKustomize(t *testing.T) {
+	dir := filepath.Join(example("admission"), "kustomize")
+	kustomizeBuild(t, dir, "inject.yaml", filepath.Join(dir, "expected.yaml"), "--enable-alpha-plugins", "--enable-exec")
+	b, err := os.ReadFile(filepath.Join(dir, "expected.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"} {
+		if !strings.Contains(string(b), "kind: "+kind+"\n") {
+			t.Errorf("expected.yaml has no %s", kind)
+		}
+	}
+	if strings.Contains(string(b), "envoyproxy/envoy:v1.36.2\n        name: envoy") {
+		t.Error("the Deployment was injected; with admissionPolicy it must stay as written")
+	}
+}
+
+// TestAdmissionKpt runs kpt fn eval with admissionPolicy=true on
+// examples/admission, with --exec and with the image: app.yaml must not
+// change, the policy lands in kinject-envoy.yaml, and a second run changes
+// nothing.
+func TestAdmissionKpt(t *testing.T) {
+	kpt := need(t, "kpt")
+	pkg := example("admission")
+	c := readKptCase(t, pkg)
+	for _, v := range evalVariants {
+		t.Run(v.name, func(t *testing.T) {
+			if v.name == "image" {
+				image(t)
+			}
+			dir := copyDir(t, pkg)
+			gitInit(t, dir)
+			args := v.args(c)
+			if r := run(t, dir, kpt, args...); r.code != 0 {
+				t.Fatalf("kpt %s: exit %d\n%s", strings.Join(args, " "), r.code, r.stderr)
+			}
+			if diff := gitDiff(t, dir); diff != "" {
+				t.Errorf("the workloads changed:\n%s", diff)
+			}
+			b, err := os.ReadFile(filepath.Join(dir, "kinject-envoy.yaml"))
+			if err != nil {
+				t.Fatalf("the policy file was not written: %v", err)
+			}
+			golden(t, filepath.Join(pkg, ".expected", "kinject-envoy.yaml"), string(b))
+
+			git(t, dir, "add", "-A")
+			git(t, dir, "commit", "-q", "-m", "first run")
+			if r := run(t, dir, kpt, args...); r.code != 0 {
+				t.Fatalf("second run: exit %d\n%s", r.code, r.stderr)
+			}
+			if diff := gitDiff(t, dir); diff != "" {
+				t.Errorf("the second run changed the package:\n%s", diff)
+			}
+		})
+	}
+}
