@@ -14,13 +14,26 @@ import (
 func (p *Policy) Objects() ([][]byte, error) {
 	out := make([][]byte, len(p.objects))
 	for i, o := range p.objects {
-		b, err := json.Marshal(o)
+		b, err := marshal(o, "")
 		if err != nil {
-			return nil, fmt.Errorf("encoding the policy: %w", err)
+			return nil, err
 		}
-		out[i] = b
+		out[i] = bytes.TrimSuffix(b, []byte("\n"))
 	}
 	return out, nil
+}
+
+// marshal is json.Marshal without HTML escaping: CEL's && and < stay
+// readable in -o json.
+func marshal(v any, indent string) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", indent)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("encoding the policy: %w", err)
+	}
+	return buf.Bytes(), nil
 }
 
 // YAML renders the objects as a multi-document YAML stream, as
@@ -55,11 +68,7 @@ func (p *Policy) JSON() ([]byte, error) {
 	for i, o := range objs {
 		items[i] = o
 	}
-	b, err := json.MarshalIndent(map[string]any{"apiVersion": "v1", "kind": "List", "items": items}, "", "    ")
-	if err != nil {
-		return nil, fmt.Errorf("encoding the policy: %w", err)
-	}
-	return append(b, '\n'), nil
+	return marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": items}, "    ")
 }
 
 // Nodes returns the objects as kyaml nodes, for KRM functions.

@@ -1,0 +1,87 @@
+package admission_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kinject/kubectl-inject/pkg/admission"
+	"github.com/kinject/kubectl-inject/pkg/inject"
+)
+
+func TestCompileErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		settings inject.Settings
+		policy   string
+		want     string
+	}{
+		{"kinds without Pod", inject.Settings{Policy: inject.Policy{Kinds: []string{"Deployment"}}}, "", "kinds: Deployment leaves out Pod"},
+		{"api groups without core", inject.Settings{Policy: inject.Policy{APIGroups: []string{"apps"}}}, "", "apiGroups: apps leaves out the core group"},
+		{"set-based selector with gt", inject.Settings{Policy: inject.Policy{Selector: "replicas>3"}}, "", "has no equivalent in an admission binding"},
+		{"name not an object name", inject.Settings{}, "Envoy_Sidecar", "is not a valid object name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			in, err := inject.New(inject.DefaultTemplate(), tc.settings)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = admission.Compile(in, tc.policy)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Compile: got %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestCompileSelection(t *testing.T) {
+	t.Parallel()
+	in, err := inject.New(inject.DefaultTemplate(), inject.Settings{Policy: inject.Policy{
+		Mode: inject.OptIn, Namespaces: []string{"shop", "Pay"}, Selector: "app in (web,api),!canary,tier!=db", Kinds: []string{"pod", "Deployment"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := admission.Compile(in, "mesh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := p.YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"name: kinject-mesh\n", "name: kinject-mesh-conflicts\n",
+		"- pay\n        - shop\n", // namespaces lower-cased and sorted
+		"key: app\n        operator: In\n        values:\n        - api\n        - web\n",
+		"key: canary\n        operator: DoesNotExist\n",
+		"key: tier\n        operator: NotIn\n",
+		"name: opted-in\n", "initializer.kubernetes.io/envoy",
+		"validationActions:\n  - Warn\n  - Audit\n",
+		"sidecar.kinject.dev/template: " + in.TemplateHash(),
+	} {
+		if !strings.Contains(string(y), want) {
+			t.Errorf("policy lacks %q", want)
+		}
+	}
+	if strings.Contains(string(y), "not-host-network") == false {
+		t.Error("hostNetwork Pods must be skipped by default")
+	}
+}
+
+func TestCompileInjectHostNetwork(t *testing.T) {
+	t.Parallel()
+	in, err := inject.New(inject.DefaultTemplate(), inject.Settings{Policy: inject.Policy{InjectHostNetwork: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := admission.Compile(in, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, _ := p.YAML()
+	if strings.Contains(string(y), "not-host-network") {
+		t.Error("with injectHostNetwork the policy must not skip hostNetwork Pods")
+	}
+}

@@ -1,0 +1,73 @@
+package cmd
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"strings"
+	"testing"
+)
+
+var updatePolicy = flag.Bool("update", false, "rewrite examples/admission/policy.yaml")
+
+// TestPolicyExample: kubectl inject policy prints, with no cluster, the
+// policy examples/admission/policy.yaml holds (-update rewrites it).
+func TestPolicyExample(t *testing.T) {
+	const example = "../../examples/admission/policy.yaml"
+	out, stderr, code := runCmd(t, "", "policy", "--kubeconfig", "/nonexistent")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if *updatePolicy {
+		if err := os.WriteFile(example, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := slurp(t, example); out != want {
+		t.Errorf("kubectl inject policy differs from %s (run go test ./plugin/cmd -run TestPolicyExample -update)\n%s", example, out)
+	}
+}
+
+func TestPolicyJSON(t *testing.T) {
+	out, stderr, code := runCmd(t, "", "policy", "-o", "json", "--native", "--mode", "opt-in", "--namespaces", "a,b")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var list struct {
+		Kind  string `json:"kind"`
+		Items []struct {
+			Kind string `json:"kind"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("-o json is not JSON: %v\n%s", err, out)
+	}
+	if list.Kind != "List" || len(list.Items) != 4 || list.Items[0].Kind != "MutatingAdmissionPolicy" {
+		t.Errorf("-o json: %s", out)
+	}
+	if !strings.Contains(out, "initContainers/") || !strings.Contains(out, `x.restartPolicy == \"Always\"`) {
+		t.Errorf("--native: the sidecar must go to the init containers, as a native sidecar\n%s", out)
+	}
+}
+
+func TestPolicyFlagErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"apply and delete", []string{"--apply", "--delete"}, "--apply and --delete cannot be combined"},
+		{"output", []string{"-o", "name"}, `--output must be yaml or json, not "name"`},
+		{"mode", []string{"--mode", "sometimes"}, `--mode must be opt-out or opt-in, not "sometimes"`},
+		{"force without apply", []string{"--force-conflicts"}, "--force-conflicts needs --apply"},
+		{"kinds leave out Pods", []string{"--template", "testdata/deployments-only.yaml"}, "leaves out Pod"},
+		{"arguments", []string{"deploy/web"}, "unknown command"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := runCmd(t, "", append([]string{"policy"}, tc.args...)...)
+			if code == 0 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q, want an error containing %q", code, stderr, tc.want)
+			}
+		})
+	}
+}
