@@ -2,6 +2,7 @@ package admission
 
 import (
 	"context"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -182,4 +183,56 @@ func checkCurrent(t *testing.T, pod *unstructured.Unstructured) {
 	if code != 0 || !strings.Contains(errOut, "unchanged") {
 		t.Errorf("kubectl inject --local --check on pod %s: exit %d\n%s%s", pod.GetName(), code, out, errOut)
 	}
+}
+
+// TestREADME runs every command of the README's "Inject at admission"
+// block against the API server, in order: each must succeed, and the
+// printed policy must be examples/admission/policy.yaml.
+func TestREADME(t *testing.T) {
+	c.Require(t)
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, found := strings.Cut(string(readme), "## Inject at admission (no webhook)\n")
+	_, block, ok := strings.Cut(section, "```sh\n")
+	block, _, closed := strings.Cut(block, "```")
+	if !found || !ok || !closed {
+		t.Fatal("README: no sh block in the section \"Inject at admission (no webhook)\"")
+	}
+	ensureNamespace(t, "shop")
+	ensureNamespace(t, "payments")
+	ran := 0
+	for _, line := range strings.Split(block, "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		if len(fields) < 3 || fields[0] != "kubectl" || fields[1] != "inject" || fields[2] != "policy" {
+			t.Fatalf("README: %q is not a kubectl inject policy command", line)
+		}
+		args := fields[2:]
+		for i, a := range args {
+			if a == "sidecar.yaml" {
+				args[i] = "../../examples/cli/sidecar.yaml"
+			}
+		}
+		out, errOut, code := kubectlInject(t, args...)
+		if code != 0 {
+			t.Fatalf("README: %s: exit %d\n%s", line, code, errOut)
+		}
+		if len(args) == 1 {
+			if want, _ := os.ReadFile("../../examples/admission/policy.yaml"); out != string(want) {
+				t.Errorf("README: %s: the output is not examples/admission/policy.yaml", line)
+			}
+		}
+		ran++
+	}
+	if ran < 4 {
+		t.Errorf("README: only %d commands found", ran)
+	}
+	// Leave no policy behind for the other tests.
+	kubectlInject(t, "policy", "--delete")
+	kubectlInject(t, "policy", "--delete", "--name", "mesh")
 }
