@@ -236,3 +236,38 @@ func TestREADME(t *testing.T) {
 	kubectlInject(t, "policy", "--delete")
 	kubectlInject(t, "policy", "--delete", "--name", "mesh")
 }
+
+// TestPolicyFromSeedConfigMap compiles the policy from the seed's
+// envoy-initializer ConfigMap read from the cluster, and the seed's sidecar
+// is what new Pods get.
+func TestPolicyFromSeedConfigMap(t *testing.T) {
+	c.Require(t)
+	ensureNamespace(t, "mesh")
+	seed, err := os.ReadFile("../../examples/seed/envoy-initializer.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := podFrom(t, seed) // any object: parsed, namespace defaulted
+	cm.SetNamespace("mesh")
+	configmaps := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	if _, err := client(t).Resource(configmaps).Namespace("mesh").Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := kubectlInject(t, "policy", "--template-configmap", "mesh/envoy-initializer", "--name", "seed", "--apply", "-o", "yaml")
+	if code != 0 || !strings.Contains(out, "lyft/envoy:845747db88f102c0fd262ab234308e9e22f693a1") {
+		t.Fatalf("policy --template-configmap: exit %d\n%s%s", code, out, errOut)
+	}
+	probe := []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: seed-probe, namespace: mesh}\nspec:\n  containers: [{name: app, image: busybox, ports: [{containerPort: 8080}]}]\n")
+	waitPolicy(t, probe, true)
+	got, err := createPod(t, probe, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := containerNames(&unstructured.Unstructured{Object: got}); strings.Join(names, ",") != "app,envoy" {
+		t.Errorf("containers %v, want app,envoy", names)
+	}
+	if _, _, code := kubectlInject(t, "policy", "--delete", "--name", "seed"); code != 0 {
+		t.Errorf("policy --delete --name seed: exit %d", code)
+	}
+	waitPolicy(t, probe, false)
+}
