@@ -21,8 +21,9 @@ const (
 	// fillEdit replaces the empty (null) value target of a mapping field with
 	// value, a collection: "volumes:" with nothing after it gets items.
 	fillEdit
-	// nullifyEdit turns the emptied collection target back into the null it
-	// was before a fillEdit. In the text, removing the items already did it.
+	// nullifyEdit turns the emptied collection target (the value of a field
+	// of parent) back into the null it was before a fillEdit, written as
+	// text ("null", "~", or nothing).
 	nullifyEdit
 )
 
@@ -36,8 +37,8 @@ type edit struct {
 	before *yaml.Node // insert: anchor child (mapping key or item), nil for end
 	key    string     // insert into a mapping: the new key
 	value  *yaml.Node // insert: the new value or item
-	target *yaml.Node // delete: key node or item; set: the scalar
-	text   string     // set: the new scalar value
+	target *yaml.Node // delete: key node or item; set: the scalar; fill, nullify: the value
+	text   string     // set: the new scalar value; nullify: the null token
 	// origin and originN name the template items an insert copies, so the
 	// text they render to can be reused across documents.
 	origin  *yaml.Node
@@ -56,8 +57,8 @@ func fill(parent, target, value *yaml.Node) edit {
 	return edit{kind: fillEdit, parent: parent, target: target, value: value}
 }
 
-func nullify(target *yaml.Node) edit {
-	return edit{kind: nullifyEdit, target: target}
+func nullify(parent, target *yaml.Node, token string) edit {
+	return edit{kind: nullifyEdit, parent: parent, target: target, text: token}
 }
 
 func setScalar(target *yaml.Node, text string) edit {
@@ -110,7 +111,7 @@ func applyToNodes(edits []edit) error {
 				}
 			}
 		case nullifyEdit:
-			*e.target = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
+			*e.target = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: e.text}
 		}
 	}
 	return nil

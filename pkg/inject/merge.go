@@ -148,7 +148,7 @@ func appendItems(spec *yaml.Node, field string, list *yaml.Node, items []*yaml.N
 		return nil, nil
 	}
 	if isNull(list) {
-		status.addField(created, hasKey(spec, field))
+		status.addField(created, presentValue(spec, field))
 		e := placeField(spec, field, newSequence(copyAll(items)...), beforeKeyFor(spec, field))
 		e.origin, e.originN = items[0], len(items)
 		return []edit{e}, nil
@@ -205,18 +205,28 @@ func hasKey(m *yaml.Node, field string) bool {
 	return key != nil
 }
 
+// presentValue returns the value of field when m has the key (an empty
+// value, here), nil when it has not.
+func presentValue(m *yaml.Node, field string) *yaml.Node {
+	key, value := mapLookup(m, field)
+	if key == nil {
+		return nil
+	}
+	return value
+}
+
 // planMetadata adds labels and annotations (the status record last) to the
 // pod template's metadata, creating maps as needed.
 func planMetadata(t *podTarget, labels, annotations []KeyValue, status *Status) ([]edit, error) {
 	if t.meta == nil {
 		meta := newMapping()
 		if len(labels) > 0 {
-			status.addField(createdLabels, false)
+			status.addField(createdLabels, nil)
 			meta.Content = append(meta.Content, newString("labels"), kvMapping(labels))
 			status.Labels = keys(labels)
 		}
-		status.addField(createdAnnotations, false)
-		status.addField(createdMetadata, hasKey(t.template, "metadata"))
+		status.addField(createdAnnotations, nil)
+		status.addField(createdMetadata, presentValue(t.template, "metadata"))
 		status.Annotations = keys(annotations)
 		ann := kvMapping(annotations)
 		meta.Content = append(meta.Content, newString("annotations"), ann)
@@ -240,7 +250,7 @@ func planStringMap(t *podTarget, field string, kvs []KeyValue, added *[]string, 
 	}
 	m := mapValue(t.meta, field)
 	if isNull(m) {
-		status.addField(created, hasKey(t.meta, field))
+		status.addField(created, presentValue(t.meta, field))
 		*added = keys(kvs)
 		fresh := kvMapping(kvs)
 		if withStatus != nil {

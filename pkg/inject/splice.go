@@ -26,6 +26,8 @@ type textDoc struct {
 	styled     bool // indentStep and wideSeq are detected
 	renders    *renderCache
 	unsure     bool // a position depended on more than the plain rules
+	json       bool // the document is JSON (see isJSON)
+	jsonKnown  bool
 }
 
 // change replaces src[start:end] with text.
@@ -36,6 +38,9 @@ type change struct {
 	// inserted text, plus one for a sequence item (at equal indentation an
 	// item ends its list before a new key of the enclosing mapping).
 	depth int
+	// covers: the change replaces a whole collection, and the changes
+	// inside it (its items' removal) are part of it.
+	covers bool
 }
 
 // splice applies edits to src at the positions the parser recorded in the
@@ -55,7 +60,7 @@ func splice(src []byte, edits []edit, renders *renderCache) (out []byte, sure bo
 	td.renders = renders
 	changes := make([]change, 0, len(edits))
 	for _, e := range edits {
-		if e.kind == nullifyEdit {
+		if e.kind == nullifyEdit && e.text == "" {
 			continue // removing the items left the field empty already
 		}
 		c, err := td.change(e)
@@ -75,7 +80,7 @@ func splice(src []byte, edits []edit, renders *renderCache) (out []byte, sure bo
 		}
 		return changes[i].depth > changes[j].depth
 	})
-	changes = mergeRemovals(changes)
+	changes = mergeRemovals(dropCovered(changes))
 	if n := len(changes); n > 0 {
 		// Removing up to the document's unterminated last line: take the
 		// line end before the removed lines too, so none is left behind.
@@ -113,6 +118,24 @@ func hasLoneCR(src []byte) bool {
 		}
 		src = src[i+2:]
 	}
+}
+
+// dropCovered drops the changes inside a change that replaces a whole
+// collection.
+func dropCovered(changes []change) []change {
+	out := changes[:0]
+	var cover *change
+	for i := range changes {
+		c := changes[i]
+		if cover != nil && c.start >= cover.start && c.end <= cover.end && !(c.start == cover.start && c.end == cover.end && c.covers) {
+			continue
+		}
+		out = append(out, c)
+		if c.covers {
+			cover = &out[len(out)-1]
+		}
+	}
+	return out
 }
 
 // mergeRemovals joins removals of adjacent lines into one change.
@@ -187,6 +210,8 @@ func (td *textDoc) change(e edit) (change, error) {
 		return td.delete(e)
 	case fillEdit:
 		return td.fill(e)
+	case nullifyEdit:
+		return td.nullify(e)
 	default:
 		return td.set(e)
 	}
@@ -201,6 +226,9 @@ func blockParent(n *yaml.Node) error {
 }
 
 func (td *textDoc) insert(e edit) (change, error) {
+	if e.parent.Style&yaml.FlowStyle != 0 {
+		return td.flowInsert(e)
+	}
 	if err := blockParent(e.parent); err != nil {
 		return change{}, err
 	}
@@ -257,6 +285,9 @@ func (td *textDoc) insert(e edit) (change, error) {
 }
 
 func (td *textDoc) delete(e edit) (change, error) {
+	if e.parent.Style&yaml.FlowStyle != 0 {
+		return td.flowDelete(e)
+	}
 	if err := blockParent(e.parent); err != nil {
 		return change{}, err
 	}
@@ -289,11 +320,30 @@ func (td *textDoc) fill(e edit) (change, error) {
 			key = e.parent.Content[i-1]
 		}
 	}
-	if key == nil || e.target.Value != "" || e.parent.Style&yaml.FlowStyle != 0 || !td.startsLine(key, false) {
-		return change{}, errNotSpliceable // "key: null", "key: ~" or flow style
+	if e.parent.Style&yaml.FlowStyle != 0 {
+		return td.flowFill(e)
 	}
-	rest := td.line(key.Line)[len(string(td.src[td.lineStart(key.Line):td.offset(key.Line, key.Column)]))+len(key.Value):]
-	if r := strings.TrimSpace(rest); !strings.HasPrefix(r, ":") || !isBlankOrComment(r[1:]) || (len(r) > 1 && r[1] == '#') {
+	if key == nil || !td.startsLine(key, false) {
+		return change{}, errNotSpliceable
+	}
+	colon, err := td.colonAfter(key)
+	if err != nil {
+		return change{}, err
+	}
+	// "key: null" and "key: ~": the token (and the space before it) goes,
+	// the record keeps it, and uninject writes it back.
+	cut := colon
+	if e.target.Value != "" {
+		s, err := td.flowNodeSpan(e.target)
+		if err != nil || td.lineOf(s.start) != key.Line {
+			return change{}, errNotSpliceable
+		}
+		cut, td.unsure = s.end, true
+		if td.src[s.start-1] != ' ' && td.src[s.start-1] != '\t' {
+			return change{}, errNotSpliceable
+		}
+	}
+	if rest := td.line(key.Line)[cut-td.lineStart(key.Line):]; !isBlankOrComment(rest) || (rest != "" && rest[0] == '#') {
 		return change{}, errNotSpliceable // something other than "key:" and a comment
 	}
 	td.detectStyle()
@@ -309,7 +359,64 @@ func (td *textDoc) fill(e edit) (change, error) {
 	if at == len(td.src) && td.src[len(td.src)-1] != '\n' {
 		text = td.eol + strings.TrimSuffix(text, td.eol)
 	}
+	if cut != colon {
+		// Take out " null" and keep the rest of the line (a comment).
+		s, _ := td.flowNodeSpan(e.target)
+		return change{start: s.start - 1, end: at, text: string(td.src[cut:at]) + text, depth: 2*indent + 1}, nil
+	}
 	return change{start: at, end: at, text: text, depth: 2*indent + 1}, nil
+}
+
+// colonAfter returns the offset just past the colon that follows a block
+// mapping key.
+func (td *textDoc) colonAfter(key *yaml.Node) (int, error) {
+	start := td.offset(key.Line, key.Column)
+	i := start + len(key.Value)
+	if key.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+		end, err := td.quotedEnd(key, start)
+		if err != nil {
+			return 0, err
+		}
+		i = end
+	} else if i > len(td.src) || string(td.src[start:i]) != key.Value {
+		return 0, errNotSpliceable
+	}
+	for i < len(td.src) && (td.src[i] == ' ' || td.src[i] == '\t') {
+		i++
+	}
+	if i >= len(td.src) || td.src[i] != ':' {
+		return 0, errNotSpliceable
+	}
+	return i + 1, nil
+}
+
+// nullify writes back the null token ("null", "~") of a field that
+// injection filled: in place of the emptied flow collection, or after the
+// key's colon in block style (the items' lines are removed by their own
+// edits).
+func (td *textDoc) nullify(e edit) (change, error) {
+	td.unsure = true
+	if e.target.Style&yaml.FlowStyle != 0 {
+		s, err := td.flowNodeSpan(e.target)
+		if err != nil {
+			return change{}, err
+		}
+		return change{start: s.start, end: s.end, text: e.text, covers: true}, nil
+	}
+	var key *yaml.Node
+	for i := 1; i < len(e.parent.Content); i += 2 {
+		if e.parent.Content[i] == e.target {
+			key = e.parent.Content[i-1]
+		}
+	}
+	if key == nil {
+		return change{}, errNotSpliceable
+	}
+	colon, err := td.colonAfter(key)
+	if err != nil {
+		return change{}, err
+	}
+	return change{start: colon, end: colon, text: " " + e.text}, nil
 }
 
 func (td *textDoc) set(e edit) (change, error) {
@@ -320,7 +427,12 @@ func (td *textDoc) set(e edit) (change, error) {
 	start := td.offset(n.Line, n.Column)
 	end, err := td.scalarEnd(n, start)
 	if err != nil {
-		return change{}, err
+		// A plain scalar in a flow collection ends at "," "]" or "}".
+		s, ferr := td.flowNodeSpan(n)
+		if ferr != nil || s.start != start {
+			return change{}, err
+		}
+		end, td.unsure = s.end, true
 	}
 	text, err := renderScalar(e.text, n.Style)
 	if err != nil {

@@ -5,7 +5,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
+
+// isNullToken reports whether s is written YAML for null.
+func isNullToken(s string) bool {
+	switch s {
+	case "null", "Null", "NULL", "~":
+		return true
+	}
+	return false
+}
 
 // StatusAnnotation records on the pod template exactly what was injected.
 const StatusAnnotation = "sidecar.kinject.dev/status"
@@ -35,6 +46,9 @@ type Status struct {
 	// Null lists the fields that were present but empty ("volumes:"), so
 	// uninject empties them again rather than removing them.
 	Null []string `json:"null,omitempty"`
+	// NullTokens holds how an empty field of Null was written when it was
+	// not simply left empty ("null", "~"), so uninject writes it back.
+	NullTokens map[string]string `json:"nullTokens,omitempty"`
 }
 
 // Changed holds previous values by key.
@@ -84,6 +98,11 @@ func ParseStatus(value string) (*Status, error) {
 	if s.Template == "" {
 		return nil, fmt.Errorf("annotation %s: status record has no template hash", StatusAnnotation)
 	}
+	for field, token := range s.NullTokens {
+		if !s.wasNull(field) || !isNullToken(token) {
+			return nil, fmt.Errorf("annotation %s: status record: nullTokens: %q: %q is not the null token of a field listed in null", StatusAnnotation, field, token)
+		}
+	}
 	for _, list := range []struct {
 		name   string
 		fields []string
@@ -117,12 +136,22 @@ func (s *Status) wasNull(field string) bool {
 	return false
 }
 
-// addField records that injection created field, or filled it when it was
-// present but empty.
-func (s *Status) addField(field string, wasNull bool) {
+// nullToken returns how the empty field was written ("null", "~"), "" for
+// nothing at all.
+func (s *Status) nullToken(field string) string { return s.NullTokens[field] }
+
+// addField records that injection created field (old is nil), or filled it
+// when it was present but empty (old is its null value).
+func (s *Status) addField(field string, old *yaml.Node) {
 	list := &s.Created
-	if wasNull {
+	if old != nil {
 		list = &s.Null
+		if old.Value != "" {
+			if s.NullTokens == nil {
+				s.NullTokens = map[string]string{}
+			}
+			s.NullTokens[field] = old.Value
+		}
 	}
 	for _, c := range *list {
 		if c == field {

@@ -51,7 +51,7 @@ func planUninject(t *podTarget, s *Status) []edit {
 		{s.InitContainers, "initContainers", createdInitContainers},
 		{s.Volumes, "volumes", createdVolumes},
 	} {
-		edits = append(edits, removeItems(t.spec, l.field, l.names, s.created(l.created), s.wasNull(l.created))...)
+		edits = append(edits, removeItems(t.spec, l.field, l.names, s.created(l.created), s.wasNull(l.created), s.nullToken(l.created))...)
 	}
 	edits = append(edits, planRemoveMetadata(t, s)...)
 	return edits
@@ -60,7 +60,7 @@ func planUninject(t *podTarget, s *Status) []edit {
 // removeItems deletes the named items of a list field; when the field was
 // created by injection and nothing else is left in it, the field goes too,
 // and a field that was empty before is emptied again.
-func removeItems(m *yaml.Node, field string, names []string, created, wasNull bool) []edit {
+func removeItems(m *yaml.Node, field string, names []string, created, wasNull bool, token string) []edit {
 	key, list := mapLookup(m, field)
 	if key == nil || list.Kind != yaml.SequenceNode || len(names) == 0 {
 		return nil
@@ -79,7 +79,7 @@ func removeItems(m *yaml.Node, field string, names []string, created, wasNull bo
 		edits = append(edits, deleteChild(list, item))
 	}
 	if wasNull && len(doomed) == len(list.Content) {
-		edits = append(edits, nullify(list))
+		edits = append(edits, nullify(m, list, token))
 	}
 	return edits
 }
@@ -93,8 +93,8 @@ func planRemoveMetadata(t *podTarget, s *Status) []edit {
 		restoreLabels, restoreAnnotations = s.Changed.Labels, s.Changed.Annotations
 	}
 	annotations := append(append([]string{}, s.Annotations...), StatusAnnotation)
-	labelEdits, labelsGone := planRemoveKeys(t.meta, "labels", s.Labels, restoreLabels, s.created(createdLabels), s.wasNull(createdLabels))
-	annEdits, annGone := planRemoveKeys(t.meta, "annotations", annotations, restoreAnnotations, s.created(createdAnnotations), s.wasNull(createdAnnotations))
+	labelEdits, labelsGone := planRemoveKeys(t.meta, "labels", s.Labels, restoreLabels, s.created(createdLabels), s.wasNull(createdLabels), s.nullToken(createdLabels))
+	annEdits, annGone := planRemoveKeys(t.meta, "annotations", annotations, restoreAnnotations, s.created(createdAnnotations), s.wasNull(createdAnnotations), s.nullToken(createdAnnotations))
 	edits := append(labelEdits, annEdits...)
 	if labelsGone && annGone && onlyLabelsAndAnnotations(t.meta) {
 		switch {
@@ -102,7 +102,7 @@ func planRemoveMetadata(t *podTarget, s *Status) []edit {
 			key, _ := mapLookup(t.template, "metadata")
 			return []edit{deleteChild(t.template, key)}
 		case s.wasNull(createdMetadata):
-			edits = append(edits, nullify(t.meta))
+			edits = append(edits, nullify(t.template, t.meta, s.nullToken(createdMetadata)))
 		}
 	}
 	return edits
@@ -112,7 +112,7 @@ func planRemoveMetadata(t *podTarget, s *Status) []edit {
 // restores changed values. gone reports that the whole map field is deleted
 // (or was absent); a field that was empty before injection is emptied
 // again, and then it is not gone.
-func planRemoveKeys(meta *yaml.Node, field string, remove []string, restore map[string]string, created, wasNull bool) (edits []edit, gone bool) {
+func planRemoveKeys(meta *yaml.Node, field string, remove []string, restore map[string]string, created, wasNull bool, token string) (edits []edit, gone bool) {
 	fieldKey, m := mapLookup(meta, field)
 	if fieldKey == nil {
 		return nil, true
@@ -132,7 +132,7 @@ func planRemoveKeys(meta *yaml.Node, field string, remove []string, restore map[
 	}
 	if wasNull && left == 0 {
 		// Deleting the field's entries (ours) leaves it empty, as it was.
-		return append(edits, nullify(m)), false
+		return append(edits, nullify(meta, m, token)), false
 	}
 	for _, k := range sortedKeys(restore) {
 		if v := mapValue(m, k); v != nil && v.Kind == yaml.ScalarNode {

@@ -1,0 +1,467 @@
+package inject
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// This file splices flow collections ([...] and {...}) and JSON documents
+// in their own style: an item goes after the last one with the separator
+// the author used between items (",\n    " in indented JSON, ", " in YAML
+// flow, "," in compact JSON), rendered as JSON in a JSON document (quoted
+// keys and strings, the siblings' indentation) and as YAML flow elsewhere.
+// Removing an item removes exactly the separator its insertion added.
+
+// flowLayout is how the children of one flow collection are laid out.
+type flowLayout struct {
+	json      bool   // the document is JSON: keys and strings are quoted
+	sep       string // between two children, the comma included
+	multiline bool   // one child per line
+	indent    int    // multiline: the column of the children
+	step      int    // multiline: the indentation step of the document
+	colon     string // between a key and its value
+}
+
+// span is where one child (an item, or a key and its value) lies.
+type span struct{ start, end int }
+
+// flowBounds returns the offsets of a flow collection's opening and closing
+// brackets.
+func (td *textDoc) flowBounds(n *yaml.Node) (open, close int, err error) {
+	if n.Line == 0 || n.Anchor != "" || (n.Tag != "" && n.Style&yaml.TaggedStyle != 0) {
+		return 0, 0, errNotSpliceable
+	}
+	open = td.offset(n.Line, n.Column)
+	if open >= len(td.src) || (td.src[open] != '[' && td.src[open] != '{') {
+		return 0, 0, errNotSpliceable
+	}
+	end, err := flowEnd(td.src, open)
+	if err != nil {
+		return 0, 0, err
+	}
+	return open, end - 1, nil
+}
+
+// flowEnd returns the offset just past the bracket that closes the flow
+// collection opening at i.
+func flowEnd(src []byte, i int) (int, error) {
+	depth := 0
+	for ; i < len(src); i++ {
+		switch c := src[i]; c {
+		case '[', '{':
+			depth++
+		case ']', '}':
+			if depth--; depth == 0 {
+				return i + 1, nil
+			}
+		case '"', '\'':
+			end, err := quoteEnd(src, i)
+			if err != nil {
+				return 0, err
+			}
+			i = end - 1
+		case '#':
+			if i > 0 && (src[i-1] == ' ' || src[i-1] == '\t') {
+				for i < len(src) && src[i] != '\n' {
+					i++
+				}
+			}
+		}
+	}
+	return 0, errNotSpliceable
+}
+
+// flowNodeSpan returns where node n, inside a flow collection, starts and
+// ends in the text.
+func (td *textDoc) flowNodeSpan(n *yaml.Node) (span, error) {
+	if n.Line == 0 || n.Kind == yaml.AliasNode || n.Anchor != "" {
+		return span{}, errNotSpliceable
+	}
+	start := td.offset(n.Line, n.Column)
+	switch {
+	case n.Kind != yaml.ScalarNode:
+		if n.Style&yaml.FlowStyle == 0 {
+			return span{}, errNotSpliceable
+		}
+		_, close, err := td.flowBounds(n)
+		return span{start, close + 1}, err
+	case n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0:
+		end, err := td.quotedEnd(n, start)
+		return span{start, end}, err
+	case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
+		return span{}, errNotSpliceable
+	}
+	end := start
+	for end < len(td.src) && !strings.ContainsRune(",]}\r\n", rune(td.src[end])) {
+		if td.src[end] == '#' && end > start && td.src[end-1] == ' ' {
+			break
+		}
+		if td.src[end] == ':' && (end+1 == len(td.src) || strings.ContainsRune(" \t\r\n,[]{}", rune(td.src[end+1]))) {
+			break // the end of a key
+		}
+		end++
+	}
+	text := strings.TrimRight(string(td.src[start:end]), " \t")
+	if text != n.Value && !(n.Value == "" && isNull(n)) {
+		return span{}, errNotSpliceable // multi-line or tagged plain scalar
+	}
+	return span{start, start + len(text)}, nil
+}
+
+// flowChildren returns the spans of a flow collection's children: items,
+// or key and value pairs.
+func (td *textDoc) flowChildren(n *yaml.Node) ([]span, error) {
+	var out []span
+	if n.Kind == yaml.SequenceNode {
+		for _, item := range n.Content {
+			s, err := td.flowNodeSpan(item)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, s)
+		}
+		return out, nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, err := td.flowNodeSpan(n.Content[i])
+		if err != nil {
+			return nil, err
+		}
+		v, err := td.flowNodeSpan(n.Content[i+1])
+		if err != nil {
+			if !isNull(n.Content[i+1]) || n.Content[i+1].Value != "" {
+				return nil, err
+			}
+			v = k // "{key}" or "{key: }": the pair ends at the colon
+			if c := bytes.IndexByte(td.src[k.end:], ':'); c >= 0 && !bytes.ContainsAny(td.src[k.end:k.end+c], ",]}") {
+				v.end = k.end + c + 1
+			}
+		}
+		out = append(out, span{k.start, v.end})
+	}
+	return out, nil
+}
+
+var onlySeparator = regexp.MustCompile(`^[ \t]*,[ \t\r\n]*$`)
+
+// layout learns how the children of the flow collection n are separated
+// and indented.
+func (td *textDoc) layout(n *yaml.Node, open, close int, children []span) (flowLayout, error) {
+	l := flowLayout{json: td.isJSON(), colon: ": "}
+	if l.json {
+		l.colon = td.jsonColon()
+	}
+	switch len(children) {
+	case 0:
+		l.multiline = l.json && td.multilineJSON()
+		l.sep = ", "
+		if l.json {
+			l.sep = ","
+		}
+	case 1:
+		lead := string(td.src[open+1 : children[0].start])
+		if strings.Contains(lead, "\n") {
+			l.sep = "," + lead
+		} else if l.json && lead == "" {
+			l.sep = ","
+		} else {
+			l.sep = ", "
+		}
+	default:
+		l.sep = string(td.src[children[0].end:children[1].start])
+		if !onlySeparator.MatchString(l.sep) {
+			return l, errNotSpliceable // a comment between items
+		}
+		l.sep = strings.TrimLeft(l.sep, " \t")
+	}
+	if strings.Contains(l.sep, "\n") {
+		l.multiline = true
+	}
+	if l.multiline {
+		l.step = td.flowStep()
+		if len(children) > 0 {
+			l.indent = children[0].start - td.lineStart(td.lineOf(children[0].start))
+		} else {
+			l.indent = indentOf(td.line(td.lineOf(open))) + l.step
+		}
+		if i := strings.LastIndex(l.sep, "\n"); i >= 0 && strings.Trim(l.sep[i+1:], " ") != "" {
+			return l, errNotSpliceable
+		}
+	}
+	return l, nil
+}
+
+// lineOf returns the 1-based line holding offset.
+func (td *textDoc) lineOf(offset int) int {
+	lo, hi := 0, len(td.lineStarts)-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if td.lineStarts[mid] <= offset {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo + 1
+}
+
+// isJSON reports whether the document is JSON: a flow mapping whose keys
+// are double-quoted.
+func (td *textDoc) isJSON() bool {
+	if td.jsonKnown {
+		return td.json
+	}
+	td.jsonKnown = true
+	trimmed := bytes.TrimLeft(td.src, " \t\r\n")
+	td.json = len(trimmed) > 0 && trimmed[0] == '{' && bytes.HasPrefix(bytes.TrimLeft(trimmed[1:], " \t\r\n"), []byte(`"`))
+	return td.json
+}
+
+func (td *textDoc) multilineJSON() bool {
+	return bytes.Contains(bytes.TrimSpace(td.src), []byte("\n"))
+}
+
+// jsonColon is the separator the document puts between keys and values.
+func (td *textDoc) jsonColon() string {
+	if bytes.Contains(td.src, []byte(`": `)) {
+		return ": "
+	}
+	return ":"
+}
+
+// flowStep is the indentation step of a multi-line flow document: the
+// indentation of its first indented line.
+func (td *textDoc) flowStep() int {
+	for n := 2; n <= len(td.lineStarts); n++ {
+		if text := td.line(n); strings.TrimSpace(text) != "" {
+			if step := indentOf(text) - indentOf(td.line(n-1)); step > 0 && step <= 8 {
+				return step
+			}
+		}
+	}
+	return 2
+}
+
+// flowInsert adds a child to a flow collection.
+func (td *textDoc) flowInsert(e edit) (change, error) {
+	td.unsure = true // checked by parsing the result again
+	open, close, err := td.flowBounds(e.parent)
+	if err != nil {
+		return change{}, err
+	}
+	children, err := td.flowChildren(e.parent)
+	if err != nil {
+		return change{}, err
+	}
+	l, err := td.layout(e.parent, open, close, children)
+	if err != nil {
+		return change{}, err
+	}
+	var child strings.Builder
+	if e.parent.Kind == yaml.MappingNode {
+		child.WriteString(l.scalar(newString(e.key), true))
+		child.WriteString(l.colon)
+	}
+	if err := l.render(&child, e.value, l.indent); err != nil {
+		return change{}, err
+	}
+	text := child.String()
+	switch {
+	case e.before != nil:
+		at := -1
+		for i, c := range e.parent.Content {
+			if c == e.before {
+				at = i
+			}
+		}
+		if e.parent.Kind == yaml.MappingNode {
+			at /= 2
+		}
+		if at < 0 || at >= len(children) {
+			return change{}, errNotSpliceable
+		}
+		return change{start: children[at].start, end: children[at].start, text: text + l.sep}, nil
+	case len(children) == 0:
+		if l.multiline {
+			text = td.eol + strings.Repeat(" ", l.indent) + text + td.eol + strings.Repeat(" ", l.indent-l.step)
+		}
+		return change{start: open + 1, end: close, text: text}, nil
+	default:
+		end := children[len(children)-1].end
+		return change{start: end, end: end, text: l.sep + text}, nil
+	}
+}
+
+// flowDelete removes a child of a flow collection with the separator its
+// insertion added: the one before it, or after it when it is the first.
+func (td *textDoc) flowDelete(e edit) (change, error) {
+	td.unsure = true
+	open, close, err := td.flowBounds(e.parent)
+	if err != nil {
+		return change{}, err
+	}
+	children, err := td.flowChildren(e.parent)
+	if err != nil {
+		return change{}, err
+	}
+	at := childIndex(e.parent, e.target)
+	if e.parent.Kind == yaml.MappingNode {
+		at /= 2
+	}
+	switch {
+	case at < 0 || at >= len(children):
+		return change{}, errNotSpliceable
+	case len(children) == 1:
+		return change{start: open + 1, end: close}, nil
+	case at == 0:
+		return change{start: children[0].start, end: children[1].start}, nil
+	default:
+		return change{start: children[at-1].end, end: children[at].end}, nil
+	}
+}
+
+// flowFill replaces an explicit null value ("volumes": null) with the
+// rendered collection.
+func (td *textDoc) flowFill(e edit) (change, error) {
+	td.unsure = true
+	s, err := td.flowNodeSpan(e.target)
+	if err != nil || s.start == s.end {
+		return change{}, errNotSpliceable
+	}
+	open := s.start // the collection's indentation follows the key's line
+	l, err := td.layout(&yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}, open, open, nil)
+	if err != nil {
+		return change{}, err
+	}
+	if l.multiline {
+		l.indent = indentOf(td.line(td.lineOf(open)))
+	}
+	var b strings.Builder
+	if err := l.render(&b, e.value, l.indent); err != nil {
+		return change{}, err
+	}
+	return change{start: s.start, end: s.end, text: b.String()}, nil
+}
+
+// render writes n in the layout's style; multi-line nested lines are
+// indented from indent.
+func (l flowLayout) render(b *strings.Builder, n *yaml.Node, indent int) error {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		b.WriteString(l.scalar(n, false))
+		return nil
+	case yaml.MappingNode, yaml.SequenceNode:
+	default:
+		return errNotSpliceable
+	}
+	openB, closeB, step := "[", "]", 1
+	if n.Kind == yaml.MappingNode {
+		openB, closeB, step = "{", "}", 2
+	}
+	b.WriteString(openB)
+	if len(n.Content) == 0 {
+		b.WriteString(closeB)
+		return nil
+	}
+	sep := strings.TrimRight(l.sep, " \t\r\n")
+	if !l.multiline {
+		sep = l.sep
+	}
+	inner := indent + l.step
+	for i := 0; i < len(n.Content); i += step {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		if l.multiline {
+			b.WriteString(l.eol())
+			b.WriteString(strings.Repeat(" ", inner))
+		}
+		child := n.Content[i]
+		if n.Kind == yaml.MappingNode {
+			b.WriteString(l.scalar(child, true))
+			b.WriteString(l.colon)
+			child = n.Content[i+1]
+		}
+		if err := l.render(b, child, inner); err != nil {
+			return err
+		}
+	}
+	if l.multiline {
+		b.WriteString(l.eol())
+		b.WriteString(strings.Repeat(" ", indent))
+	}
+	b.WriteString(closeB)
+	return nil
+}
+
+// eol is the line end the separator uses.
+func (l flowLayout) eol() string {
+	if strings.Contains(l.sep, "\r\n") {
+		return "\r\n"
+	}
+	return "\n"
+}
+
+// scalar writes a scalar: as JSON in a JSON document; elsewhere plain when
+// YAML reads it back as the same string, quoted when not.
+func (l flowLayout) scalar(n *yaml.Node, key bool) string {
+	tag := n.ShortTag()
+	if l.json {
+		if !key && tag != "!!str" {
+			if json.Valid([]byte(n.Value)) && tag != "!!null" {
+				return n.Value
+			}
+			if tag == "!!null" {
+				return "null"
+			}
+		}
+		return jsonQuote(n.Value)
+	}
+	if tag != "!!str" && !key {
+		return n.Value
+	}
+	if plainFlowSafe(n.Value) {
+		return n.Value
+	}
+	if !strings.ContainsAny(n.Value, "\n\r\t") && isPrintable(n.Value) {
+		return "'" + strings.ReplaceAll(n.Value, "'", "''") + "'"
+	}
+	return jsonQuote(n.Value)
+}
+
+func jsonQuote(s string) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+var plainFlowString = regexp.MustCompile(`^[A-Za-z0-9_/.-][A-Za-z0-9_./-]*$`)
+
+// plainFlowSafe reports whether s can be written unquoted in a flow
+// collection and read back as the same string.
+func plainFlowSafe(s string) bool {
+	if !plainFlowString.MatchString(s) {
+		return false
+	}
+	var v any
+	if err := yaml.Unmarshal([]byte("["+s+"]"), &v); err != nil {
+		return false
+	}
+	list, ok := v.([]any)
+	return ok && len(list) == 1 && list[0] == s
+}
+
+func isPrintable(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || r == 0x2028 || r == 0x2029 || r == 0xfeff {
+			return false
+		}
+	}
+	return true
+}
