@@ -5,5 +5,9 @@
 //
 // Use Process to run a function over every document of a reader and write
 // the result; documents the function leaves alone are written as their
-// original bytes.
+// original bytes. ProcessDocuments does the same and tells the function on
+// which line of the stream each document starts, so that reports can name
+// lines of the file rather than of the document; Document.SyntaxError
+// locates a document that is not YAML at the line and column of the
+// problem.
 package manifest

@@ -11,21 +11,39 @@ import (
 // content, and its text. It returns the text to write.
 type Func func(index int, doc []byte) []byte
 
+// Document is one document of a stream that has content.
+type Document struct {
+	// Index is the 0-based index among the documents that have content.
+	Index int
+	// Line is the 1-based line of the stream on which Text starts.
+	Line int
+	// Text is the document's text, comments above it included; the
+	// separator lines around it are not part of it.
+	Text []byte
+}
+
 // Process reads YAML documents from r, calls fn on each one that has
 // content, and writes the results to w. Separator lines ("---") and
 // documents holding only comments are written through unchanged.
 func Process(r io.Reader, w io.Writer, fn Func) error {
+	return ProcessDocuments(r, w, func(d Document) []byte { return fn(d.Index, d.Text) })
+}
+
+// ProcessDocuments is Process with the position of each document in its
+// stream, for reports that name lines of the file.
+func ProcessDocuments(r io.Reader, w io.Writer, fn func(Document) []byte) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var doc bytes.Buffer
 	index := 0
+	lines, docLine := 0, 1 // lines read so far; the line doc starts on
 	flush := func() error {
 		if doc.Len() == 0 {
 			return nil
 		}
 		out := doc.Bytes()
 		if HasContent(out) {
-			out = fn(index, out)
+			out = fn(Document{Index: index, Line: docLine, Text: out})
 			index++
 		}
 		_, err := bw.Write(out)
@@ -42,6 +60,9 @@ func Process(r io.Reader, w io.Writer, fn Func) error {
 		if err != nil && err != io.EOF {
 			return fmt.Errorf("reading YAML stream: %w", err)
 		}
+		if len(line) > 0 && line[len(line)-1] == '\n' {
+			lines++
+		}
 		if IsSeparator(line) {
 			if ferr := flush(); ferr != nil {
 				return ferr
@@ -49,6 +70,7 @@ func Process(r io.Reader, w io.Writer, fn Func) error {
 			if _, werr := bw.Write(line); werr != nil {
 				return werr
 			}
+			docLine = lines + 1
 		} else {
 			doc.Write(line)
 		}

@@ -132,7 +132,7 @@ func TestInPlace(t *testing.T) {
 	}
 
 	_, stderr, code := runCmd(t, "", "--local", "-f", dir, "-R", "--in-place")
-	if code != 1 || !strings.Contains(stderr, "no file was written") {
+	if code != 1 || !strings.Contains(stderr, "so no file was changed") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if got := slurp(t, good); got != app {

@@ -23,7 +23,7 @@ func TestInPlaceSeveralFiles(t *testing.T) {
 			paths = append(paths, p)
 		}
 		_, stderr, code := runCmd(t, "", "--local", "-f", dir, "--in-place")
-		if code != 1 || !strings.Contains(stderr, "no file was written") {
+		if code != 1 || !strings.Contains(stderr, "so no file was changed") {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
 		for i, p := range paths {

@@ -50,8 +50,8 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 	}
 	// One report line per object: buffered, or tens of thousands of
 	// objects cost as many write system calls.
-	report := bufio.NewWriterSize(s.ErrOut, 32<<10)
-	defer report.Flush()
+	buffered := bufio.NewWriterSize(s.ErrOut, 32<<10)
+	defer buffered.Flush()
 	var (
 		failed, changed, total int
 		out                    io.Writer
@@ -59,6 +59,17 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 		rewrites               []*inPlaceFile
 	)
 	inPlace := f.InPlace && f.DryRun != DryRunClient && !f.Check
+	// With --in-place the lines wait for the outcome: whether the files
+	// were written is known only at the end.
+	report := &reporter{w: buffered, hold: inPlace && !f.ContinueOnError}
+	defer report.release(0) // on an early return, nothing was written
+	outcome := printed
+	switch {
+	case f.Check:
+		outcome = checked
+	case f.InPlace && !inPlace:
+		outcome = dryRun
+	}
 	op := f.Op()
 	switch {
 	case f.Check, f.InPlace:
@@ -94,8 +105,9 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 			return err
 		}
 		src := &errReader{r: input}
-		err = manifest.Process(src, &prev, func(index int, doc []byte) []byte {
-			text, entries := in.ProcessText(op, doc, index)
+		err = manifest.ProcessDocuments(src, &prev, func(d manifest.Document) []byte {
+			doc := d.Text
+			text, entries := in.ProcessText(op, doc, d.Index)
 			for _, e := range entries {
 				total++
 				if e.Action == inject.Failed {
@@ -103,7 +115,7 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 				} else if e.Changed() {
 					changed++
 				}
-				fmt.Fprintln(report, localLine(file.name, withFile, e, f.Check))
+				report.add(i, file.name, withFile, d, e, outcome)
 			}
 			if held != nil && total > 0 {
 				held.release()
@@ -145,31 +157,37 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 	}
 	switch {
 	case failed > 0 && f.InPlace && f.ContinueOnError && inPlace:
-		if err := commitAll(rewrites); err != nil {
+		if _, err := commitAll(rewrites); err != nil {
 			return err
 		}
-		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed and were left as they were; the others were written", failed, total)}
+		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed and were left as they were in their files; the other objects were written", failed, total)}
+	case failed > 0 && inPlace:
+		report.release(0)
+		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed, so no file was changed (fix them, or add --continue-on-error to write the others)", failed, total)}
 	case failed > 0 && f.InPlace:
-		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed; no file was written", failed, total)}
+		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed; a dry run writes no file anyway", failed, total)}
 	case failed > 0 && !f.Check:
-		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed (written unchanged)", failed, total)}
+		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed; the output holds them as they were in the input", failed, total)}
 	case f.Check:
 		if failed+changed > 0 {
 			return &ExitError{Code: 1, Err: fmt.Errorf("check: %d of %d objects are not current (%d would change, %d failed)", failed+changed, total, changed, failed)}
 		}
 		return nil
 	}
-	return commitAll(rewrites)
+	written, err := commitAll(rewrites)
+	report.release(written)
+	return err
 }
 
-// commitAll renames every finished temporary file over its original.
-func commitAll(rewrites []*inPlaceFile) error {
-	for _, r := range rewrites {
+// commitAll renames every finished temporary file over its original, in
+// order, and returns how many of them it renamed.
+func commitAll(rewrites []*inPlaceFile) (int, error) {
+	for i, r := range rewrites {
 		if err := r.commit(); err != nil {
-			return fmt.Errorf("write %s: %w", r.path, err)
+			return i, fmt.Errorf("write %s: %w", r.path, err)
 		}
 	}
-	return nil
+	return len(rewrites), nil
 }
 
 // openLocal opens one input for reading.
@@ -332,47 +350,6 @@ func (f *inPlaceFile) discard() {
 	}
 	_ = os.Remove(f.tmp.Name())
 	f.tmp = nil
-}
-
-// localLine renders a report line: "app.yaml: deployment.apps/web injected".
-func localLine(file string, withFile bool, e inject.Entry, check bool) string {
-	var b strings.Builder
-	if withFile {
-		b.WriteString(file)
-		b.WriteString(": ")
-	}
-	if e.Kind != "" && e.Name != "" {
-		b.WriteString(objectRef(e.APIVersion, e.Kind, e.Name))
-	} else {
-		b.WriteString(e.Location())
-	}
-	b.WriteByte(' ')
-	if check && e.Changed() {
-		b.WriteString("would be ")
-	}
-	b.WriteString(string(e.Action))
-	switch {
-	case e.Action == inject.Failed:
-		fmt.Fprintf(&b, ": %s", e.Message)
-		if e.Kind != "" {
-			fmt.Fprintf(&b, " (%s)", e.Location())
-		}
-	case e.Action == inject.Skipped && e.Reason != "":
-		fmt.Fprintf(&b, ": %s", e.Reason)
-	}
-	if e.Reformatted {
-		b.WriteString(" (reformatted)")
-	}
-	return b.String()
-}
-
-// objectRef names an object as kubectl does from its apiVersion and kind.
-func objectRef(apiVersion, kind, name string) string {
-	ref := strings.ToLower(kind)
-	if g, _, ok := strings.Cut(apiVersion, "/"); ok {
-		ref += "." + g
-	}
-	return ref + "/" + name
 }
 
 // localFiles lists every -f argument: files, directories (YAML and JSON

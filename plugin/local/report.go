@@ -1,0 +1,157 @@
+package local
+
+import (
+	"bufio"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/manifest"
+)
+
+// outcome is what became of a changed object, as its report line says.
+type outcome int
+
+const (
+	printed   outcome = iota // printed, or written in place: "injected"
+	checked                  // --check: "would be injected"
+	dryRun                   // --in-place --dry-run=client: "injected (dry run)"
+	unwritten                // --in-place when another document failed: "would be injected (not written)"
+)
+
+// reporter writes the report, one line per object. With --in-place the
+// lines wait until it is known whether the files were written, so that no
+// line says "injected" about a file that was left as it was.
+type reporter struct {
+	w    *bufio.Writer
+	hold bool
+	held []heldLine
+}
+
+// heldLine is a report line in both of its possible forms, and the index
+// of its file among the inputs.
+type heldLine struct {
+	file               int
+	written, unwritten string
+}
+
+// add reports entry e of document d of input number file (named src).
+func (r *reporter) add(file int, src string, withFile bool, d manifest.Document, e inject.Entry, o outcome) {
+	line := reportLine(src, withFile, d, e, o)
+	if !r.hold {
+		fmt.Fprintln(r.w, line)
+		return
+	}
+	h := heldLine{file: file, written: line, unwritten: line}
+	if e.Changed() {
+		h.unwritten = reportLine(src, withFile, d, e, unwritten)
+	}
+	r.held = append(r.held, h)
+}
+
+// release prints the held lines: those of the first written files as
+// written, the others as not.
+func (r *reporter) release(written int) {
+	for _, h := range r.held {
+		if h.file < written {
+			fmt.Fprintln(r.w, h.written)
+		} else {
+			fmt.Fprintln(r.w, h.unwritten)
+		}
+	}
+	r.held = nil
+}
+
+// reportLine renders one object's line: "app.yaml: deployment.apps/web
+// injected", or for an error, where it is in the file the way compilers
+// say it, with the document counted from 1:
+//
+//	app.yaml:14: deployment.apps/web error: spec.template.spec.containers: must be a list (document 2)
+//	app.yaml:9:16: document 2 error: not valid YAML: did not find expected node content
+func reportLine(src string, withFile bool, d manifest.Document, e inject.Entry, o outcome) string {
+	if e.Action == inject.Failed {
+		return errorLine(src, d, e)
+	}
+	var b strings.Builder
+	if withFile {
+		b.WriteString(src)
+		b.WriteString(": ")
+	}
+	if e.Kind != "" && e.Name != "" {
+		b.WriteString(objectRef(e.APIVersion, e.Kind, e.Name))
+	} else {
+		b.WriteString(location(e))
+	}
+	b.WriteByte(' ')
+	changed := e.Changed()
+	if changed && (o == checked || o == unwritten) {
+		b.WriteString("would be ")
+	}
+	b.WriteString(string(e.Action))
+	if e.Action == inject.Skipped && e.Reason != "" {
+		fmt.Fprintf(&b, ": %s", e.Reason)
+	}
+	if e.Reformatted {
+		b.WriteString(" (reformatted)")
+	}
+	switch {
+	case changed && o == unwritten:
+		b.WriteString(" (not written)")
+	case changed && o == dryRun:
+		b.WriteString(" (dry run)")
+	}
+	return b.String()
+}
+
+// lineRef is the core's way of giving a line of the document in a message.
+var lineRef = regexp.MustCompile(` \(line ([0-9]+)\)$`)
+
+// errorLine renders an error entry: "FILE:LINE[:COLUMN]: what error: why".
+// Standard input is named STDIN, as kubectl names it.
+func errorLine(src string, d manifest.Document, e inject.Entry) string {
+	if src == "-" {
+		src = "STDIN"
+	}
+	line, column, msg := d.ContentLine(), 0, e.Message
+	if e.Reason == inject.ReasonInvalidYAML {
+		if se := d.SyntaxError(); se != nil {
+			line, column, msg = se.Line, se.Column, "not valid YAML: "+se.Error()
+		}
+	} else if m := lineRef.FindStringSubmatch(msg); m != nil {
+		if n, err := strconv.Atoi(m[1]); err == nil {
+			line, msg = d.LineOf(n), strings.TrimSuffix(msg, m[0])
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s:%d:", src, line)
+	if column > 0 {
+		fmt.Fprintf(&b, "%d:", column)
+	}
+	b.WriteByte(' ')
+	if e.Kind != "" && e.Name != "" {
+		fmt.Fprintf(&b, "%s error: %s (%s)", objectRef(e.APIVersion, e.Kind, e.Name), msg, location(e))
+	} else {
+		fmt.Fprintf(&b, "%s error: %s", location(e), msg)
+	}
+	return b.String()
+}
+
+// location names where an object is in its stream, counting documents and
+// List items from 1: "document 2", "document 2, item 3".
+func location(e inject.Entry) string {
+	if e.Item >= 0 {
+		return fmt.Sprintf("document %d, item %d", e.Document+1, e.Item+1)
+	}
+	return fmt.Sprintf("document %d", e.Document+1)
+}
+
+// objectRef names an object as kubectl does from its apiVersion and kind.
+func objectRef(apiVersion, kind, name string) string {
+	ref := strings.ToLower(kind)
+	if g, _, ok := strings.Cut(apiVersion, "/"); ok {
+		ref += "." + g
+	}
+	return ref + "/" + name
+}
