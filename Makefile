@@ -39,9 +39,10 @@ tools:
 	hack/install-tools.sh
 	hack/build-apiserver.sh
 
-## test: every test: core, plugin, function, e2e (kustomize, kpt, Docker, krew), live (kube-apiserver + etcd)
+## test: every test: core, plugin, function, e2e (kustomize, kpt, Docker, krew), live and admission (kube-apiserver + etcd), then every fuzz target for 20 s
 test: tools
 	PATH="$(TOOLS_BIN):$$PATH" go test $(GOTEST_FLAGS) ./...
+	$(MAKE) fuzz FUZZTIME=20s
 
 ## unit: the fast tests only (no external tools)
 unit:
@@ -51,7 +52,7 @@ unit:
 e2e: tools
 	PATH="$(TOOLS_BIN):$$PATH" go test $(GOTEST_FLAGS) ./test/e2e/... ./test/krew/...
 live: tools
-	PATH="$(TOOLS_BIN):$$PATH" go test $(GOTEST_FLAGS) ./test/live/... ./test/cluster/...
+	PATH="$(TOOLS_BIN):$$PATH" go test $(GOTEST_FLAGS) ./test/live/... ./test/cluster/... ./test/admission/...
 
 ## fuzz: run each fuzz target for FUZZTIME (default 60s)
 FUZZTIME ?= 60s

@@ -286,10 +286,25 @@ func (td *textDoc) flowInsert(e edit) (change, error) {
 		}
 		return change{start: children[at].start, end: children[at].start, text: text + l.sep}, nil
 	case len(children) == 0:
-		if l.multiline {
-			text = td.eol + strings.Repeat(" ", l.indent) + text + td.eol + strings.Repeat(" ", l.indent-l.step)
+		// Several inserts into one empty collection: separators between
+		// them, and in multi-line style the closing bracket on its own line
+		// (a change of its own, ordered last).
+		if td.flowInserted == nil {
+			td.flowInserted = map[*yaml.Node]int{}
 		}
-		return change{start: open + 1, end: close, text: text}, nil
+		nth := td.flowInserted[e.parent]
+		td.flowInserted[e.parent]++
+		switch {
+		case nth > 0:
+			text = l.sep + text
+		case l.multiline:
+			text = td.eol + strings.Repeat(" ", l.indent) + text
+		}
+		c := change{start: open + 1, end: open + 1, text: text}
+		if nth == 0 && l.multiline {
+			td.extra = append(td.extra, change{start: close, end: close, text: td.eol + strings.Repeat(" ", l.indent-l.step), depth: -1})
+		}
+		return c, nil
 	default:
 		end := children[len(children)-1].end
 		return change{start: end, end: end, text: l.sep + text}, nil
@@ -312,15 +327,46 @@ func (td *textDoc) flowDelete(e edit) (change, error) {
 	if e.parent.Kind == yaml.MappingNode {
 		at /= 2
 	}
-	switch {
-	case at < 0 || at >= len(children):
+	if at < 0 || at >= len(children) {
 		return change{}, errNotSpliceable
-	case len(children) == 1:
+	}
+	// The run of removed children this one is in goes at once.
+	deleted := td.flowDeleted[e.parent]
+	first, last := at, at
+	for first > 0 && deleted[first-1] {
+		first--
+	}
+	for last+1 < len(children) && deleted[last+1] {
+		last++
+	}
+	switch {
+	case first == 0 && last == len(children)-1:
 		return change{start: open + 1, end: close}, nil
-	case at == 0:
-		return change{start: children[0].start, end: children[1].start}, nil
+	case first == 0:
+		return change{start: children[0].start, end: children[last+1].start}, nil
 	default:
-		return change{start: children[at-1].end, end: children[at].end}, nil
+		return change{start: children[first-1].end, end: children[last].end}, nil
+	}
+}
+
+// noteFlowDeletes records which children of flow collections the edits
+// remove.
+func (td *textDoc) noteFlowDeletes(edits []edit) {
+	for _, e := range edits {
+		if e.kind != deleteEdit || e.parent.Style&yaml.FlowStyle == 0 {
+			continue
+		}
+		at := childIndex(e.parent, e.target)
+		if e.parent.Kind == yaml.MappingNode {
+			at /= 2
+		}
+		if td.flowDeleted == nil {
+			td.flowDeleted = map[*yaml.Node]map[int]bool{}
+		}
+		if td.flowDeleted[e.parent] == nil {
+			td.flowDeleted[e.parent] = map[int]bool{}
+		}
+		td.flowDeleted[e.parent][at] = true
 	}
 }
 

@@ -65,7 +65,15 @@ func (in *Injector) decide(op Op, ref objectRef, docIndex int) plan {
 		return p
 	}
 	if obj.Kind != yaml.MappingNode {
+		if ref.item >= 0 {
+			return skip(ReasonNotAnObject, fmt.Sprintf("item is %s, not an object; left as it is", describeNonObject(obj)))
+		}
 		return plan{entry: failEntry(p.entry, fmt.Errorf("item is a %s, not an object", kindName(obj)))}
+	}
+	if p.entry.Kind == "" && p.entry.APIVersion == "" {
+		p.entry.Action, p.entry.Reason = Failed, ReasonNotKubernetes
+		p.entry.Message = "neither apiVersion nor kind: not a Kubernetes object"
+		return p
 	}
 	if p.entry.Kind == "" || p.entry.APIVersion == "" {
 		return plan{entry: failEntry(p.entry, fmt.Errorf("%s: is required", firstMissing(p.entry)))}
@@ -155,6 +163,14 @@ func failEntry(e Entry, err error) Entry {
 		e.Reason = ReasonConflict
 	}
 	return e
+}
+
+// describeNonObject says what a List item that is not an object is.
+func describeNonObject(n *yaml.Node) string {
+	if isNull(n) {
+		return "null"
+	}
+	return "a " + kindName(n)
 }
 
 func firstMissing(e Entry) string {

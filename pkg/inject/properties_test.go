@@ -2,6 +2,7 @@ package inject_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -51,6 +52,9 @@ func checkProperties(t *testing.T, in *inject.Injector, input, out []byte, repor
 	if len(inDocs) != len(outDocs) {
 		t.Fatalf("document count changed: %d in, %d out", len(inDocs), len(outDocs))
 	}
+	for i := range inDocs {
+		checkJSON(t, inDocs[i], outDocs[i])
+	}
 	changedDocs := map[int]bool{}
 	for _, e := range report {
 		changedDocs[e.Document] = changedDocs[e.Document] || e.Changed()
@@ -69,7 +73,10 @@ func checkProperties(t *testing.T, in *inject.Injector, input, out []byte, repor
 			// flow collection on one line ([...], {...}) or an explicit
 			// empty value (null, ~) that gets the items.
 			for _, line := range changedLines(string(input), string(out)) {
-				if !strings.ContainsAny(line, "[]{}") && !nullValueLine.MatchString(line) {
+				// In JSON, an item added after the last one puts a comma
+				// after it.
+				commaAdded := strings.Contains(string(out), "\n"+strings.TrimSuffix(line, "\r")+",")
+				if !strings.ContainsAny(line, "[]{}") && !nullValueLine.MatchString(line) && !commaAdded {
 					t.Errorf("the diff changes the input line %q, which holds no flow collection and no null", line)
 				}
 			}
@@ -208,4 +215,37 @@ func onlyAdded(before, after string) (added int, ok bool) {
 		added++
 	}
 	return added, i == len(b)
+}
+
+// checkJSON: a JSON document stays JSON, and when the input is laid out as
+// encoding/json lays it out (compact, or indented by some unit), so is the
+// output.
+func checkJSON(t *testing.T, in, out string) {
+	t.Helper()
+	if !json.Valid([]byte(in)) {
+		return
+	}
+	if !json.Valid([]byte(out)) {
+		t.Errorf("JSON in, not JSON out:\n%s", out)
+		return
+	}
+	layout := func(doc string) string {
+		doc = strings.ReplaceAll(doc, "\r\n", "\n")
+		trimmed := strings.TrimRight(doc, "\n")
+		lines := strings.SplitN(trimmed, "\n", 3)
+		var buf bytes.Buffer
+		if len(lines) < 2 {
+			_ = json.Compact(&buf, []byte(trimmed))
+		} else {
+			unit := lines[1][:len(lines[1])-len(strings.TrimLeft(lines[1], " \t"))]
+			_ = json.Indent(&buf, []byte(trimmed), "", unit)
+		}
+		return buf.String() + doc[len(trimmed):]
+	}
+	inNorm := strings.ReplaceAll(in, "\r\n", "\n")
+	if layout(in) == inNorm {
+		if got := strings.ReplaceAll(out, "\r\n", "\n"); layout(out) != got {
+			t.Errorf("the output is not laid out as the input (encoding/json's own layout):\n%s\nwant:\n%s", got, layout(out))
+		}
+	}
 }

@@ -38,6 +38,13 @@ const (
 	ReasonInvalidStatus      Reason = "invalid_status"
 	ReasonInvalidYAML        Reason = "invalid_yaml"
 	ReasonTooLarge           Reason = "too_large"
+	// ReasonNotAnObject: an item of a kind: List that is null or not a
+	// mapping; it passes through untouched.
+	ReasonNotAnObject Reason = "not_an_object"
+	// ReasonNotKubernetes: a mapping with neither apiVersion nor kind (a CI
+	// workflow, a values file). An error for a file named on its own; front
+	// ends walking directories report it as a skip.
+	ReasonNotKubernetes Reason = "not_kubernetes"
 )
 
 // Entry reports the outcome for one object (one document, or one item of a

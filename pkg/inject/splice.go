@@ -28,6 +28,15 @@ type textDoc struct {
 	unsure     bool // a position depended on more than the plain rules
 	json       bool // the document is JSON (see isJSON)
 	jsonKnown  bool
+	// flowDeleted holds, per flow collection, the indexes of the children
+	// being removed, so that runs of them go with their separators at once.
+	flowDeleted map[*yaml.Node]map[int]bool
+	// flowInserted counts the inserts made so far into each empty flow
+	// collection.
+	flowInserted map[*yaml.Node]int
+	// extra are changes an edit needs besides its own (the closing line of
+	// a multi-line collection that was empty).
+	extra []change
 }
 
 // change replaces src[start:end] with text.
@@ -58,6 +67,7 @@ func splice(src []byte, edits []edit, renders *renderCache) (out []byte, sure bo
 	}
 	td := newTextDoc(src)
 	td.renders = renders
+	td.noteFlowDeletes(edits)
 	changes := make([]change, 0, len(edits))
 	for _, e := range edits {
 		if e.kind == nullifyEdit && e.text == "" {
@@ -72,6 +82,7 @@ func splice(src []byte, edits []edit, renders *renderCache) (out []byte, sure bo
 		}
 		changes = append(changes, c)
 	}
+	changes = append(changes, td.extra...)
 	// At one offset, text for a deeper collection goes first: it ends
 	// before the shallower collection's new key does.
 	sort.SliceStable(changes, func(i, j int) bool {
@@ -80,7 +91,7 @@ func splice(src []byte, edits []edit, renders *renderCache) (out []byte, sure bo
 		}
 		return changes[i].depth > changes[j].depth
 	})
-	changes = mergeRemovals(dropCovered(changes))
+	changes = mergeRemovals(dropCovered(dedupe(changes)))
 	if n := len(changes); n > 0 {
 		// Removing up to the document's unterminated last line: take the
 		// line end before the removed lines too, so none is left behind.
@@ -118,6 +129,19 @@ func hasLoneCR(src []byte) bool {
 		}
 		src = src[i+2:]
 	}
+}
+
+// dedupe drops a change equal to the one before it: removals of several
+// children of one flow collection may each return their common run.
+func dedupe(changes []change) []change {
+	out := changes[:0]
+	for _, c := range changes {
+		if n := len(out); n > 0 && out[n-1] == c {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // dropCovered drops the changes inside a change that replaces a whole

@@ -386,6 +386,7 @@ func withoutCreated(t *testing.T, pod map[string]any) {
 	}
 	delete(m, "created")
 	delete(m, "null")
+	delete(m, "nullTokens")
 	b, _ := json.Marshal(m)
 	ann[inject.StatusAnnotation] = string(b)
 	u.SetAnnotations(ann)
