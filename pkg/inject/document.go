@@ -2,9 +2,11 @@ package inject
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -147,10 +149,14 @@ func (d *document) refresh() {
 }
 
 // reformat re-serializes the edited tree, keeping the sequence indentation
-// style and line ends of the original.
+// style and line ends of the original; JSON stays JSON, indented as the
+// input was.
 func (d *document) reformat() {
 	style := yaml.SequenceIndentStyle(yaml.DeriveSeqIndentStyle(string(d.text)))
 	out, err := yaml.MarshalWithOptions(d.node, &yaml.EncoderOptions{SeqIndent: style})
+	if err == nil && json.Valid(d.text) {
+		out, err = reformatJSON(d.node, d.text)
+	}
 	if err != nil {
 		d.err = fmt.Errorf("re-serializing document: %w", err)
 		return
@@ -183,4 +189,29 @@ func equalNodes(a, b *yaml.Node) bool {
 		}
 	}
 	return true
+}
+
+// reformatJSON writes the tree as JSON laid out as src: compact, or
+// indented by src's unit.
+func reformatJSON(node *yaml.Node, src []byte) ([]byte, error) {
+	var v any
+	if err := node.Decode(&v); err != nil {
+		return nil, err
+	}
+	compact, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	text := strings.ReplaceAll(strings.ReplaceAll(string(src), "\r\n", "\n"), "\r", "\n")
+	lines := strings.SplitN(strings.TrimSpace(text), "\n", 3)
+	if len(lines) < 2 {
+		return append(compact, '\n'), nil
+	}
+	var buf bytes.Buffer
+	unit := lines[1][:len(lines[1])-len(strings.TrimLeft(lines[1], " \t"))]
+	if err := json.Indent(&buf, compact, "", unit); err != nil {
+		return nil, err
+	}
+	buf.WriteByte('\n')
+	return buf.Bytes(), nil
 }

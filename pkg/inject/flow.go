@@ -158,16 +158,13 @@ func (td *textDoc) layout(n *yaml.Node, open, close int, children []span) (flowL
 	switch len(children) {
 	case 0:
 		l.multiline = l.json && td.multilineJSON()
-		l.sep = ", "
-		if l.json {
-			l.sep = ","
-		}
+		l.sep = l.inlineSep()
 	case 1:
 		lead := string(td.src[open+1 : children[0].start])
 		if strings.Contains(lead, "\n") {
 			l.sep = "," + lead
-		} else if l.json && lead == "" {
-			l.sep = ","
+		} else if lead == "" {
+			l.sep = l.inlineSep()
 		} else {
 			l.sep = ", "
 		}
@@ -193,6 +190,16 @@ func (td *textDoc) layout(n *yaml.Node, open, close int, children []span) (flowL
 		}
 	}
 	return l, nil
+}
+
+// inlineSep separates children on one line when the collection itself
+// does not show it: "," in compact JSON (whose colons have no space),
+// ", " in spaced JSON and in YAML.
+func (l flowLayout) inlineSep() string {
+	if l.json && l.colon == ":" {
+		return ","
+	}
+	return ", "
 }
 
 // lineOf returns the 1-based line holding offset.

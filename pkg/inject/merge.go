@@ -1,6 +1,7 @@
 package inject
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -85,11 +86,12 @@ func (in *Injector) missingItems(t *podTarget, items []*yaml.Node, field string,
 		case existing == nil:
 			out = append(out, item)
 		case !sameNode(existing, item):
-			what := "container"
 			if field == "volumes" {
-				what = "volume"
+				// Name both: the two definitions are usually close.
+				return nil, &conflictError{fmt.Sprintf("%s: volume %q already exists and differs from the template's: the pod's is %s, the template's is %s (rename one, or make them equal so the pod's is used)",
+					t.specField(field), name, compactJSON(existing), compactJSON(item))}
 			}
-			return nil, &conflictError{fmt.Sprintf("%s: %s %q already exists and was not injected by kubectl-inject (rename it, or remove it so the template's can be added)", t.specField(field), what, name)}
+			return nil, &conflictError{fmt.Sprintf("%s: container %q already exists and was not injected by kubectl-inject (rename it, or remove it so the template's can be added)", t.specField(field), name)}
 		}
 	}
 	return out, nil
@@ -312,4 +314,13 @@ func keys(kvs []KeyValue) []string {
 		out = append(out, kv.Key)
 	}
 	return out
+}
+
+// compactJSON renders a node as compact JSON for messages.
+func compactJSON(n *yaml.Node) string {
+	b, err := json.Marshal(nodeValue(n))
+	if err != nil {
+		return "(" + err.Error() + ")"
+	}
+	return string(b)
 }

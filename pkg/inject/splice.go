@@ -61,9 +61,14 @@ type change struct {
 // is false the caller checks the result by parsing it again.
 func splice(src []byte, edits []edit, renders *renderCache) (out []byte, sure bool, err error) {
 	if hasLoneCR(src) {
-		// YAML also breaks lines at a lone CR; positions would not match
-		// the lines counted here.
-		return nil, false, errNotSpliceable
+		// YAML also breaks lines at a lone CR. Text that uses only CR
+		// (classic Mac) is spliced as LF and turned back; a mix of line
+		// ends is not spliceable.
+		if bytes.IndexByte(src, '\n') >= 0 {
+			return nil, false, errNotSpliceable
+		}
+		out, sure, err := splice(bytes.ReplaceAll(src, []byte("\r"), []byte("\n")), edits, renders)
+		return bytes.ReplaceAll(out, []byte("\n"), []byte("\r")), sure, err
 	}
 	td := newTextDoc(src)
 	td.renders = renders
