@@ -10,6 +10,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/manifest"
+	"github.com/kinject/kubectl-inject/pkg/report"
 	"github.com/kinject/kubectl-inject/pkg/version"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -23,16 +24,33 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	flags.SetOutput(stderr)
 	showVersion := flags.Bool("version", false, "print the version and exit")
 	uninject := flags.Bool("uninject", false, "in file mode, remove earlier injections instead")
-	flags.Usage = func() { fmt.Fprint(stderr, Help) }
+	copyTo := flags.String("copy-to", "", "copy this binary into the directory as inject-fn, and exit")
+	// --help prints Help once, to stdout; a mistake prints the flag
+	// package's error and a pointer to --help, to stderr.
+	flags.Usage = func() {}
 	if err := flags.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, Help)
 			return 0
 		}
+		fmt.Fprintln(stderr, "Run 'inject-fn --help' for usage.")
 		return 2
 	}
 	if *showVersion {
 		fmt.Fprintf(stdout, "inject-fn %s\n", version.String())
+		return 0
+	}
+	if *copyTo != "" {
+		if flags.NArg() > 0 {
+			fmt.Fprintf(stderr, "inject-fn: --copy-to takes no other arguments, not %q\n", flags.Args())
+			return 2
+		}
+		dest, err := CopySelf(*copyTo)
+		if err != nil {
+			fmt.Fprintf(stderr, "inject-fn: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "inject-fn %s copied to %s\n", version.String(), dest)
 		return 0
 	}
 	if flags.NArg() == 0 {
@@ -121,14 +139,14 @@ func (m FileMode) processFile(cfg *Config, path string, stdout, stderr io.Writer
 		defer f.Close()
 		r = f
 	}
-	err = manifest.Process(r, stdout, func(index int, doc []byte) []byte {
-		out, entries := cfg.Injector.ProcessText(cfg.Op, doc, index)
+	err = manifest.ProcessDocuments(r, stdout, func(d manifest.Document) []byte {
+		out, entries := cfg.Injector.ProcessText(cfg.Op, d.Text, d.Index)
 		for _, e := range entries {
 			if e.Action == inject.Skipped && e.Reason == inject.ReasonNotAWorkload {
 				continue
 			}
 			failed = failed || e.Action == inject.Failed
-			fmt.Fprintf(stderr, "%s: %s\n", path, e)
+			fmt.Fprintln(stderr, fileLine(path, d, e))
 		}
 		return out
 	})
@@ -182,4 +200,22 @@ func readFile(path string) ([]*yaml.RNode, error) {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	return docs, nil
+}
+
+// fileLine renders the report line of one object in file mode, in the
+// words of kubectl inject --local: "app.yaml: deployment.apps/web
+// injected", "app.yaml: pod/p skipped: host_network", or an error at the
+// file's line (and column), the document counted from 1.
+func fileLine(path string, d manifest.Document, e inject.Entry) string {
+	if e.Action == inject.Failed {
+		return report.Error(path, d, e)
+	}
+	line := path + ": " + report.Object(e) + " " + string(e.Action)
+	if e.Action == inject.Skipped && e.Reason != "" {
+		line += ": " + string(e.Reason)
+	}
+	if e.Reformatted {
+		line += " (reformatted)"
+	}
+	return line
 }

@@ -56,7 +56,7 @@ func TestMain_fileMode(t *testing.T) {
 	if !strings.Contains(injected, "        - name: proxy\n") || !strings.HasPrefix(injected, appYAML[:strings.Index(appYAML, "spec:")]) {
 		t.Errorf("injected output:\n%s", injected)
 	}
-	if !strings.Contains(report, "Deployment web (document 0): injected") {
+	if !strings.Contains(report, app+": deployment.apps/web injected\n") {
 		t.Errorf("report: %q", report)
 	}
 	again, _, _ := run(t, cfg, write("injected.yaml", injected))

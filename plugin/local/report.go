@@ -3,12 +3,11 @@ package local
 import (
 	"bufio"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/manifest"
+	"github.com/kinject/kubectl-inject/pkg/report"
 )
 
 // outcome is what became of a changed object, as its report line says.
@@ -66,24 +65,20 @@ func (r *reporter) release(written int) {
 
 // reportLine renders one object's line: "app.yaml: deployment.apps/web
 // injected", or for an error, where it is in the file the way compilers
-// say it, with the document counted from 1:
+// say it, with the document counted from 1 (see report.Error):
 //
 //	app.yaml:14: deployment.apps/web error: spec.template.spec.containers: must be a list (document 2)
 //	app.yaml:9:16: document 2 error: not valid YAML: did not find expected node content
 func reportLine(src string, withFile bool, d manifest.Document, e inject.Entry, o outcome) string {
 	if e.Action == inject.Failed {
-		return errorLine(src, d, e)
+		return report.Error(src, d, e)
 	}
 	var b strings.Builder
 	if withFile {
 		b.WriteString(src)
 		b.WriteString(": ")
 	}
-	if e.Kind != "" && e.Name != "" {
-		b.WriteString(objectRef(e.APIVersion, e.Kind, e.Name))
-	} else {
-		b.WriteString(location(e))
-	}
+	b.WriteString(report.Object(e))
 	b.WriteByte(' ')
 	changed := e.Changed()
 	if changed && (o == checked || o == unwritten) {
@@ -103,55 +98,4 @@ func reportLine(src string, withFile bool, d manifest.Document, e inject.Entry, 
 		b.WriteString(" (dry run)")
 	}
 	return b.String()
-}
-
-// lineRef is the core's way of giving a line of the document in a message.
-var lineRef = regexp.MustCompile(` \(line ([0-9]+)\)$`)
-
-// errorLine renders an error entry: "FILE:LINE[:COLUMN]: what error: why".
-// Standard input is named STDIN, as kubectl names it.
-func errorLine(src string, d manifest.Document, e inject.Entry) string {
-	if src == "-" {
-		src = "STDIN"
-	}
-	line, column, msg := d.ContentLine(), 0, e.Message
-	if e.Reason == inject.ReasonInvalidYAML {
-		if se := d.SyntaxError(); se != nil {
-			line, column, msg = se.Line, se.Column, "not valid YAML: "+se.Error()
-		}
-	} else if m := lineRef.FindStringSubmatch(msg); m != nil {
-		if n, err := strconv.Atoi(m[1]); err == nil {
-			line, msg = d.LineOf(n), strings.TrimSuffix(msg, m[0])
-		}
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s:%d:", src, line)
-	if column > 0 {
-		fmt.Fprintf(&b, "%d:", column)
-	}
-	b.WriteByte(' ')
-	if e.Kind != "" && e.Name != "" {
-		fmt.Fprintf(&b, "%s error: %s (%s)", objectRef(e.APIVersion, e.Kind, e.Name), msg, location(e))
-	} else {
-		fmt.Fprintf(&b, "%s error: %s", location(e), msg)
-	}
-	return b.String()
-}
-
-// location names where an object is in its stream, counting documents and
-// List items from 1: "document 2", "document 2, item 3".
-func location(e inject.Entry) string {
-	if e.Item >= 0 {
-		return fmt.Sprintf("document %d, item %d", e.Document+1, e.Item+1)
-	}
-	return fmt.Sprintf("document %d", e.Document+1)
-}
-
-// objectRef names an object as kubectl does from its apiVersion and kind.
-func objectRef(apiVersion, kind, name string) string {
-	ref := strings.ToLower(kind)
-	if g, _, ok := strings.Cut(apiVersion, "/"); ok {
-		ref += "." + g
-	}
-	return ref + "/" + name
 }

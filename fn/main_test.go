@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/kinject/kubectl-inject/fn/processor"
+	"github.com/kinject/kubectl-inject/internal/testbin"
+)
+
+var (
+	buildOnce sync.Once
+	binary    string
+	buildErr  error
+)
+
+// injectFn builds inject-fn once per test binary.
+func injectFn(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "kinject-fn-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binary = filepath.Join(dir, "inject-fn")
+		buildErr = testbin.Build(binary, "./fn")
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binary
+}
+
+// run runs inject-fn with args and returns its exit code, stdout and stderr.
+func run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(injectFn(t), args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(""), &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if exit, ok := err.(*exec.ExitError); ok {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, stdout.String(), stderr.String()
+}
+
+// TestCommandLine: --help prints the help once, to stdout; a mistake says
+// what and where to look, on stderr, with exit code 2.
+func TestCommandLine(t *testing.T) {
+	cases := []struct {
+		name           string
+		args           []string
+		code           int
+		stdout, stderr string
+	}{
+		{"help", []string{"--help"}, 0, processor.Help, ""},
+		{"h", []string{"-h"}, 0, processor.Help, ""},
+		{"unknown flag", []string{"--bogus"}, 2, "", "flag provided but not defined: -bogus\nRun 'inject-fn --help' for usage.\n"},
+		{"copy-to with files", []string{"--copy-to", t.TempDir(), "config.yaml"}, 2, "", "inject-fn: --copy-to takes no other arguments, not [\"config.yaml\"]\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := run(t, c.args...)
+			if code != c.code || stdout != c.stdout || stderr != c.stderr {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d, stdout %.40q..., stderr %q", code, stdout, stderr, c.code, c.stdout, c.stderr)
+			}
+		})
+	}
+}
+
+// TestCopyTo: the binary copies itself into a directory, over an earlier
+// copy, and the copy is the same program.
+func TestCopyTo(t *testing.T) {
+	dir := t.TempDir()
+	dest := filepath.Join(dir, "inject-fn")
+	if runtime.GOOS == "windows" {
+		dest += ".exe"
+	}
+	testbin.WriteFile(t, dest, "an older copy")
+	code, stdout, stderr := run(t, "--copy-to", dir)
+	if code != 0 || !strings.HasSuffix(stdout, " copied to "+dest+"\n") || stderr != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	want, err := os.ReadFile(injectFn(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(dest)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("the copy differs from the binary (%v)", err)
+	}
+	if info, _ := os.Stat(dest); runtime.GOOS != "windows" && info.Mode().Perm() != 0o755 {
+		t.Errorf("mode %v, want 0755", info.Mode().Perm())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("left %d files in the directory, want only the copy", len(entries))
+	}
+	out, err := exec.Command(dest, "--version").Output()
+	if err != nil || !strings.HasPrefix(string(out), "inject-fn ") {
+		t.Errorf("the copy does not run: %v %q", err, out)
+	}
+	if code, _, stderr := run(t, "--copy-to", filepath.Join(dir, "missing")); code != 1 || !strings.Contains(stderr, "no such file or directory") {
+		t.Errorf("into a missing directory: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestFileModeReport: file mode words its report as kubectl inject --local
+// does: objects as kubectl names them, errors at the file's line and
+// column, documents counted from 1.
+func TestFileModeReport(t *testing.T) {
+	dir := t.TempDir()
+	config := filepath.Join(dir, "config.yaml")
+	testbin.WriteFile(t, config, "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: envoy}\nspec: {mode: opt-out}\n")
+	app := filepath.Join(dir, "app.yaml")
+	testbin.WriteFile(t, app, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx\n"+
+		"---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  labels: {a: [}\n")
+	code, _, stderr := run(t, config, app)
+	want := app + ": deployment.apps/web injected\n" +
+		app + ":15:16: document 2 error: not valid YAML: did not find expected node content\n"
+	if code != 1 || stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 and:\n%s", code, stderr, want)
+	}
+}

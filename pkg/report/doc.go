@@ -1,0 +1,11 @@
+// Package report words the injection core's report entries for people,
+// the same way in every front end that edits files (kubectl inject --local
+// and inject-fn's file mode): documents and List items counted from 1,
+// objects named as kubectl names them ("deployment.apps/web"), and errors
+// placed at the line (and, for YAML that does not parse, the column) of
+// the file, where an editor can jump to them.
+//
+// The core counts documents from 0 and knows only the text of one
+// document; a manifest.Document knows where that text starts in its file,
+// and Position combines the two.
+package report
