@@ -95,7 +95,6 @@ func withConfig(t *testing.T, rl []byte, config string) []byte {
 	return []byte(n.MustString())
 }
 
-
 // TestCoreCorpusFileMode runs the core's golden corpus through the
 // function's file mode (inject-fn CONFIG FILE): the output is the core's
 // expected.yaml, injecting it again changes no byte, and uninject gives the
