@@ -49,7 +49,7 @@ func frontDoorCases(t *testing.T) []frontDoorCase {
 		{name: "no files", args: []string{"--local"}},
 		{name: "arguments", args: []string{"--local", "-f", app, "deploy/web"}},
 		{name: "server dry run", args: []string{"--local", "-f", app, "--dry-run=server"}},
-		{name: "json", args: []string{"--local", "-f", app, "-o", "json"}},
+		{name: "output name", args: []string{"--local", "-f", app, "-o", "name"}},
 		{name: "kubectl flag", args: []string{"--local", "-f", app, "-n", "default"}},
 		{name: "live-only flag", args: []string{"--local", "-f", app, "--server-side"}},
 		{name: "unknown flag", args: []string{"--local", "-f", app, "--frobnicate"}},

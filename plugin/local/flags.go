@@ -48,6 +48,10 @@ type Flags struct {
 	InjectHostNetwork bool
 	Strict            bool
 
+	// Verbosity is kubectl's -v: the level of client-go's log lines (the
+	// full command's; --local has none).
+	Verbosity int
+
 	// Set by Complete: whether --native and --inject-host-network were
 	// given, since their false values override a template's settings too.
 	nativeSet      bool
@@ -77,6 +81,14 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.PodTemplatePaths, "pod-template-path", nil, "Where a custom kind keeps its pod template: Kind[.group]=field.path (repeatable)")
 	fs.BoolVar(&f.InjectHostNetwork, "inject-host-network", false, "Inject pods that use the host network too")
 	fs.BoolVar(&f.Strict, "strict", false, "Refuse a template that widens privileges (privileged, added capabilities, root, hostPath) instead of warning")
+}
+
+// AddVerbosityFlag registers kubectl's -v, --v on fs: separately from
+// AddFlags, so that the full command can make it persistent (its
+// subcommands take it too). kubectl's meaning: -v is log verbosity, never
+// --version.
+func (f *Flags) AddVerbosityFlag(fs *pflag.FlagSet) {
+	fs.IntVarP(&f.Verbosity, "v", "v", 0, "Log level of the Kubernetes client, as kubectl's: 0 logs nothing (the default), 6 each request, 8 the bodies too")
 }
 
 // Complete records what depends on which flags were given; call it once
@@ -143,8 +155,11 @@ func (f *Flags) Validate(args []string) []error {
 			add("--in-place writes the files; it cannot be combined with --output")
 		}
 	}
-	if f.Output == "json" || f.Output == "name" {
-		add("--local prints YAML as written; --output json and name are for live objects")
+	if f.Output == "name" {
+		add("--local prints the objects; --output name is for live objects")
+	}
+	if (f.Output == "json" || f.Output == "yaml") && f.Check {
+		add("--check prints nothing; it cannot be combined with --output")
 	}
 	return errs
 }

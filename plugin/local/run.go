@@ -22,6 +22,10 @@ type localFile struct {
 	name string      // as given ("-" for stdin), or found in a directory
 	mode fs.FileMode // files only
 	data []byte      // URLs only
+	// walked: found in a directory rather than named. A document that is
+	// not a Kubernetes object there (a CI workflow, a values file) is
+	// skipped, not an error.
+	walked bool
 }
 
 // Streams are the standard input and outputs of a run.
@@ -71,9 +75,14 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 		outcome = dryRun
 	}
 	op := f.Op()
+	var converted *conversion
 	switch {
 	case f.Check, f.InPlace:
 		out = io.Discard // --in-place writes through inPlaceFile below
+	case f.Output == "json" || f.Output == "yaml":
+		// Converted on request, as kubectl prints: all objects at the end.
+		converted = &conversion{format: f.Output}
+		out = io.Discard
 	default:
 		// Nothing is printed unless the input holds an object.
 		held = &holdWriter{w: s.Out}
@@ -108,7 +117,11 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 		err = manifest.ProcessDocuments(src, &prev, func(d manifest.Document) []byte {
 			doc := d.Text
 			text, entries := in.ProcessText(op, doc, d.Index)
-			for _, e := range entries {
+			for j, e := range entries {
+				if file.walked && e.Reason == inject.ReasonNotKubernetes {
+					e.Action = inject.Skipped
+					entries[j] = e
+				}
 				total++
 				if e.Action == inject.Failed {
 					failed++
@@ -119,6 +132,9 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 			}
 			if held != nil && total > 0 {
 				held.release()
+			}
+			if converted != nil {
+				converted.add(file.name, d.Index, text, entries)
 			}
 			// Once a document failed nothing is written (no temporary file),
 			// unless asked to write the rest anyway.
@@ -154,6 +170,11 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 			names = f.Filenames
 		}
 		return &ExitError{Code: 1, Err: fmt.Errorf("no objects to inject in %s", strings.Join(names, ", "))}
+	}
+	if converted != nil {
+		if err := converted.write(s.Out); err != nil {
+			return err
+		}
 	}
 	switch {
 	case failed > 0 && f.InPlace && f.ContinueOnError && inPlace:
@@ -397,10 +418,16 @@ func (f *Flags) expandPath(root string) ([]*localFile, error) {
 		if err != nil {
 			return err
 		}
+		// Hidden directories and files (.git, .github, .helm caches) are
+		// skipped unless named.
+		hidden := path != root && strings.HasPrefix(d.Name(), ".")
 		if d.IsDir() {
-			if path != root && !f.Recursive {
+			if path != root && (!f.Recursive || hidden) {
 				return filepath.SkipDir
 			}
+			return nil
+		}
+		if hidden {
 			return nil
 		}
 		switch filepath.Ext(path) {
@@ -409,6 +436,7 @@ func (f *Flags) expandPath(root string) ([]*localFile, error) {
 			if err != nil {
 				return err
 			}
+			f.walked = true
 			files = append(files, f)
 		}
 		return nil

@@ -29,7 +29,7 @@ func TestServe(t *testing.T) {
 		{[]string{"--local"}, false, 0, ""},
 		{[]string{"--local", "-f", app, "extra"}, false, 0, ""},
 		{[]string{"--local", "-f", app, "--kubeconfig", "x"}, false, 0, ""},
-		{[]string{"--local", "-f", app, "-o", "json"}, false, 0, ""},
+		{[]string{"--local", "-f", app, "-o", "name"}, false, 0, ""},
 		{[]string{"--local", "-f", app, "--mode", "sometimes"}, false, 0, ""},
 		{[]string{"--local", "-f", app, "-h"}, false, 0, ""},
 	}
