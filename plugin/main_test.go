@@ -42,6 +42,9 @@ func frontDoorCases(t *testing.T) []frontDoorCase {
 		{name: "strict", args: []string{"--local", "-f", app, "--template", privileged, "--strict"}, served: true},
 		{name: "missing file", args: []string{"--local", "-f", filepath.Join(tmp, "none.yaml")}, served: true},
 		{name: "cluster template", args: []string{"--local", "-f", app, "--template", remoteRef}, served: true},
+		{name: "verbosity", args: []string{"--local", "-f", app, "-v=6"}, served: true},
+		{name: "verbosity, long form", args: []string{"--v", "4", "--local", "-f", app}, served: true},
+		{name: "bad YAML", args: []string{"--local", "-f", "-"}, stdin: "apiVersion: v1\nkind: Pod\nmetadata:\n  labels: {a: [}\n", served: true},
 		// Left to the full command: its flags, its help, and the mistakes it explains.
 		{name: "help", args: []string{"--help"}},
 		{name: "version", args: []string{"--version"}},
@@ -54,6 +57,8 @@ func frontDoorCases(t *testing.T) []frontDoorCase {
 		{name: "live-only flag", args: []string{"--local", "-f", app, "--server-side"}},
 		{name: "unknown flag", args: []string{"--local", "-f", app, "--frobnicate"}},
 		{name: "live", args: []string{"deploy/web", "--in-place"}},
+		{name: "no cluster", args: []string{"deploy/web"}},
+		{name: "version is not -v", args: []string{"-v"}},
 	}
 	goldens, err := filepath.Glob(filepath.Join(root, "pkg", "inject", "testdata", "golden", "*"))
 	if err != nil || len(goldens) == 0 {

@@ -71,6 +71,10 @@ Each object gets one line on stderr; the exit code is 1 when any object failed
 		SilenceErrors: true,
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl inject"},
 		Args:          cobra.ArbitraryArgs,
+		// For every subcommand too: -v is a persistent flag.
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			return setUpLogging(o.Verbosity, o.ErrOut)
+		},
 		RunE: func(c *cobra.Command, args []string) error {
 			// Complete validates the flags before it reads a file or the cluster.
 			if err := o.Complete(c, args); err != nil {
@@ -85,6 +89,7 @@ Each object gets one line on stderr; the exit code is 1 when any object failed
 	c.SetOut(o.Out)
 	c.SetErr(o.ErrOut)
 	o.AddFlags(c)
+	o.Flags.AddVerbosityFlag(c.PersistentFlags())
 	c.AddCommand(NewCmdPolicy(o.ConfigFlags, o.IOStreams))
 	return c
 }

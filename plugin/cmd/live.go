@@ -17,6 +17,9 @@ import (
 // concurrency, prints one line per object in input order, and then the
 // objects for --output.
 func (o *Options) runLive(ctx context.Context) error {
+	if err := o.checkCluster(ctx); err != nil {
+		return err
+	}
 	targets, resolveErrs := o.targets()
 	for _, err := range resolveErrs {
 		fmt.Fprintf(o.ErrOut, "error: %v\n", err)

@@ -108,6 +108,9 @@ func (o *Options) wrapConfig(f *pflag.FlagSet) {
 		if f.Changed("burst") || cfg.Burst == 0 {
 			cfg.Burst = o.Burst
 		}
+		if cfg.WarningHandler == nil {
+			cfg.WarningHandler = warningWriter(o.ErrOut)
+		}
 		if next != nil {
 			cfg = next(cfg)
 		}

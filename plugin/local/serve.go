@@ -18,6 +18,7 @@ func Serve(args []string, s Streams) (code int, served bool) {
 	fs.Usage = func() {}
 	f := NewFlags()
 	f.AddFlags(fs)
+	f.AddVerbosityFlag(fs) // nothing to log here: --local uses no client
 	if err := fs.Parse(args); err != nil || !f.Local || fs.NArg() > 0 {
 		return 0, false
 	}
