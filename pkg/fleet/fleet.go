@@ -1,0 +1,234 @@
+package fleet
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
+)
+
+// States of a row.
+const (
+	Current     = "current"      // injected with the current template
+	Outdated    = "outdated"     // injected with another template
+	NotInjected = "not-injected" // would be injected now
+	// Skipped and errors are written "skipped:<reason>" and "error:<reason>".
+)
+
+// Row is one workload, or one Pod listed by itself.
+type Row struct {
+	Namespace string `json:"namespace,omitempty"`
+	Kind      string `json:"kind"`
+	Group     string `json:"group,omitempty"`
+	Name      string `json:"name"`
+	State     string `json:"state"`
+	// Images are the recorded sidecars' images, "name=image".
+	Images []string `json:"images,omitempty"`
+	// RecordedTemplate is the hash in the status record; CurrentTemplate
+	// the hash of the template "current" means.
+	RecordedTemplate string `json:"recordedTemplate,omitempty"`
+	CurrentTemplate  string `json:"currentTemplate"`
+	// Pods and PodsBehind count a workload's Pods, and those whose record
+	// differs from the workload's template: they need a restart.
+	Pods       int    `json:"pods"`
+	PodsBehind int    `json:"podsBehind"`
+	Restart    string `json:"restart,omitempty"`
+	// Admission marks a Pod injected at admission (its workload's template
+	// has no record); Bare one without a controller.
+	Admission bool   `json:"injectedAtAdmission,omitempty"`
+	Bare      bool   `json:"bare,omitempty"`
+	Message   string `json:"message,omitempty"`
+}
+
+// Ref is the row's object as kubectl names it: deployment.apps/web.
+func (r Row) Ref() string {
+	kind := strings.ToLower(r.Kind)
+	if r.Group != "" {
+		kind += "." + r.Group
+	}
+	return kind + "/" + r.Name
+}
+
+// NeedsAttention reports an outdated object or Pods behind their template.
+func (r Row) NeedsAttention() bool { return r.State == Outdated || r.PodsBehind > 0 }
+
+// Build classifies objs (workloads and Pods, any namespaces) with in.
+// ReplicaSets and Jobs that a Deployment or CronJob controls are folded
+// into it: their Pods count for the top controller.
+func Build(in *inject.Injector, objs []*unstructured.Unstructured) []Row {
+	byUID := map[string]*unstructured.Unstructured{}
+	for _, o := range objs {
+		byUID[string(o.GetUID())] = o
+	}
+	rows := map[string]*Row{} // by uid, workloads only
+	var order []string
+	var pods []*unstructured.Unstructured
+	for _, o := range objs {
+		if o.GetKind() == "Pod" {
+			pods = append(pods, o)
+			continue
+		}
+		if top := topController(o, byUID); top != o {
+			continue // folded into its controller
+		}
+		r := classify(in, o)
+		rows[string(o.GetUID())] = &r
+		order = append(order, string(o.GetUID()))
+	}
+	var out []Row
+	for _, p := range pods {
+		top := topController(p, byUID)
+		w := rows[string(top.GetUID())]
+		record := podRecord(p)
+		if top == p || w == nil {
+			r := classify(in, p)
+			r.Bare = controllerOf(p) == nil
+			out = append(out, r)
+			continue
+		}
+		if record != "" && w.RecordedTemplate == "" {
+			r := classify(in, p)
+			r.Admission = true
+			out = append(out, r)
+			continue
+		}
+		w.Pods++
+		if record != w.RecordedTemplate {
+			w.PodsBehind++
+		}
+	}
+	for _, uid := range order {
+		r := rows[uid]
+		if r.PodsBehind > 0 {
+			r.Restart = restartCommand(*r)
+		}
+		out = append(out, *r)
+	}
+	Sort(out)
+	return out
+}
+
+// Sort orders rows as the table shows them: what needs attention first
+// (outdated, then Pods behind, errors, not injected, skipped, current),
+// then by namespace, kind and name.
+func Sort(rows []Row) {
+	rank := func(r Row) int {
+		switch {
+		case r.State == Outdated:
+			return 0
+		case r.PodsBehind > 0:
+			return 1
+		case strings.HasPrefix(r.State, "error:"):
+			return 2
+		case r.State == NotInjected:
+			return 3
+		case strings.HasPrefix(r.State, "skipped:"):
+			return 4
+		}
+		return 5
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra < rb
+		}
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		return a.Name < b.Name
+	})
+}
+
+// classify runs the core's inspection on one object.
+func classify(in *inject.Injector, o *unstructured.Unstructured) Row {
+	group := o.GroupVersionKind().Group
+	r := Row{Namespace: o.GetNamespace(), Kind: o.GetKind(), Group: group, Name: o.GetName(), CurrentTemplate: in.TemplateHash()}
+	data, err := json.Marshal(o.Object)
+	var node *yaml.RNode
+	if err == nil {
+		node, err = yaml.Parse(string(data))
+	}
+	if err != nil {
+		r.State, r.Message = "error:invalid_object", err.Error()
+		return r
+	}
+	ins := in.Inspect(node)
+	if ins.Status != nil {
+		r.RecordedTemplate = ins.Status.Template
+	}
+	for _, ni := range ins.Images {
+		r.Images = append(r.Images, ni.Name+"="+ni.Image)
+	}
+	switch e := ins.Entry; e.Action {
+	case inject.Unchanged:
+		r.State = Current
+	case inject.Updated:
+		r.State = Outdated
+	case inject.Injected:
+		r.State = NotInjected
+	case inject.Skipped:
+		r.State, r.Message = "skipped:"+string(e.Reason), e.Message
+	default:
+		r.State, r.Message = "error:"+string(e.Reason), e.Message
+	}
+	return r
+}
+
+// podRecord returns the template hash a Pod's record holds, "" for none.
+func podRecord(p *unstructured.Unstructured) string {
+	value, ok := p.GetAnnotations()[inject.StatusAnnotation]
+	if !ok {
+		return ""
+	}
+	s, err := inject.ParseStatus(value)
+	if err != nil {
+		return "invalid"
+	}
+	return s.Template
+}
+
+// topController follows controller references through the listed objects
+// to the top-most one (o itself when it has none listed).
+func topController(o *unstructured.Unstructured, byUID map[string]*unstructured.Unstructured) *unstructured.Unstructured {
+	cur := o
+	for range 4 {
+		ref := controllerOf(cur)
+		if ref == nil {
+			break
+		}
+		owner, ok := byUID[ref.UID]
+		if !ok {
+			break
+		}
+		cur = owner
+	}
+	return cur
+}
+
+type ownerRef struct{ Kind, Name, UID string }
+
+func controllerOf(o *unstructured.Unstructured) *ownerRef {
+	for _, r := range o.GetOwnerReferences() {
+		if r.Controller != nil && *r.Controller {
+			return &ownerRef{Kind: r.Kind, Name: r.Name, UID: string(r.UID)}
+		}
+	}
+	return nil
+}
+
+// restartCommand says how to recreate a workload's Pods.
+func restartCommand(r Row) string {
+	switch r.Kind {
+	case "Deployment", "StatefulSet", "DaemonSet":
+		return fmt.Sprintf("kubectl rollout restart %s -n %s", r.Ref(), r.Namespace)
+	}
+	return fmt.Sprintf("delete the Pods of %s in %s; its controller creates them again", r.Ref(), r.Namespace)
+}

@@ -1,0 +1,60 @@
+package inject
+
+import (
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Inspection is what a read-only report needs to know about one object:
+// what injecting it now would do, and what its pod template records.
+type Inspection struct {
+	// Entry is the outcome injection would have (Unchanged: current;
+	// Updated: injected with another template; Injected: not injected;
+	// Skipped or Failed with a reason). Nothing is changed.
+	Entry Entry
+	// Status is the pod template's record, nil when it has none or it is
+	// not valid (then Entry says why).
+	Status *Status
+	// Images maps the recorded sidecars (containers and init containers)
+	// to their images, in the record's order.
+	Images []NameImage
+}
+
+// NameImage is one container and its image.
+type NameImage struct{ Name, Image string }
+
+// Inspect reports on one object (not a List) without changing it: the
+// injection runs on a copy.
+func (in *Injector) Inspect(obj *yaml.RNode) Inspection {
+	var out Inspection
+	copied := obj.Copy()
+	entries := in.ProcessNode(OpInject, copied, 0)
+	if len(entries) > 0 {
+		out.Entry = entries[0]
+	}
+	root := resolveDocument(obj.YNode())
+	path, ok := lookupPath(in.settings.Paths, scalarField(root, "apiVersion"), scalarField(root, "kind"))
+	if !ok {
+		return out
+	}
+	t, err := findPodTarget(root, path)
+	if err != nil {
+		return out
+	}
+	s, _, err := readStatus(t)
+	if err != nil || s == nil {
+		return out
+	}
+	out.Status = s
+	for _, l := range []struct {
+		names []string
+		field string
+	}{{s.Containers, "containers"}, {s.InitContainers, "initContainers"}} {
+		list := mapValue(t.spec, l.field)
+		for _, name := range l.names {
+			if c := itemByName(list, name); c != nil {
+				out.Images = append(out.Images, NameImage{Name: name, Image: scalarField(c, "image")})
+			}
+		}
+	}
+	return out
+}

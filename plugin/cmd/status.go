@@ -1,0 +1,363 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/dynamic"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kinject/kubectl-inject/pkg/fleet"
+	"github.com/kinject/kubectl-inject/plugin/local"
+)
+
+const statusExample = `  # Every workload and Pod of the namespace: outdated first
+  kubectl inject status
+
+  # All namespaces; exit 1 when anything runs an old template (CI, after an upgrade)
+  kubectl inject status -A --check
+
+  # Some workloads, with hashes and the restart command
+  kubectl inject status deploy/web sts -l tier=front -o wide
+
+  # What "current" means: another template
+  kubectl inject status -A --template sidecar.yaml -o json`
+
+// statusResource is a kind the status command lists.
+type statusResource struct {
+	gvr     schema.GroupVersionResource
+	aliases []string
+}
+
+// statusResources are listed in this order; ReplicaSets and Jobs that a
+// Deployment or CronJob controls are folded into it.
+var statusResources = []statusResource{
+	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, []string{"deployment", "deployments", "deploy"}},
+	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"}, []string{"statefulset", "statefulsets", "sts"}},
+	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}, []string{"daemonset", "daemonsets", "ds"}},
+	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}, []string{"replicaset", "replicasets", "rs"}},
+	{schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "cronjobs"}, []string{"cronjob", "cronjobs", "cj"}},
+	{schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}, []string{"job", "jobs"}},
+	{schema.GroupVersionResource{Version: "v1", Resource: "pods"}, []string{"pod", "pods", "po"}},
+}
+
+// StatusOptions are the flags of kubectl inject status.
+type StatusOptions struct {
+	ConfigFlags *genericclioptions.ConfigFlags
+	genericiooptions.IOStreams
+	Flags             local.Flags
+	TemplateConfigMap string
+	AllNamespaces     bool
+	Check             bool
+	// PageSize is the limit of each list call.
+	PageSize int64
+}
+
+// NewCmdStatus returns the status subcommand.
+func NewCmdStatus(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &StatusOptions{ConfigFlags: configFlags, IOStreams: streams, Flags: local.NewFlags(), PageSize: 500}
+	c := &cobra.Command{
+		Use:   "status [TYPE[/NAME]...] [flags]",
+		Short: "Show which workloads and Pods run the current sidecar, an older one, or none",
+		Long: `Show, for workloads and their Pods, the injection state: current (the current
+template), outdated (another template), not-injected (injection would add the
+sidecar), or skipped:<reason> and error:<reason> with the reasons of every other
+report. Per workload: the sidecar images, the template hashes recorded and
+current, and how many of its Pods run an older record than its template (they
+need a restart; the command that does it is shown). Pods without a controller
+and Pods injected at admission are listed by themselves. Outdated rows first.
+
+Read-only: it needs get and list on the kinds it shows, and reads them with
+list calls in pages of --chunk-size. "Current" means the embedded template
+unless --template or --template-configmap says otherwise.`,
+		Example:       statusExample,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(c *cobra.Command, args []string) error {
+			o.Flags.Complete(c.Flags())
+			if err := o.Validate(args); err != nil {
+				return err
+			}
+			return o.Run(c.Context(), args)
+		},
+	}
+	f := c.Flags()
+	o.ConfigFlags.AddFlags(f)
+	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "List in all namespaces")
+	f.StringVarP(&o.Flags.Selector, "selector", "l", "", "Only objects whose labels match this selector")
+	f.StringVarP(&o.Flags.Output, "output", "o", "", "wide, json or yaml (default: a table)")
+	f.BoolVar(&o.Check, "check", false, "Exit 1 when anything is outdated or has Pods behind its template")
+	f.StringVar(&o.Flags.TemplateFile, "template", "", "What current means: a template file (default: the embedded Envoy sidecar)")
+	f.StringVar(&o.TemplateConfigMap, "template-configmap", "", "What current means: a template ConfigMap in the cluster, [NAMESPACE/]NAME[:KEY]")
+	f.Int64Var(&o.PageSize, "chunk-size", o.PageSize, "Objects per list call (as kubectl's --chunk-size)")
+	_ = c.RegisterFlagCompletionFunc("output", fixedCompletion("wide", "json", "yaml"))
+	return c
+}
+
+// Validate checks the flags and arguments; it reports every problem.
+func (o *StatusOptions) Validate(args []string) error {
+	var errs []error
+	switch o.Flags.Output {
+	case "", "wide", "json", "yaml":
+	default:
+		errs = append(errs, fmt.Errorf("--output must be wide, json or yaml, not %q", o.Flags.Output))
+	}
+	if o.PageSize < 1 {
+		errs = append(errs, fmt.Errorf("--chunk-size must be at least 1"))
+	}
+	if _, err := parseStatusArgs(args); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// statusFilter is what the arguments select: kinds, and names per kind.
+type statusFilter map[string]map[string]bool // resource -> names (empty: all)
+
+func parseStatusArgs(args []string) (statusFilter, error) {
+	if len(args) == 0 {
+		return nil, nil
+	}
+	filter := statusFilter{}
+	for _, arg := range args {
+		for _, part := range strings.Split(arg, ",") {
+			typ, name, _ := strings.Cut(part, "/")
+			res := ""
+			for _, r := range statusResources {
+				for _, a := range r.aliases {
+					if strings.EqualFold(typ, a) || strings.EqualFold(typ, a+"."+r.gvr.Group) {
+						res = r.gvr.Resource
+					}
+				}
+			}
+			if res == "" {
+				return nil, fmt.Errorf("%q is not a kind kubectl inject status shows (deployments, statefulsets, daemonsets, replicasets, cronjobs, jobs, pods)", typ)
+			}
+			if filter[res] == nil {
+				filter[res] = map[string]bool{}
+			}
+			if name != "" {
+				filter[res][name] = true
+			}
+		}
+	}
+	return filter, nil
+}
+
+// Run lists, classifies and prints.
+func (o *StatusOptions) Run(ctx context.Context, args []string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	filter, _ := parseStatusArgs(args)
+	tmpl, settings, err := o.Flags.LoadTemplate(o.TemplateConfigMap, (&PolicyOptions{ConfigFlags: o.ConfigFlags}).configMapLookup)
+	if err != nil {
+		return err
+	}
+	if o.Flags.Selector != "" {
+		settings.Policy.Selector = o.Flags.Selector
+	}
+	in, err := local.NewInjector(tmpl, settings, io.Discard)
+	if err != nil {
+		return err
+	}
+	namespace := ""
+	if !o.AllNamespaces {
+		if namespace, _, err = o.ConfigFlags.ToRawKubeConfigLoader().Namespace(); err != nil {
+			return fmt.Errorf("read kubeconfig namespace: %w", err)
+		}
+	}
+	cfg, err := o.ConfigFlags.ToRESTConfig()
+	if err != nil {
+		return fmt.Errorf("kubeconfig: %w", err)
+	}
+	client, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("client: %w", err)
+	}
+	var objs []*unstructured.Unstructured
+	for _, r := range statusResources {
+		if filter != nil && filter[r.gvr.Resource] == nil && !neededFor(r.gvr.Resource, filter) {
+			continue
+		}
+		listed, err := o.list(ctx, client, r.gvr, namespace)
+		if err != nil {
+			return err
+		}
+		objs = append(objs, listed...)
+	}
+	rows := selectRows(fleet.Build(in, objs), filter)
+	if err := o.print(rows); err != nil {
+		return err
+	}
+	return o.summary(rows)
+}
+
+// neededFor: Pods are listed for every workload's counts, and ReplicaSets
+// and Jobs for Deployments' and CronJobs' Pods.
+func neededFor(resource string, filter statusFilter) bool {
+	switch resource {
+	case "pods":
+		return true
+	case "replicasets":
+		return filter["deployments"] != nil
+	case "jobs":
+		return filter["cronjobs"] != nil
+	}
+	return false
+}
+
+// selectRows keeps the rows the arguments name.
+func selectRows(rows []fleet.Row, filter statusFilter) []fleet.Row {
+	if filter == nil {
+		return rows
+	}
+	var out []fleet.Row
+	for _, r := range rows {
+		res := strings.ToLower(r.Kind) + "s"
+		names, ok := filter[res]
+		if ok && (len(names) == 0 || names[r.Name]) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// list reads every object of gvr with list calls of PageSize objects.
+func (o *StatusOptions) list(ctx context.Context, client dynamic.Interface, gvr schema.GroupVersionResource, namespace string) ([]*unstructured.Unstructured, error) {
+	var out []*unstructured.Unstructured
+	opts := metav1.ListOptions{Limit: o.PageSize}
+	for {
+		page, err := client.Resource(gvr).Namespace(namespace).List(ctx, opts)
+		if apierrors.IsForbidden(err) {
+			where := "namespace " + namespace
+			if namespace == "" {
+				where = "all namespaces"
+			}
+			return nil, fmt.Errorf("listing %s in %s: forbidden: kubectl inject status is read-only and needs only get and list on %s (RBAC): %w", gvr.Resource, where, gvr.GroupResource(), err)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("listing %s: %w", gvr.GroupResource(), err)
+		}
+		for i := range page.Items {
+			item := &page.Items[i]
+			item.SetAPIVersion(gvr.GroupVersion().String())
+			item.SetKind(kindOfList(page.GetKind()))
+			out = append(out, item)
+		}
+		if opts.Continue = page.GetContinue(); opts.Continue == "" {
+			return out, nil
+		}
+	}
+}
+
+func kindOfList(listKind string) string { return strings.TrimSuffix(listKind, "List") }
+
+// print writes the rows as a table (kubectl's layout) or as a List.
+func (o *StatusOptions) print(rows []fleet.Row) error {
+	switch o.Flags.Output {
+	case "json", "yaml":
+		list := map[string]any{"apiVersion": "kinject.dev/v1alpha1", "kind": "InjectionStatusList", "items": rows}
+		if rows == nil {
+			list["items"] = []fleet.Row{}
+		}
+		data, err := json.MarshalIndent(list, "", "    ")
+		if err != nil {
+			return err
+		}
+		if o.Flags.Output == "yaml" {
+			if data, err = yaml.JSONToYAML(data); err != nil {
+				return err
+			}
+		} else {
+			data = append(data, '\n')
+		}
+		_, err = o.Out.Write(data)
+		return err
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(o.ErrOut, "No resources found")
+		return nil
+	}
+	w := tabwriter.NewWriter(o.Out, 0, 8, 3, ' ', 0)
+	header := []string{"NAME", "STATE", "SIDECAR", "PODS", "BEHIND"}
+	if o.AllNamespaces {
+		header = append([]string{"NAMESPACE"}, header...)
+	}
+	if o.Flags.Output == "wide" {
+		header = append(header, "RECORDED", "CURRENT", "RESTART")
+	}
+	fmt.Fprintln(w, strings.Join(header, "\t"))
+	for _, r := range rows {
+		images := strings.Join(imagesOnly(r.Images), ",")
+		cells := []string{r.Ref(), r.State, orNone(images), podsCell(r), fmt.Sprint(r.PodsBehind)}
+		if o.AllNamespaces {
+			cells = append([]string{r.Namespace}, cells...)
+		}
+		if o.Flags.Output == "wide" {
+			cells = append(cells, orNone(r.RecordedTemplate), r.CurrentTemplate, orNone(r.Restart))
+		}
+		fmt.Fprintln(w, strings.Join(cells, "\t"))
+	}
+	return w.Flush()
+}
+
+func podsCell(r fleet.Row) string {
+	switch {
+	case r.Kind == "Pod" && r.Admission:
+		return "admission"
+	case r.Kind == "Pod":
+		return "-"
+	}
+	return fmt.Sprint(r.Pods)
+}
+
+func imagesOnly(images []string) []string {
+	out := make([]string, len(images))
+	for i, ni := range images {
+		_, image, _ := strings.Cut(ni, "=")
+		out[i] = image
+	}
+	return out
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "<none>"
+	}
+	return s
+}
+
+// summary says which restarts are due, and fails --check when anything
+// needs attention.
+func (o *StatusOptions) summary(rows []fleet.Row) error {
+	outdated, behind := 0, 0
+	for _, r := range rows {
+		if r.State == fleet.Outdated {
+			outdated++
+		}
+		if r.PodsBehind > 0 {
+			behind++
+			if o.Flags.Output != "json" && o.Flags.Output != "yaml" {
+				fmt.Fprintf(o.ErrOut, "%s: %d of %d Pods run an older sidecar than the template; restart: %s\n", r.Ref(), r.PodsBehind, r.Pods, r.Restart)
+			}
+		}
+	}
+	if o.Check && outdated+behind > 0 {
+		return &ExitError{Code: 1, Err: fmt.Errorf("check: %d outdated, %d with Pods behind their template", outdated, behind)}
+	}
+	return nil
+}
+

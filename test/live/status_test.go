@@ -1,0 +1,128 @@
+package live
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kinject/kubectl-inject/pkg/fleet"
+)
+
+// TestStatus builds a namespace with a workload injected with an old
+// template, one with the current template whose Pods are half behind, one
+// not injected, one opted out, a bare Pod and a Pod injected at admission,
+// and checks kubectl inject status: rows, states and counts in table and
+// JSON output, the --check exit codes, and list calls only.
+func TestStatus(t *testing.T) {
+	c.Require(t)
+	ns := namespace(t)
+	old := writeFile(t, "old.yaml", "containers:\n- name: envoy\n  image: envoyproxy/envoy:v1.30.0\n")
+	for _, name := range []string{"current", "old", "plain"} {
+		create(t, ns, deployments, deployment(name, ""))
+	}
+	create(t, ns, deployments, strings.Replace(deployment("optout", ""), "    metadata:\n", "    metadata:\n      annotations: {sidecar.kinject.dev/inject: \"false\"}\n", 1))
+	expectCode(t, inject(t, "deploy/current", "-n", ns), 0)
+	expectCode(t, inject(t, "deploy/old", "-n", ns, "--template", old), 0)
+
+	// Pods as the controllers would make them (no controller runs here):
+	// "current" has one Pod from before the injection and one after;
+	// "plain" has one Pod injected at admission.
+	current := get(t, ns, deployments, "current")
+	tpl, _, _ := unstructured.NestedMap(current.Object, "spec", "template")
+	rs := ownedBy(t, ns, replicasets, current, "current-1", map[string]any{"selector": map[string]any{"matchLabels": map[string]any{"app": "current"}}, "template": tpl})
+	podFrom(t, ns, rs, "current-1-new", tpl)
+	plainTpl, _, _ := unstructured.NestedMap(get(t, ns, deployments, "plain").Object, "spec", "template")
+	podFrom(t, ns, rs, "current-1-old", plainTpl)
+	plainRS := ownedBy(t, ns, replicasets, get(t, ns, deployments, "plain"), "plain-1", map[string]any{"selector": map[string]any{"matchLabels": map[string]any{"app": "plain"}}, "template": plainTpl})
+	podFrom(t, ns, plainRS, "plain-1-admitted", tpl)
+	create(t, ns, pods, "apiVersion: v1\nkind: Pod\nmetadata: {name: bare}\nspec:\n  containers: [{name: app, image: nginx}]\n")
+
+	r := inject(t, "status", "-n", ns, "-o", "json")
+	expectCode(t, r, 0)
+	if r.writes() != 0 || r.requests[http.MethodGet] > 8 {
+		t.Errorf("status sent %v; want a handful of list calls (GET) only", r.requests)
+	}
+	var list struct {
+		Kind  string      `json:"kind"`
+		Items []fleet.Row `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil {
+		t.Fatalf("-o json: %v\n%s", err, r.stdout)
+	}
+	var got []string
+	for _, row := range list.Items {
+		got = append(got, fmt.Sprintf("%s %s pods=%d behind=%d admission=%v bare=%v", row.Ref(), row.State, row.Pods, row.PodsBehind, row.Admission, row.Bare))
+	}
+	want := []string{
+		"deployment.apps/old outdated pods=0 behind=0 admission=false bare=false",
+		"deployment.apps/current current pods=2 behind=1 admission=false bare=false",
+		"deployment.apps/plain not-injected pods=0 behind=0 admission=false bare=false",
+		"pod/bare not-injected pods=0 behind=0 admission=false bare=true",
+		"deployment.apps/optout skipped:opted_out pods=0 behind=0 admission=false bare=false",
+		"pod/plain-1-admitted current pods=0 behind=0 admission=true bare=false",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, row := range list.Items {
+		if row.Name == "old" && (len(row.Images) != 1 || row.Images[0] != "envoy=envoyproxy/envoy:v1.30.0" || row.RecordedTemplate == row.CurrentTemplate) {
+			t.Errorf("outdated row: %+v", row)
+		}
+		if row.Name == "current" && row.Restart != "kubectl rollout restart deployment.apps/current -n "+ns {
+			t.Errorf("restart command: %q", row.Restart)
+		}
+	}
+
+	table := inject(t, "status", "-n", ns)
+	expectCode(t, table, 0)
+	lines := strings.Split(strings.TrimSpace(table.stdout), "\n")
+	if len(lines) != 7 || !strings.HasPrefix(lines[0], "NAME ") || !strings.Contains(lines[1], "deployment.apps/old") || !strings.Contains(lines[1], "envoyproxy/envoy:v1.30.0") {
+		t.Errorf("table:\n%s", table.stdout)
+	}
+	expectStderr(t, table, "deployment.apps/current: 1 of 2 Pods run an older sidecar than the template; restart: kubectl rollout restart deployment.apps/current -n "+ns)
+
+	expectCode(t, inject(t, "status", "-n", ns, "--check"), 1)
+	expectCode(t, inject(t, "status", "-n", ns, "deploy/plain", "deploy/optout", "--check"), 0)
+	expectCode(t, inject(t, "status", "-n", ns, "deploy/old", "--check", "--template", old), 0)
+	y := inject(t, "status", "-n", ns, "deploy/optout", "-o", "yaml")
+	var doc map[string]any
+	if err := yaml.Unmarshal([]byte(y.stdout), &doc); err != nil || !strings.Contains(y.stdout, "state: skipped:opted_out") {
+		t.Errorf("-o yaml: %v\n%s", err, y.stdout)
+	}
+}
+
+// ownedBy creates an object of gvr named name with spec, controlled by owner.
+func ownedBy(t *testing.T, ns string, gvr schema.GroupVersionResource, owner *unstructured.Unstructured, name string, spec map[string]any) *unstructured.Unstructured {
+	t.Helper()
+	obj := map[string]any{
+		"apiVersion": "apps/v1", "kind": "ReplicaSet",
+		"metadata": map[string]any{"name": name, "ownerReferences": []any{controllerRef(owner)}},
+		"spec":     spec,
+	}
+	data, _ := yaml.Marshal(obj)
+	return create(t, ns, gvr, string(data))
+}
+
+// podFrom creates a Pod from a pod template, controlled by owner.
+func podFrom(t *testing.T, ns string, owner *unstructured.Unstructured, name string, tpl map[string]any) {
+	t.Helper()
+	meta, _ := tpl["metadata"].(map[string]any)
+	m := map[string]any{"name": name, "ownerReferences": []any{controllerRef(owner)}}
+	for _, f := range []string{"labels", "annotations"} {
+		if v, ok := meta[f]; ok {
+			m[f] = v
+		}
+	}
+	data, _ := yaml.Marshal(map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": m, "spec": tpl["spec"]})
+	create(t, ns, pods, string(data))
+}
+
+func controllerRef(owner *unstructured.Unstructured) map[string]any {
+	return map[string]any{"apiVersion": owner.GetAPIVersion(), "kind": owner.GetKind(), "name": owner.GetName(), "uid": string(owner.GetUID()), "controller": true}
+}
