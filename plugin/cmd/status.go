@@ -360,4 +360,3 @@ func (o *StatusOptions) summary(rows []fleet.Row) error {
 	}
 	return nil
 }
-
