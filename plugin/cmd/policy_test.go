@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-var updatePolicy = flag.Bool("update", false, "rewrite examples/admission/policy.yaml")
+var update = flag.Bool("update", false, "rewrite the golden files (examples/admission/policy.yaml, testdata/*.diff)")
 
 // TestPolicyExample: kubectl inject policy prints, with no cluster, the
 // policy examples/admission/policy.yaml holds (-update rewrites it).
@@ -18,7 +18,7 @@ func TestPolicyExample(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if *updatePolicy {
+	if *update {
 		if err := os.WriteFile(example, []byte(out), 0o644); err != nil {
 			t.Fatal(err)
 		}

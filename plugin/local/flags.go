@@ -35,6 +35,10 @@ type Flags struct {
 	Output   string
 	Uninject bool
 	Check    bool
+	// Diff shows what would change as a unified diff and changes nothing;
+	// Color is when to color it (auto: on a terminal).
+	Diff  bool
+	Color string
 	// ContinueOnError writes in place the documents that succeeded even
 	// when others failed (those stay as they were).
 	ContinueOnError bool
@@ -59,7 +63,7 @@ type Flags struct {
 }
 
 // NewFlags returns Flags with their defaults.
-func NewFlags() Flags { return Flags{DryRun: DryRunNone} }
+func NewFlags() Flags { return Flags{DryRun: DryRunNone, Color: "auto"} }
 
 // AddFlags registers the flags on fs.
 func (f *Flags) AddFlags(fs *pflag.FlagSet) {
@@ -73,6 +77,8 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.Output, "output", "o", "", "Print the resulting objects: yaml, json or name")
 	fs.BoolVar(&f.Uninject, "uninject", false, "Remove exactly what an earlier injection added")
 	fs.BoolVar(&f.Check, "check", false, "Change nothing; exit 1 when any object is not injected with the current template")
+	fs.BoolVar(&f.Diff, "diff", false, "Change nothing; show what would change as a unified diff (exit 1 when something would change, as kubectl diff)")
+	fs.StringVar(&f.Color, "color", f.Color, `With --diff: "auto" (colors on a terminal), "always" or "never"`)
 	fs.StringVar(&f.TemplateFile, "template", "", "Template file: a SidecarInjection, a template ConfigMap (data.config) or a partial Pod spec (default: the embedded Envoy sidecar)")
 	fs.StringVar(&f.Mode, "mode", "", `Policy: "opt-out" (inject unless annotated sidecar.kinject.dev/inject: "false"; default) or "opt-in"`)
 	fs.StringSliceVar(&f.Kinds, "kinds", nil, "Inject only these kinds (comma-separated)")
@@ -129,6 +135,21 @@ func (f *Flags) Validate(args []string) []error {
 	}
 	if f.Check && f.InPlace {
 		add("--check changes nothing; it cannot be combined with --in-place")
+	}
+	switch f.Color {
+	case "auto", "always", "never":
+	default:
+		add("--color must be auto, always or never, not %q", f.Color)
+	}
+	if f.Diff {
+		for _, flag := range []struct {
+			name string
+			set  bool
+		}{{"--in-place", f.InPlace}, {"--check", f.Check}, {"--output", f.Output != ""}} {
+			if flag.set {
+				add("--diff shows the change and makes none; it cannot be combined with %s", flag.name)
+			}
+		}
 	}
 	if f.ContinueOnError && !f.InPlace {
 		add("--continue-on-error needs --in-place (without it, failed documents are printed unchanged anyway)")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/manifest"
+	"github.com/kinject/kubectl-inject/pkg/textdiff"
 )
 
 // localFile is one input of --local. Files and stdin are read as a stream
@@ -69,15 +70,16 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 	defer report.release(0) // on an early return, nothing was written
 	outcome := printed
 	switch {
-	case f.Check:
+	case f.Check, f.Diff:
 		outcome = checked
 	case f.InPlace && !inPlace:
 		outcome = dryRun
 	}
 	op := f.Op()
 	var converted *conversion
+	differ := 0 // files --diff found a change in
 	switch {
-	case f.Check, f.InPlace:
+	case f.Check, f.InPlace, f.Diff:
 		out = io.Discard // --in-place writes through inPlaceFile below
 	case f.Output == "json" || f.Output == "yaml":
 		// Converted on request, as kubectl prints: all objects at the end.
@@ -107,11 +109,18 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 			}
 			_, _ = io.WriteString(w, "---\n")
 		}
+		var before, after bytes.Buffer // --diff: this file's text, and what it would become
+		if f.Diff {
+			w = &after
+		}
 		prev = countWriter{w: w}
 		withFile := len(files) > 1 || file.name != "-"
 		input, closeIn, err := s.open(file)
 		if err != nil {
 			return err
+		}
+		if f.Diff {
+			input = io.TeeReader(input, &before)
 		}
 		src := &errReader{r: input}
 		err = manifest.ProcessDocuments(src, &prev, func(d manifest.Document) []byte {
@@ -159,6 +168,15 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 				return fmt.Errorf("write %s: %w", file.name, err)
 			}
 		}
+		if f.Diff {
+			changed, err := textdiff.Write(s.Out, "a/"+file.name, "b/"+file.name, before.String(), after.String(), textdiff.Options{Color: f.colorFor(s.Out)})
+			if err != nil {
+				return fmt.Errorf("write the diff: %w", err)
+			}
+			if changed {
+				differ++
+			}
+		}
 	}
 	if total == 0 {
 		// As kubectl apply does: an input with no object is a mistake.
@@ -189,6 +207,12 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed; a dry run writes no file anyway", failed, total)}
 	case failed > 0 && !f.Check:
 		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed; the output holds them as they were in the input", failed, total)}
+	case f.Diff:
+		if differ > 0 {
+			// As kubectl diff: 1 means "there are differences".
+			return &ExitError{Code: 1, Silent: true, Err: fmt.Errorf("%d files would change", differ)}
+		}
+		return nil
 	case f.Check:
 		if failed+changed > 0 {
 			return &ExitError{Code: 1, Err: fmt.Errorf("check: %d of %d objects are not current (%d would change, %d failed)", failed+changed, total, changed, failed)}

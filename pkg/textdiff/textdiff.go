@@ -1,0 +1,213 @@
+package textdiff
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Colors of the lines on a terminal (ANSI), as git diff uses them.
+const (
+	colorHeader = "\x1b[1m"
+	colorHunk   = "\x1b[36m"
+	colorAdd    = "\x1b[32m"
+	colorDel    = "\x1b[31m"
+	colorReset  = "\x1b[0m"
+)
+
+// Options tune Write.
+type Options struct {
+	// Context is the number of unchanged lines around each change (3 when
+	// zero, as diff -u).
+	Context int
+	// Color writes ANSI colors.
+	Color bool
+}
+
+// op is one line of an edit script.
+type op struct {
+	kind byte // ' ', '-' or '+'
+	text string
+}
+
+// Write writes the unified diff of a and b with the headers "--- from" and
+// "+++ to", and reports whether they differ. Equal texts write nothing.
+func Write(w io.Writer, from, to, a, b string, o Options) (bool, error) {
+	if a == b {
+		return false, nil
+	}
+	if o.Context == 0 {
+		o.Context = 3
+	}
+	ops := script(splitLines(a), splitLines(b))
+	paint := func(color, s string) string {
+		if !o.Color {
+			return s
+		}
+		return color + s + colorReset
+	}
+	var sb strings.Builder
+	sb.WriteString(paint(colorHeader, "--- "+from) + "\n")
+	sb.WriteString(paint(colorHeader, "+++ "+to) + "\n")
+	for _, h := range hunks(ops, o.Context) {
+		sb.WriteString(paint(colorHunk, fmt.Sprintf("@@ -%s +%s @@", rangeOf(h.aStart, h.aLen), rangeOf(h.bStart, h.bLen))) + "\n")
+		for _, l := range ops[h.from:h.to] {
+			line := string(l.kind) + strings.TrimSuffix(l.text, "\n")
+			switch l.kind {
+			case '+':
+				line = paint(colorAdd, line)
+			case '-':
+				line = paint(colorDel, line)
+			}
+			sb.WriteString(line + "\n")
+			if !strings.HasSuffix(l.text, "\n") {
+				sb.WriteString("\\ No newline at end of file\n")
+			}
+		}
+	}
+	_, err := io.WriteString(w, sb.String())
+	return true, err
+}
+
+func rangeOf(start, n int) string {
+	if n == 1 {
+		return fmt.Sprint(start)
+	}
+	if n == 0 {
+		return fmt.Sprintf("%d,0", start-1)
+	}
+	return fmt.Sprintf("%d,%d", start, n)
+}
+
+// splitLines keeps each line's end, so a missing final newline shows.
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	lines := strings.SplitAfter(s, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// script is a shortest edit script from a to b (Myers' algorithm): fast
+// when the texts differ little, as an injection's do.
+func script(a, b []string) []op {
+	n, m := len(a), len(b)
+	max := n + m
+	v := make([]int, 2*max+2)
+	var trace [][]int
+	for d := 0; d <= max; d++ {
+		trace = append(trace, append([]int(nil), v...))
+		for k := -d; k <= d; k += 2 {
+			var x int
+			if k == -d || (k != d && v[max+k-1] < v[max+k+1]) {
+				x = v[max+k+1]
+			} else {
+				x = v[max+k-1] + 1
+			}
+			y := x - k
+			for x < n && y < m && a[x] == b[y] {
+				x, y = x+1, y+1
+			}
+			v[max+k] = x
+			if x >= n && y >= m {
+				return backtrack(trace, a, b, max)
+			}
+		}
+	}
+	return nil
+}
+
+func backtrack(trace [][]int, a, b []string, max int) []op {
+	x, y := len(a), len(b)
+	var rev []op
+	for d := len(trace) - 1; d >= 0; d-- {
+		v := trace[d]
+		k := x - y
+		var prevK int
+		if k == -d || (k != d && v[max+k-1] < v[max+k+1]) {
+			prevK = k + 1
+		} else {
+			prevK = k - 1
+		}
+		prevX := v[max+prevK]
+		prevY := prevX - prevK
+		for x > prevX && y > prevY {
+			rev = append(rev, op{' ', a[x-1]})
+			x, y = x-1, y-1
+		}
+		if d > 0 {
+			if x == prevX {
+				rev = append(rev, op{'+', b[y-1]})
+			} else {
+				rev = append(rev, op{'-', a[x-1]})
+			}
+		}
+		x, y = prevX, prevY
+	}
+	out := make([]op, len(rev))
+	for i, o := range rev {
+		out[len(rev)-1-i] = o
+	}
+	return out
+}
+
+// hunk is a run of ops[from:to] with its line ranges (1-based).
+type hunk struct {
+	from, to     int
+	aStart, aLen int
+	bStart, bLen int
+}
+
+// hunks groups the changes with context lines around them.
+func hunks(ops []op, context int) []hunk {
+	var out []hunk
+	i := 0
+	for i < len(ops) {
+		for i < len(ops) && ops[i].kind == ' ' {
+			i++
+		}
+		if i == len(ops) {
+			break
+		}
+		from := max(0, i-context)
+		end := i
+		for j := i; j < len(ops); j++ {
+			if ops[j].kind != ' ' {
+				end = j
+			} else if j-end > 2*context {
+				break
+			}
+		}
+		to := min(len(ops), end+1+context)
+		out = append(out, hunk{from: from, to: to})
+		i = to
+	}
+	// Line numbers.
+	aLine, bLine, k := 1, 1, 0
+	for idx := range ops {
+		if k < len(out) && idx == out[k].from {
+			out[k].aStart, out[k].bStart = aLine, bLine
+		}
+		if k < len(out) && idx >= out[k].from && idx < out[k].to {
+			if ops[idx].kind != '+' {
+				out[k].aLen++
+			}
+			if ops[idx].kind != '-' {
+				out[k].bLen++
+			}
+		}
+		if ops[idx].kind != '+' {
+			aLine++
+		}
+		if ops[idx].kind != '-' {
+			bLine++
+		}
+		if k < len(out) && idx == out[k].to-1 {
+			k++
+		}
+	}
+	return out
+}
