@@ -120,7 +120,7 @@ func (p *Patcher) attempt(ctx context.Context, m *meta.RESTMapping, obj *unstruc
 		res.Err = errors.New(ch.entry.Message)
 		return res, nil
 	}
-	res.Object = obj
+	res.Object, res.Before = obj, obj
 	if !res.Changed() {
 		return res, nil
 	}

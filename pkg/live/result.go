@@ -39,8 +39,9 @@ type Result struct {
 	// Requests counts the write requests sent (PATCH, DELETE, POST).
 	Requests int
 	// Object is the object after the change (or as it would be, on a dry
-	// run); nil on error.
+	// run); nil on error. Before is the object as it was read.
 	Object *unstructured.Unstructured
+	Before *unstructured.Unstructured
 	// Err is set when Action is inject.Failed.
 	Err error
 }

@@ -44,6 +44,15 @@ func (o *Options) runLive(ctx context.Context) error {
 	if err := o.printObjects(results); err != nil {
 		return err
 	}
+	if o.Diff {
+		differ, err := o.printDiffs(results)
+		if err != nil {
+			return err
+		}
+		if failed == 0 && differ > 0 {
+			return &ExitError{Code: 1, Silent: true, Err: fmt.Errorf("%d objects would change", differ)}
+		}
+	}
 	total := len(targets) + len(resolveErrs)
 	switch {
 	case failed > 0:
@@ -69,8 +78,12 @@ func (o *Options) patcher() (*live.Patcher, error) {
 		return nil, fmt.Errorf("discovery: %w", err)
 	}
 	dryRun := o.dryRun
-	if o.Check {
+	switch {
+	case o.Check:
 		dryRun = live.DryRunClient
+	case o.Diff:
+		// As kubectl diff: the server computes the result, nothing is stored.
+		dryRun = live.DryRunServer
 	}
 	return &live.Patcher{
 		Injector:       o.injector,

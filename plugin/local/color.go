@@ -7,9 +7,9 @@ import (
 	"golang.org/x/term"
 )
 
-// colorFor reports whether --diff output to w is colored: always, never,
+// ColorFor reports whether --diff output to w is colored: always, never,
 // or (auto) when w is a terminal, as kubectl and git decide.
-func (f *Flags) colorFor(w io.Writer) bool {
+func (f *Flags) ColorFor(w io.Writer) bool {
 	switch f.Color {
 	case "always":
 		return true

@@ -169,7 +169,7 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 			}
 		}
 		if f.Diff {
-			changed, err := textdiff.Write(s.Out, "a/"+file.name, "b/"+file.name, before.String(), after.String(), textdiff.Options{Color: f.colorFor(s.Out)})
+			changed, err := textdiff.Write(s.Out, "a/"+file.name, "b/"+file.name, before.String(), after.String(), textdiff.Options{Color: f.ColorFor(s.Out)})
 			if err != nil {
 				return fmt.Errorf("write the diff: %w", err)
 			}
