@@ -21,12 +21,18 @@
 //     with the API server's request counters before and after.
 //  5. profile: a CPU profile of the core's text path (what --local runs) on
 //     N = 1,000, summarized.
+//  6. admission: the policy of `kubectl inject policy` (embedded template)
+//     on a throw-away kube-apiserver: 1,000 Pods created with and without
+//     it, interleaved, the API server's admission latency metrics, and the
+//     cost of every CEL expression of the policy (hack/apiserver/celcost,
+//     built in the nested module with the API server's CEL environment).
 //
 // Usage (from the repository root; make bench builds bin/ first and puts the
 // tool cache on PATH):
 //
 //	go run ./hack/bench -out docs/benchmarks.md
 //	go run ./hack/bench -skip-live -ns 100,1000
+//	go run ./hack/bench -skip-core -skip-kustomize -skip-startup -skip-live -skip-profile -out /tmp/adm.md
 //
 // The helper programs are built into a temporary directory with the same
 // flags as bin/ (-trimpath, -ldflags "-s -w").

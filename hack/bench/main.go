@@ -33,6 +33,10 @@ type options struct {
 	skipStartup      bool
 	skipLive         bool
 	skipProfile      bool
+	skipAdmission    bool
+	admissionPods    int
+	admissionRounds  int
+	admissionWorkers int
 	keep             bool
 }
 
@@ -70,8 +74,15 @@ func main() {
 	flag.BoolVar(&o.skipStartup, "skip-startup", false, "skip part 3 (function start-up)")
 	flag.BoolVar(&o.skipLive, "skip-live", false, "skip part 4 (live kube-apiserver)")
 	flag.BoolVar(&o.skipProfile, "skip-profile", false, "skip part 5 (CPU profile)")
+	flag.BoolVar(&o.skipAdmission, "skip-admission", false, "skip part 6 (admission policy on a live kube-apiserver)")
+	flag.IntVar(&o.admissionPods, "admission-pods", 1000, "Pods created per admission run")
+	flag.IntVar(&o.admissionRounds, "admission-rounds", 3, "admission runs with and without the policy, interleaved (the median is reported)")
+	flag.IntVar(&o.admissionWorkers, "admission-workers", 8, "concurrent Pod creations in the admission part")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory")
 	flag.Parse()
+	if o.admissionPods <= 0 || o.admissionRounds <= 0 || o.admissionWorkers <= 0 {
+		fatal(fmt.Errorf("-admission-pods, -admission-rounds and -admission-workers must be positive"))
+	}
 	var err error
 	for _, p := range []struct {
 		s   string
@@ -132,6 +143,7 @@ func mainErr(o options) error {
 		{o.skipStartup, "startup", e.startup},
 		{o.skipLive, "live", e.live},
 		{o.skipProfile, "profile", e.profile},
+		{o.skipAdmission, "admission", e.admission},
 	}
 	for _, p := range parts {
 		if p.skip {
@@ -160,7 +172,8 @@ func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
 }
 
-// setup finds bin/, builds the helper programs and warms the page cache.
+// setup finds bin/ and builds the helper programs, unless only parts that
+// need neither run.
 func (e *env) setup() error {
 	bin, err := filepath.Abs(e.opts.binDir)
 	if err != nil {
@@ -169,6 +182,9 @@ func (e *env) setup() error {
 	e.plugin = filepath.Join(bin, "kubectl-inject")
 	e.pluginLive = filepath.Join(bin, "kubectl-inject-live")
 	e.fn = filepath.Join(bin, "inject-fn")
+	if o := e.opts; o.skipCore && o.skipKustomize && o.skipStartup && o.skipLive {
+		return nil // the profile and admission parts run no binary of bin/
+	}
 	for _, p := range []string{e.plugin, e.pluginLive, e.fn} {
 		if _, err := os.Stat(p); err != nil {
 			return fmt.Errorf("%v (run make build first, or pass -bin)", err)

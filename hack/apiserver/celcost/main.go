@@ -19,18 +19,26 @@
 //     matched kind (k8s.io/kubernetes/pkg/generated/openapi, as the server's
 //     type checker of ValidatingAdmissionPolicy resolves it), list and map
 //     sizes bounded as the server bounds CRD validation rules: by what fits
-//     in a request of the maximum size (3 MiB).
+//     in a request of the maximum size (3 MiB). resource.Quantity is typed
+//     as a string, its OpenAPI v2 form (its v3 form has no type and would
+//     drop every quantity field).
 //   - dynamic: `object` of dynamic type, as the server compiles it; every
 //     list of the object then has unknown size and any expression that
 //     iterates over one is unbounded.
 //
-// A list held by a policy variable has unknown size to the estimator in both
-// methods (cel-go does not carry sizes across variables), so an expression
-// that iterates over such a variable is unbounded too; the output says so.
+// A list held by a policy variable, and the result of string(), have unknown
+// size to the estimator in both methods (cel-go does not carry sizes across
+// variables or conversions), so an expression that iterates over or scans
+// such a value is unbounded too; the output says so.
 //
-// Usage:
+// With -pod FILE, every expression is also evaluated on that Pod (defaulted
+// as the API server defaults a create request) by the API server's own
+// compiler and evaluator (plugin/cel.NewCompositedCompiler, ForInput), and
+// the cost it charges is reported: the runtime cost.
 //
-//	kubectl inject policy | go run ./celcost [-json]   (from hack/apiserver)
+// Usage (from hack/apiserver, the module that builds kube-apiserver):
+//
+//	kubectl inject policy | go run ./celcost [-json] [-pod pod.yaml]
 package main
 
 import (
@@ -63,6 +71,8 @@ import (
 	"k8s.io/apiserver/pkg/cel/openapi/resolver"
 	"k8s.io/client-go/kubernetes/scheme"
 	baseversion "k8s.io/component-base/version"
+	openapicommon "k8s.io/kube-openapi/pkg/common"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 	generatedopenapi "k8s.io/kubernetes/pkg/generated/openapi"
 )
 
@@ -77,6 +87,20 @@ type Report struct {
 	// TypedMethod says how `object` was typed for the typed estimate.
 	TypedMethod string       `json:"typedMethod"`
 	Expressions []Expression `json:"expressions"`
+	// Pod names the Pod of -pod, on which Runtime costs were measured.
+	Pod string `json:"pod,omitempty"`
+	// Totals are the runtime costs of one admission of the Pod, per
+	// policy and budget.
+	Totals []Total `json:"totals,omitempty"`
+}
+
+// Total is the runtime cost of a group of expressions that the API server
+// charges to one budget when it admits the Pod.
+type Total struct {
+	Policy string `json:"policy"`
+	What   string `json:"what"`
+	Cost   int64  `json:"cost"`
+	Budget int64  `json:"budget"`
 }
 
 // Expression is one CEL expression of a policy and its estimates.
@@ -91,26 +115,40 @@ type Expression struct {
 	// Dynamic is the estimate with `object` of dynamic type, as the API
 	// server compiles it.
 	Dynamic Estimate `json:"dynamic"`
+	// Runtime is the cost the API server's own evaluator charges for the
+	// expression on the Pod of -pod (absent without -pod).
+	Runtime *Runtime `json:"runtime,omitempty"`
+}
+
+// Runtime is one evaluation by the API server's admission CEL evaluator.
+type Runtime struct {
+	// Cost is the budget the evaluation consumed: the expression's own
+	// cost plus that of the variables it evaluates (lazily, once per
+	// evaluation). For a variable, the cost of `variables.NAME` alone.
+	Cost   int64  `json:"cost"`
+	Result string `json:"result,omitempty"`
+	Error  string `json:"error,omitempty"`
 }
 
 // Estimate is a cel-go cost estimate (cost units).
 type Estimate struct {
 	Min       uint64 `json:"min"`
 	Max       uint64 `json:"max"`
-	Unbounded bool   `json:"unbounded,omitempty"` // Max is math.MaxUint64: some size is unknown
+	Unbounded bool   `json:"unbounded,omitempty"` // Max >= unboundedFrom: some size is unknown
 	Error     string `json:"error,omitempty"`
 }
 
 func main() {
 	asJSON := flag.Bool("json", false, "print the report as JSON")
+	podFile := flag.String("pod", "", "also evaluate every expression on this Pod (YAML or JSON; defaulted as the API server defaults it) with the API server's evaluator and report the runtime cost")
 	flag.Parse()
-	if err := run(os.Stdin, os.Stdout, *asJSON); err != nil {
+	if err := run(os.Stdin, os.Stdout, *asJSON, *podFile); err != nil {
 		fmt.Fprintln(os.Stderr, "celcost:", err)
 		os.Exit(1)
 	}
 }
 
-func run(in io.Reader, out io.Writer, asJSON bool) error {
+func run(in io.Reader, out io.Writer, asJSON bool, podFile string) error {
 	mutating, validating, err := readPolicies(in)
 	if err != nil {
 		return err
@@ -120,12 +158,19 @@ func run(in io.Reader, out io.Writer, asJSON bool) error {
 	}
 	compat := compatibilityVersion()
 	base := environment.MustBaseEnvSet(compat)
-	defs := resolver.NewDefinitionsSchemaResolver(generatedopenapi.GetOpenAPIDefinitions, scheme.Scheme)
+	defs := resolver.NewDefinitionsSchemaResolver(openAPIDefinitions, scheme.Scheme)
 	rep := &Report{
 		CompatibilityVersion: compat.String(),
 		PerCallLimit:         celconfig.PerCallLimit,
 		RuntimeBudget:        celconfig.RuntimeCELCostBudget,
 		MatchConditionBudget: celconfig.RuntimeCELCostBudgetMatchConditions,
+	}
+	var adm *admissionInput
+	if podFile != "" {
+		if adm, err = readPod(podFile); err != nil {
+			return err
+		}
+		rep.Pod = adm.describe
 	}
 	var methods []string
 	for _, p := range mutating {
@@ -134,9 +179,9 @@ func run(in io.Reader, out io.Writer, asJSON bool) error {
 		for i, m := range spec.Mutations {
 			switch {
 			case m.JSONPatch != nil:
-				pol.patches = append(pol.patches, field{fmt.Sprintf("spec.mutations[%d].jsonPatch.expression", i), m.JSONPatch.Expression})
+				pol.patches = append(pol.patches, field{fmt.Sprintf("spec.mutations[%d].jsonPatch.expression", i), m.JSONPatch.Expression, roleJSONPatch})
 			case m.ApplyConfiguration != nil:
-				pol.patches = append(pol.patches, field{fmt.Sprintf("spec.mutations[%d].applyConfiguration.expression", i), m.ApplyConfiguration.Expression})
+				pol.patches = append(pol.patches, field{fmt.Sprintf("spec.mutations[%d].applyConfiguration.expression", i), m.ApplyConfiguration.Expression, roleApplyConf})
 			}
 		}
 		method, exprs, err := pol.estimate(base, defs, spec.MatchConstraints)
@@ -144,25 +189,39 @@ func run(in io.Reader, out io.Writer, asJSON bool) error {
 			return err
 		}
 		methods = append(methods, method)
+		if adm != nil {
+			totals, err := pol.evaluate(compat, adm, exprs)
+			if err != nil {
+				return err
+			}
+			rep.Totals = append(rep.Totals, totals...)
+		}
 		rep.Expressions = append(rep.Expressions, exprs...)
 	}
 	for _, p := range validating {
 		spec := p.Spec
 		pol := policyExprs{name: p.Name, kind: "ValidatingAdmissionPolicy", variables: spec.Variables, matchConditions: spec.MatchConditions, paramKind: spec.ParamKind != nil}
 		for i, v := range spec.Validations {
-			pol.conditions = append(pol.conditions, field{fmt.Sprintf("spec.validations[%d].expression", i), v.Expression})
+			pol.conditions = append(pol.conditions, field{fmt.Sprintf("spec.validations[%d].expression", i), v.Expression, roleValidation})
 			if v.MessageExpression != "" {
-				pol.conditions = append(pol.conditions, field{fmt.Sprintf("spec.validations[%d].messageExpression", i), v.MessageExpression})
+				pol.conditions = append(pol.conditions, field{fmt.Sprintf("spec.validations[%d].messageExpression", i), v.MessageExpression, roleMessage})
 			}
 		}
 		for i, a := range spec.AuditAnnotations {
-			pol.conditions = append(pol.conditions, field{fmt.Sprintf("spec.auditAnnotations[%d].valueExpression", i), a.ValueExpression})
+			pol.conditions = append(pol.conditions, field{fmt.Sprintf("spec.auditAnnotations[%d].valueExpression", i), a.ValueExpression, roleAudit})
 		}
 		method, exprs, err := pol.estimate(base, defs, spec.MatchConstraints)
 		if err != nil {
 			return err
 		}
 		methods = append(methods, method)
+		if adm != nil {
+			totals, err := pol.evaluate(compat, adm, exprs)
+			if err != nil {
+				return err
+			}
+			rep.Totals = append(rep.Totals, totals...)
+		}
 		rep.Expressions = append(rep.Expressions, exprs...)
 	}
 	rep.TypedMethod = strings.Join(dedupe(methods), "; ")
@@ -172,6 +231,26 @@ func run(in io.Reader, out io.Writer, asJSON bool) error {
 		return enc.Encode(rep)
 	}
 	return printText(out, rep)
+}
+
+// openAPIDefinitions are kube-apiserver's OpenAPI definitions, with the
+// schema of resource.Quantity taken from its OpenAPI v2 form (type string):
+// its v3 form is a oneOf without a type, which common.SchemaDeclType drops,
+// so that every field holding a quantity (resources.limits, ...) would be
+// unknown to the typed environment. The API server serializes quantities
+// as strings.
+func openAPIDefinitions(ref openapicommon.ReferenceCallback) map[string]openapicommon.OpenAPIDefinition {
+	defs := generatedopenapi.GetOpenAPIDefinitions(ref)
+	for name, d := range defs {
+		if len(d.Schema.Type) > 0 || len(d.Schema.OneOf) == 0 || d.Schema.Format == "int-or-string" {
+			continue
+		}
+		if v2, ok := d.Schema.Extensions[openapicommon.ExtensionV2Schema].(spec.Schema); ok && len(v2.Type) > 0 {
+			d.Schema = v2
+			defs[name] = d
+		}
+	}
+	return defs
 }
 
 // compatibilityVersion is the CEL environment version kube-apiserver
@@ -234,7 +313,17 @@ func readPolicies(in io.Reader) ([]admissionv1.MutatingAdmissionPolicy, []admiss
 	}
 }
 
-type field struct{ path, expr string }
+// field is one expression of a policy and its role there.
+type field struct{ path, expr, role string }
+
+// Roles of expressions other than variables and match conditions.
+const (
+	roleJSONPatch  = "jsonPatch"
+	roleApplyConf  = "applyConfiguration"
+	roleValidation = "validation"
+	roleMessage    = "messageExpression"
+	roleAudit      = "auditAnnotation"
+)
 
 // policyExprs is what one policy compiles: variables first (in order, each
 // may use the ones before), then match conditions, then the mutations
@@ -291,10 +380,10 @@ func (p policyExprs) estimateWith(base *environment.EnvSet, objType *apiserverce
 	for i, v := range p.variables {
 		cc.last = Estimate{}
 		composited.CompileAndStoreVariable(&namedExpr{name: v.Name, expr: v.Expression}, opts, environment.StoredExpressions)
-		vars = append(vars, estimated{field{fmt.Sprintf("spec.variables[%d] (%s)", i, v.Name), v.Expression}, cc.last})
+		vars = append(vars, estimated{field{fmt.Sprintf("spec.variables[%d] (%s)", i, v.Name), v.Expression, ""}, cc.last})
 	}
 	for i, m := range p.matchConditions {
-		out = append(out, estimated{field{fmt.Sprintf("spec.matchConditions[%d] (%s)", i, m.Name), m.Expression}, cc.estimate(m.Expression, false)})
+		out = append(out, estimated{field{fmt.Sprintf("spec.matchConditions[%d] (%s)", i, m.Name), m.Expression, ""}, cc.estimate(m.Expression, false)})
 	}
 	out = append(out, vars...)
 	for _, f := range p.patches {
@@ -435,8 +524,14 @@ func (c *costCompiler) compile(env *cel.Env, expr string) (*cel.Ast, Estimate) {
 	if err != nil {
 		return ast, Estimate{Error: "cost estimation failed: " + err.Error()}
 	}
-	return ast, Estimate{Min: ce.Min, Max: ce.Max, Unbounded: ce.Max == math.MaxUint64}
+	return ast, Estimate{Min: ce.Min, Max: ce.Max, Unbounded: ce.Max >= unboundedFrom}
 }
+
+// unboundedFrom: cel-go estimates a size it does not know as 2^64-1 and
+// saturates products there; costs derived from it are that times a cost
+// factor (0.1 for string operations, ...). No bounded size of an object of
+// at most 3 MiB gets near it for the expressions of these policies.
+const unboundedFrom = math.MaxUint64 / 100
 
 // estimate compiles expr in the policy's environment (with the JSONPatch
 // types of mutations when patch is set) and estimates its cost.
@@ -459,8 +554,8 @@ var _ plugincel.Compiler = (*costCompiler)(nil)
 
 type namedExpr struct{ name, expr string }
 
-func (n *namedExpr) GetExpression() string     { return n.expr }
-func (n *namedExpr) GetName() string           { return n.name }
+func (n *namedExpr) GetExpression() string    { return n.expr }
+func (n *namedExpr) GetName() string          { return n.name }
 func (n *namedExpr) ReturnTypes() []*cel.Type { return []*cel.Type{cel.AnyType} }
 
 // sizeEstimator gives the maximum size of a list, map or string reached
@@ -516,18 +611,46 @@ func printText(out io.Writer, rep *Report) error {
 	fmt.Fprintf(out, "dynamic estimate: object of dynamic type, as the API server compiles it at run time\n")
 	fmt.Fprintf(out, "limits: PerCallLimit %d per expression; RuntimeCELCostBudget %d per policy evaluation; RuntimeCELCostBudgetMatchConditions %d for the match conditions\n\n",
 		rep.PerCallLimit, rep.RuntimeBudget, rep.MatchConditionBudget)
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "POLICY\tEXPRESSION\tCHARS\tTYPED MAX\t% OF PERCALLLIMIT\tDYNAMIC MAX")
-	for _, e := range rep.Expressions {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", e.Policy, e.Field, e.Length, e.Typed.String(), e.Typed.Share(rep.PerCallLimit), e.Dynamic.String())
+	if rep.Pod != "" {
+		fmt.Fprintf(out, "runtime: cost charged by the API server's evaluator on %s\n", rep.Pod)
 	}
-	return tw.Flush()
+	fmt.Fprintf(out, "unbounded: the estimate depends on a size the estimator does not know (cel-go's 2^64-1, times a cost factor)\n\n")
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	head := "POLICY\tEXPRESSION\tCHARS\tTYPED MAX\t% OF PERCALLLIMIT\tDYNAMIC MAX"
+	if rep.Pod != "" {
+		head += "\tRUNTIME\tRESULT"
+	}
+	fmt.Fprintln(tw, head)
+	for _, e := range rep.Expressions {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s", e.Policy, e.Field, e.Length, e.Typed.String(), e.Typed.Share(rep.PerCallLimit), e.Dynamic.String())
+		if r := e.Runtime; r != nil {
+			res := r.Result
+			if r.Error != "" {
+				res = "error: " + firstLine(r.Error)
+			}
+			fmt.Fprintf(tw, "\t%d\t%s", r.Cost, res)
+		}
+		fmt.Fprintln(tw)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(rep.Totals) > 0 {
+		fmt.Fprintln(out)
+		tw = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "POLICY\tONE ADMISSION OF THE POD\tRUNTIME COST\tBUDGET\t% OF BUDGET")
+		for _, t := range rep.Totals {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.4f%%\n", t.Policy, t.What, t.Cost, t.Budget, 100*float64(t.Cost)/float64(t.Budget))
+		}
+		return tw.Flush()
+	}
+	return nil
 }
 
 func (e Estimate) String() string {
 	switch {
 	case e.Error != "":
-		return "error: " + e.Error
+		return "error: " + firstLine(e.Error)
 	case e.Unbounded:
 		return "unbounded"
 	}
@@ -543,6 +666,13 @@ func (e Estimate) Share(limit int64) string {
 		return "unbounded"
 	}
 	return fmt.Sprintf("%.4f%%", 100*float64(e.Max)/float64(limit))
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " ..."
+	}
+	return s
 }
 
 func dedupe(list []string) []string {
