@@ -4,7 +4,9 @@
 # image` runs `make build` first), so nothing is compiled or pulled here and
 # the build works without network access:
 #
-#   make image        # = docker build --build-arg BIN=bin/inject-fn -t kinject/inject-fn:$(VERSION) .
+#   make image        # docker build of a context holding only what is copied below,
+#                     # with --build-arg VERSION and REVISION: the labels carry the
+#                     # same version and commit as the binaries (inject-fn --version)
 #
 # The base is `scratch`: no shell, no package manager, nothing to patch. To
 # use another base (for a shell to debug with, or CA certificates), replace
@@ -14,7 +16,7 @@
 FROM scratch
 
 ARG BIN=bin/inject-fn
-ARG VERSION=dev
+ARG VERSION=v0.0.0-dev
 ARG REVISION=unknown
 
 LABEL org.opencontainers.image.title="inject-fn" \

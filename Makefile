@@ -4,12 +4,22 @@
 #   make test    install the test tools (pinned), build the test API server, run every test
 #
 MODULE  := github.com/kinject/kubectl-inject
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+# vX.Y.Z on a tag; an untagged build says so: v0.0.0-dev+COMMIT (see hack/version.sh).
+# Computed once; `make VERSION=v1.2.3 ...` overrides.
+ifeq ($(origin VERSION),undefined)
+VERSION := $(shell hack/version.sh)
+endif
+ifeq ($(origin COMMIT),undefined)
+COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+endif
 LDFLAGS := -s -w -X $(MODULE)/pkg/version.Version=$(VERSION) -X $(MODULE)/pkg/version.Commit=$(COMMIT)
-IMAGE   ?= kinject/inject-fn:$(VERSION)
-BIN     := bin
-DIST    := dist
+# Image tags cannot hold "+": v0.0.0-dev+b6a2c90 is tagged v0.0.0-dev_b6a2c90.
+IMAGE   ?= kinject/inject-fn:$(subst +,_,$(VERSION))
+IMAGES  ?= $(IMAGE) kinject/inject-fn:dev
+BIN     ?= bin
+DIST    ?= dist
+# dist: the release matrix by default; PLATFORMS=linux/amd64 builds one
+PLATFORMS ?=
 KINJECT_CACHE ?= $(HOME)/.cache/kubectl-inject
 TOOLS_BIN := $(KINJECT_CACHE)/bin
 GOTEST_FLAGS ?= -timeout 45m
@@ -17,13 +27,17 @@ GOTEST_FLAGS ?= -timeout 45m
 export CGO_ENABLED := 0
 export KINJECT_CACHE
 
-.PHONY: all build demo test unit e2e live tools bench fuzz image dist krew clean
+.PHONY: all build demo test unit e2e live tools bench fuzz image dist krew version clean
 all: build
 
-## build: the binaries into bin/ (kubectl-inject hands all but --local to kubectl-inject-live beside it)
+## version: print the version the binaries, the image and the archives get
+version:
+	@echo $(VERSION)
+
+## build: the binaries into bin/ (kubectl-inject hands all but --local to kinject-live beside it)
 build:
 	go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/kubectl-inject ./plugin
-	go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/kubectl-inject-live ./plugin/kubectl-inject-live
+	go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/kinject-live ./plugin/kinject-live
 	go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/inject-fn ./fn
 
 ## demo: inject the embedded Envoy sidecar into examples/cli/app.yaml and show the result
@@ -66,19 +80,26 @@ bench: tools build
 	go test ./pkg/inject -run '^$$' -bench . -benchmem -count 1
 	PATH="$(TOOLS_BIN):$$PATH" go run ./hack/bench -out docs/benchmarks.md
 
-## image: the inject-fn container image (FROM scratch)
+## image: the inject-fn container image (FROM scratch), labelled with the binaries' version and commit;
+## the build context holds only what the Dockerfile copies
 image: build
-	docker build --build-arg BIN=$(BIN)/inject-fn -t $(IMAGE) -t kinject/inject-fn:dev .
+	rm -rf $(BIN)/image-context
+	mkdir -p $(BIN)/image-context/fn/image $(BIN)/image-context/bin
+	cp fn/image/passwd fn/image/group $(BIN)/image-context/fn/image/
+	cp $(BIN)/inject-fn $(BIN)/image-context/bin/inject-fn
+	docker build --build-arg BIN=bin/inject-fn --build-arg VERSION=$(VERSION) --build-arg REVISION=$(COMMIT) \
+		$(addprefix -t ,$(IMAGES)) -f Dockerfile $(BIN)/image-context
 
-## dist: release archives for linux, darwin, windows on amd64 and arm64, and checksums
+## dist: release archives for linux, darwin, windows on amd64 and arm64, inject-fn binaries, checksums.txt,
+## and dist/krew.yaml: krew.yaml rendered with the sha256 of these archives
 dist:
-	go run ./hack/dist -version $(VERSION) -commit $(COMMIT) -out $(DIST)
+	go run ./hack/dist -version $(VERSION) -commit $(COMMIT) -out $(DIST) $(if $(PLATFORMS),-platforms $(PLATFORMS))
 
-## krew: krew.yaml for VERSION (a vX.Y.Z tag) with the sha256 of the archives built into dist/, validated
-krew:
-	go run ./hack/dist -version $(VERSION) -commit $(COMMIT) -out $(DIST) -krew krew.yaml
-	cp krew.yaml $(DIST)/inject.yaml
+## krew: dist, then check dist/krew.yaml with krew's validator
+krew: dist
+	cp $(DIST)/krew.yaml $(DIST)/inject.yaml
 	PATH="$(TOOLS_BIN):$$PATH" validate-krew-manifest -manifest $(DIST)/inject.yaml -skip-install
+	rm $(DIST)/inject.yaml
 
 clean:
 	rm -rf $(BIN) $(DIST)

@@ -5,7 +5,13 @@
 // edited offline, the common case in CI and GitOps) is served here by
 // plugin/local, which links no Kubernetes client and so starts in a few
 // milliseconds with a few MB. Every other command line is handed, as is,
-// to kubectl-inject-live beside it (plugin/kubectl-inject-live), the full
+// to kinject-live beside it (plugin/kinject-live), the full
 // command with cli-runtime and client-go; it runs --local through the same
 // package, so both give the same output for the same command line.
+//
+// The helper's name has no "kubectl-" prefix on purpose: kubectl takes
+// every executable on PATH whose name starts with "kubectl-" for a plugin,
+// so "kubectl plugin list" would show it as a second one. Wherever it is
+// installed (krew, the release archives, make build, go install) it lies
+// beside kubectl-inject, where the front door looks for it.
 package main

@@ -10,7 +10,7 @@ import (
 
 // FullCommand is the binary that serves every command line but --local:
 // it lies in the same directory as kubectl-inject.
-const FullCommand = "kubectl-inject-live"
+const FullCommand = "kinject-live"
 
 func main() {
 	args := os.Args[1:]
@@ -25,7 +25,7 @@ func main() {
 	os.Exit(1)
 }
 
-// fullCommand finds kubectl-inject-live beside this binary, following
+// fullCommand finds kinject-live beside this binary, following
 // symbolic links (krew links only kubectl-inject into its bin directory).
 func fullCommand() (string, error) {
 	self, err := os.Executable()

@@ -13,7 +13,7 @@ import (
 )
 
 // frontDoorCase is one command line, and whether kubectl-inject serves it
-// alone (true) or hands it to kubectl-inject-live (false).
+// alone (true) or hands it to kinject-live (false).
 type frontDoorCase struct {
 	name   string
 	args   []string
@@ -75,8 +75,8 @@ func frontDoorCases(t *testing.T) []frontDoorCase {
 }
 
 // TestFrontDoor runs each command line through kubectl-inject and through
-// kubectl-inject-live directly: stdout, stderr and exit code must be the
-// same. A copy of kubectl-inject with no kubectl-inject-live beside it
+// kinject-live directly: stdout, stderr and exit code must be the
+// same. A copy of kubectl-inject with no kinject-live beside it
 // tells which ones it served itself: those give the same results again,
 // the others fail saying what is missing.
 func TestFrontDoor(t *testing.T) {
@@ -91,13 +91,13 @@ func TestFrontDoor(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			want := runBinary(t, filepath.Join(dir, testbin.PluginLive), tc)
 			if got := runBinary(t, filepath.Join(dir, testbin.Plugin), tc); got != want {
-				t.Errorf("kubectl-inject and kubectl-inject-live differ:\n--- kubectl-inject:\n%s\n--- kubectl-inject-live:\n%s", got, want)
+				t.Errorf("kubectl-inject and kinject-live differ:\n--- kubectl-inject:\n%s\n--- kinject-live:\n%s", got, want)
 			}
 			got := runBinary(t, alone, tc)
-			missing := strings.Contains(got, "needs kubectl-inject-live beside it")
+			missing := strings.Contains(got, "needs kinject-live beside it")
 			switch {
 			case tc.served && got != want:
-				t.Errorf("not served without kubectl-inject-live:\n%s\n--- want:\n%s", got, want)
+				t.Errorf("not served without kinject-live:\n%s\n--- want:\n%s", got, want)
 			case !tc.served && !missing:
 				t.Errorf("served by the front door, want it handed on:\n%s", got)
 			}
@@ -106,7 +106,7 @@ func TestFrontDoor(t *testing.T) {
 }
 
 // TestFrontDoorThroughSymlink is krew's layout: only kubectl-inject is
-// linked into a directory on PATH; kubectl-inject-live is found beside the
+// linked into a directory on PATH; kinject-live is found beside the
 // link's target.
 func TestFrontDoorThroughSymlink(t *testing.T) {
 	if testing.Short() {

@@ -9,20 +9,23 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
 )
 
 const (
-	modulePath  = "github.com/kinject/kubectl-inject"
-	versionPkg  = modulePath + "/pkg/version"
-	releaseURL  = "https://github.com/kinject/kubectl-inject/releases/download"
-	pluginName  = "kubectl-inject"
-	liveName    = "kubectl-inject-live" // the full command kubectl-inject hands all but --local to
-	fnName      = "inject-fn"
-	checksums   = "checksums.txt"
-	maxParallel = 2 // concurrent `go build`s: the release machine has 2 cores
+	modulePath = "github.com/kinject/kubectl-inject"
+	versionPkg = modulePath + "/pkg/version"
+	releaseURL = "https://github.com/kinject/kubectl-inject/releases/download"
+	pluginName = "kubectl-inject"
+	liveName   = "kinject-live" // the full command kubectl-inject hands all but --local to
+	fnName     = "inject-fn"
+	checksums  = "checksums.txt"
+	// krewManifest is the krew manifest rendered for the archives built.
+	krewManifest = "krew.yaml"
+	maxParallel  = 2 // concurrent `go build`s: the release machine has 2 cores
 )
 
 // allPlatforms is the release matrix, in manifest order.
@@ -63,25 +66,23 @@ func fnBinaryName(v string, p platform) string {
 
 func main() {
 	var (
-		version   = flag.String("version", "", "release version, e.g. v0.1.0 (required unless -shas-from)")
+		version   = flag.String("version", "", "release version, e.g. v0.1.0 (required; `make dist` passes hack/version.sh's)")
 		commit    = flag.String("commit", "unknown", "commit recorded in the binaries")
 		out       = flag.String("out", "dist", "output directory")
 		plats     = flag.String("platforms", "", "comma-separated OS/ARCH list to build (default: all of "+platformList(allPlatforms)+")")
-		krewOut   = flag.String("krew", "", "render the krew manifest into this file ('-' for stdout)")
-		tmplPath  = flag.String("template", "", "krew manifest template (default: <module root>/hack/krew.yaml.tmpl)")
+		krewTmpl  = flag.String("krew-template", "", "krew manifest template, rendered into -out/krew.yaml (default: <module root>/krew.yaml)")
 		license   = flag.String("license", "", "LICENSE file put in the archives (default: <module root>/LICENSE)")
-		skipBuild = flag.Bool("skip-build", false, "do not build; render -krew from the artifacts already in -out")
-		shasFrom  = flag.String("shas-from", "", "render -krew with the version and sha256 values of this existing manifest (implies -skip-build)")
+		skipBuild = flag.Bool("skip-build", false, "do not build; render -out/krew.yaml from the archives already in -out")
 	)
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./hack/dist -version V [-commit C] [-out DIR] [-platforms OS/ARCH,...] [-krew FILE]\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./hack/dist -version V [-commit C] [-out DIR] [-platforms OS/ARCH,...]\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fail(fmt.Errorf("unexpected arguments %q", flag.Args()))
 	}
-	if err := run(*version, *commit, *out, *plats, *krewOut, *tmplPath, *license, *skipBuild, *shasFrom); err != nil {
+	if err := run(*version, *commit, *out, *plats, *krewTmpl, *license, *skipBuild); err != nil {
 		fail(err)
 	}
 }
@@ -91,13 +92,13 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-func run(version, commit, out, plats, krewOut, tmplPath, license string, skipBuild bool, shasFrom string) error {
+func run(version, commit, out, plats, krewTmpl, license string, skipBuild bool) error {
 	root, err := moduleRoot()
 	if err != nil {
 		return err
 	}
-	if tmplPath == "" {
-		tmplPath = filepath.Join(root, "hack", "krew.yaml.tmpl")
+	if krewTmpl == "" {
+		krewTmpl = filepath.Join(root, "krew.yaml")
 	}
 	if license == "" {
 		license = filepath.Join(root, "LICENSE")
@@ -106,51 +107,38 @@ func run(version, commit, out, plats, krewOut, tmplPath, license string, skipBui
 	if err != nil {
 		return err
 	}
-
-	if shasFrom != "" {
-		if krewOut == "" {
-			return errors.New("-shas-from needs -krew")
-		}
-		v, sums, err := readManifest(shasFrom)
-		if err != nil {
-			return err
-		}
-		if version != "" && version != v {
-			return fmt.Errorf("-version %s differs from the version %s of %s", version, v, shasFrom)
-		}
-		if plats == "" { // the manifest's own platforms, in the release order
-			platforms = nil
-			for _, p := range allPlatforms {
-				if _, ok := sums[archiveName(v, p)]; ok {
-					platforms = append(platforms, p)
-				}
-			}
-		}
-		return renderKrew(tmplPath, krewOut, v, platforms, sums)
-	}
-
 	if version == "" {
 		return errors.New("-version is required")
 	}
 	if strings.ContainsAny(version, "/\\ ") {
 		return fmt.Errorf("bad -version %q", version)
 	}
-	if krewOut != "" && !semverRE.MatchString(version) {
-		return fmt.Errorf("krew needs a semantic version like v0.1.0, not %q (set VERSION)", version)
-	}
 	if !skipBuild {
 		if err := build(root, version, commit, out, license, platforms); err != nil {
 			return err
 		}
 	}
-	if krewOut == "" {
+	if !semverRE.MatchString(version) {
+		fmt.Fprintf(os.Stderr, "dist: no %s: krew needs a semantic version like v0.1.0, not %q\n", filepath.Join(out, krewManifest), version)
 		return nil
 	}
 	sums, err := readChecksums(filepath.Join(out, checksums))
 	if err != nil {
 		return err
 	}
-	return renderKrew(tmplPath, krewOut, version, platforms, sums)
+	manifest := filepath.Join(out, krewManifest)
+	if err := renderKrew(krewTmpl, manifest, version, platforms, sums); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "dist: wrote %s\n", manifest)
+	host := platform{runtime.GOOS, runtime.GOARCH}
+	for _, p := range platforms {
+		if p == host {
+			fmt.Fprintf(os.Stderr, "dist: install it on this machine with\n  kubectl krew install --manifest=%s --archive=%s\n",
+				manifest, filepath.Join(out, archiveName(version, host)))
+		}
+	}
+	return nil
 }
 
 func platformList(ps []platform) string {
@@ -227,7 +215,7 @@ func build(root, version, commit, out, license string, platforms []platform) err
 	ldflags := fmt.Sprintf("-s -w -X %s.Version=%s -X %s.Commit=%s", versionPkg, version, versionPkg, commit)
 	type job struct {
 		p       platform
-		pkg     string // ./plugin, ./plugin/kubectl-inject-live or ./fn
+		pkg     string // ./plugin, ./plugin/kinject-live or ./fn
 		binPath string
 	}
 	var jobs []job
@@ -236,7 +224,7 @@ func build(root, version, commit, out, license string, platforms []platform) err
 	for _, p := range platforms {
 		jobs = append(jobs,
 			job{p, "./plugin", filepath.Join(pluginDir(p), pluginName+p.exe())},
-			job{p, "./plugin/kubectl-inject-live", filepath.Join(pluginDir(p), liveName+p.exe())},
+			job{p, "./plugin/kinject-live", filepath.Join(pluginDir(p), liveName+p.exe())},
 			job{p, "./fn", filepath.Join(out, fnBinaryName(version, p))})
 		artifacts = append(artifacts, archiveName(version, p), fnBinaryName(version, p))
 	}

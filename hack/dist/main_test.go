@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 func TestParsePlatforms(t *testing.T) {
@@ -80,30 +82,72 @@ func writeFile(t *testing.T, path, content string) {
 	}
 }
 
+// TestRenderKrew renders the repository's krew.yaml template: every
+// platform of the release matrix gets the uri and sha256 of its archive; a
+// subset of built platforms gives a manifest of that subset.
 func TestRenderKrew(t *testing.T) {
 	dir := t.TempDir()
 	sums := map[string]string{}
 	for _, p := range allPlatforms {
 		sums[archiveName("v9.9.9", p)] = strings.Repeat(p.Arch[:1], 64)
 	}
-	out := filepath.Join(dir, "inject.yaml")
-	if err := renderKrew(filepath.Join("..", "krew.yaml.tmpl"), out, "v9.9.9", allPlatforms, sums); err != nil {
+	out := filepath.Join(dir, "krew.yaml")
+	template := filepath.Join("..", "..", "krew.yaml")
+	if err := renderKrew(template, out, "v9.9.9", allPlatforms, sums); err != nil {
 		t.Fatal(err)
 	}
-	v, got, err := readManifest(out)
+	version, got := readManifest(t, out)
+	if version != "v9.9.9" || len(got) != len(sums) {
+		t.Fatalf("read back version %s, %d platforms: %v", version, len(got), got)
+	}
+	for archive, sum := range sums {
+		if got[archive] != sum {
+			t.Errorf("%s: sha256 %q, want %s", archive, got[archive], sum)
+		}
+	}
+
+	subset := []platform{{"linux", "amd64"}, {"windows", "amd64"}}
+	some := map[string]string{}
+	for _, p := range subset {
+		some[archiveName("v9.9.9", p)] = sums[archiveName("v9.9.9", p)]
+	}
+	if err := renderKrew(template, out, "v9.9.9", subset, some); err != nil {
+		t.Fatal(err)
+	}
+	if _, got := readManifest(t, out); len(got) != 2 || got[archiveName("v9.9.9", subset[0])] == "" || got[archiveName("v9.9.9", subset[1])] == "" {
+		t.Errorf("subset manifest: %v", got)
+	}
+
+	lacking := filepath.Join(dir, "lacking.yaml")
+	writeFile(t, lacking, "apiVersion: krew.googlecontainertools.github.com/v1alpha2\nkind: Plugin\nspec:\n  version: {{ .TagName }}\n  platforms: []\n")
+	if err := renderKrew(lacking, out, "v9.9.9", subset, some); err == nil || !strings.Contains(err.Error(), "has no platform for linux/amd64") {
+		t.Errorf("a template without a built platform: %v", err)
+	}
+}
+
+// readManifest reads the version and the archive -> sha256 of a rendered
+// krew manifest.
+func readManifest(t *testing.T, path string) (string, map[string]string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v != "v9.9.9" || len(got) != len(sums) {
-		t.Fatalf("read back version %s, %d sums", v, len(got))
+	var m struct {
+		Spec struct {
+			Version   string `yaml:"version"`
+			Platforms []struct {
+				URI    string `yaml:"uri"`
+				SHA256 string `yaml:"sha256"`
+			} `yaml:"platforms"`
+		} `yaml:"spec"`
 	}
-	for k, s := range sums {
-		if got[k] != s {
-			t.Errorf("%s: sha256 %s, want %s", k, got[k], s)
-		}
+	if err := yaml.Unmarshal(b, &m); err != nil {
+		t.Fatalf("%s: %v\n%s", path, err, b)
 	}
-	delete(sums, archiveName("v9.9.9", platform{"darwin", "arm64"}))
-	if err := renderKrew(filepath.Join("..", "krew.yaml.tmpl"), out, "v9.9.9", allPlatforms, sums); err == nil {
-		t.Error("no error for a missing sha256")
+	sums := map[string]string{}
+	for _, p := range m.Spec.Platforms {
+		sums[p.URI[strings.LastIndex(p.URI, "/")+1:]] = p.SHA256
 	}
+	return m.Spec.Version, sums
 }

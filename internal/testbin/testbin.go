@@ -71,7 +71,7 @@ func Missing(t testing.TB, format string, args ...any) {
 // command it hands everything but --local to.
 const (
 	Plugin     = "kubectl-inject"
-	PluginLive = "kubectl-inject-live"
+	PluginLive = "kinject-live"
 )
 
 var (
@@ -80,7 +80,7 @@ var (
 	pluginErr  error
 )
 
-// PluginDir builds kubectl-inject and kubectl-inject-live into one new
+// PluginDir builds kubectl-inject and kinject-live into one new
 // directory, as a release installs them, and returns the directory.
 func PluginDir(t testing.TB) string {
 	t.Helper()
@@ -90,7 +90,7 @@ func PluginDir(t testing.TB) string {
 			pluginErr = err
 			return
 		}
-		for name, pkg := range map[string]string{Plugin: "./plugin", PluginLive: "./plugin/kubectl-inject-live"} {
+		for name, pkg := range map[string]string{Plugin: "./plugin", PluginLive: "./plugin/kinject-live"} {
 			if pluginErr = Build(filepath.Join(dir, name), pkg); pluginErr != nil {
 				return
 			}

@@ -1,3 +1,10 @@
-// Package version holds the version and commit of both binaries, set at
-// build time with -ldflags -X.
+// Package version holds the version and commit of the binaries
+// (kubectl-inject, kinject-live, inject-fn), set at build time with
+// -ldflags -X by the Makefile and hack/dist from hack/version.sh, or read
+// from the Go toolchain's build information for `go install`.
+//
+// Versions are semantic, as krew requires: a tagged build is vX.Y.Z, an
+// untagged one says so, v0.0.0-dev+b6a2c90 (or v0.1.1-dev+b6a2c90 after
+// the tag v0.1.0), with ".dirty" when the working tree had uncommitted
+// changes.
 package version

@@ -1,4 +1,4 @@
-// Package cmd is the full kubectl-inject command (the kubectl-inject-live
+// Package cmd is the full kubectl-inject command (the kinject-live
 // binary): cobra flags, kubectl's resource arguments (cli-runtime), and the
 // two front ends of the injection core: local manifests (--local, run by
 // plugin/local, edited as text so every other byte survives) and live

@@ -15,7 +15,7 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/manifest/gen"
 )
 
-// buildPlugin builds kubectl-inject (and kubectl-inject-live beside it)
+// buildPlugin builds kubectl-inject (and kinject-live beside it)
 // for tests that need a real process.
 func buildPlugin(t *testing.T) string {
 	t.Helper()

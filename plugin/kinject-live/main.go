@@ -1,7 +1,8 @@
-// Command kubectl-inject-live is the full kubectl-inject command: live
+// Command kinject-live is the full kubectl-inject command: live
 // objects through the API server, --local, --help, completion. The
 // kubectl-inject binary runs --local command lines itself and hands every
-// other one to this binary, which must lie beside it.
+// other one to this binary, which must lie beside it. Its name has no
+// "kubectl-" prefix, so kubectl does not take it for a plugin of its own.
 package main
 
 import (

@@ -7,6 +7,6 @@
 // kubectl-inject binary can serve --local without paying client-go's
 // start-up (its type registry alone takes milliseconds and tens of MB of
 // resident memory). Serve runs a --local command line; any other command
-// line goes to kubectl-inject-live, the full command (plugin/cmd), which
+// line goes to kinject-live, the full command (plugin/cmd), which
 // runs --local through this same package.
 package local

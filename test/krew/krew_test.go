@@ -121,8 +121,8 @@ func platforms() []string {
 	return []string{host, windows}
 }
 
-// dist runs hack/dist once for platforms() with -krew, into a shared directory
-// holding the artifacts and inject.yaml (the name validate-krew-manifest wants).
+// dist runs hack/dist once for platforms(), into a shared directory holding
+// the artifacts and krew.yaml, the manifest rendered for them.
 func dist(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
@@ -135,7 +135,7 @@ func dist(t *testing.T) string {
 		}
 		distDir = dir
 		runDist(t, "-version", testVersion, "-commit", testCommit, "-out", dir,
-			"-platforms", strings.Join(platforms(), ","), "-krew", filepath.Join(dir, "inject.yaml"))
+			"-platforms", strings.Join(platforms(), ","))
 		distOK = true
 	})
 	if !distOK {
@@ -200,58 +200,60 @@ func fileSHA256(t *testing.T, path string) string {
 	return hex.EncodeToString(s[:])
 }
 
-// TestManifestUpToDate: krew.yaml is exactly what the template renders with
-// krew.yaml's own version and sha256 values, and it covers every platform.
-func TestManifestUpToDate(t *testing.T) {
-	root := repoRoot(t)
-	manifest := filepath.Join(root, "krew.yaml")
-	want, err := os.ReadFile(manifest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := filepath.Join(t.TempDir(), "krew.yaml")
-	runDist(t, "-shas-from", manifest, "-krew", got)
-	b, err := os.ReadFile(got)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(b, want) {
-		t.Errorf("krew.yaml is stale relative to hack/krew.yaml.tmpl; regenerate it with\n"+
-			"  make krew VERSION=vX.Y.Z   (builds the archives, then renders krew.yaml)\n"+
-			"or, to keep the sha256 values, go run ./hack/dist -shas-from krew.yaml -krew krew.yaml\n"+
-			"--- rendered ---\n%s", b)
-	}
-	for _, p := range []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64", "windows/amd64", "windows/arm64"} {
-		goos, goarch, _ := strings.Cut(p, "/")
-		if !bytes.Contains(want, []byte("        os: "+goos+"\n        arch: "+goarch+"\n")) {
-			t.Errorf("krew.yaml has no platform %s", p)
-		}
-	}
-	for _, s := range []string{"\n  name: inject\n", "releases/download/", "bin: kubectl-inject.exe\n", "bin: kubectl-inject\n"} {
-		if !bytes.Contains(want, []byte(s)) {
-			t.Errorf("krew.yaml does not contain %q", s)
-		}
-	}
-}
-
-// TestManifestValidates: the checked-in krew.yaml passes krew's validator.
-func TestManifestValidates(t *testing.T) {
+// TestTemplateRenders: krew.yaml is a template (no checksums of its own
+// to go stale); rendered for archives of every platform of the release,
+// it passes krew's validator and names each archive with its sha256.
+func TestTemplateRenders(t *testing.T) {
 	validate := tool(t, "validate-krew-manifest")
-	b, err := os.ReadFile(filepath.Join(repoRoot(t), "krew.yaml"))
+	dir := t.TempDir()
+	var sums strings.Builder
+	all := []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64", "windows/amd64", "windows/arm64"}
+	fake := func(p string) string { return fmt.Sprintf("%x", sha256.Sum256([]byte(p))) }
+	for _, p := range all {
+		fmt.Fprintf(&sums, "%s  %s\n", fake(p), archiveName("v9.9.9", p))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "checksums.txt"), []byte(sums.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runDist(t, "-skip-build", "-version", "v9.9.9", "-out", dir)
+	manifest, err := os.ReadFile(filepath.Join(dir, "krew.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The validator wants the file named after the plugin.
-	m := filepath.Join(t.TempDir(), "inject.yaml")
-	if err := os.WriteFile(m, b, 0o644); err != nil {
+	for _, p := range all {
+		want := fmt.Sprintf("uri: https://github.com/kinject/kubectl-inject/releases/download/v9.9.9/%s\n    sha256: %s\n", archiveName("v9.9.9", p), fake(p))
+		if !bytes.Contains(manifest, []byte(want)) {
+			t.Errorf("the manifest lacks %q", want)
+		}
+	}
+	for _, s := range []string{"\n  name: inject\n", "\n  version: v9.9.9\n", "bin: kubectl-inject.exe\n", "bin: kubectl-inject\n", "- from: kinject-live\n"} {
+		if !bytes.Contains(manifest, []byte(s)) {
+			t.Errorf("the manifest does not contain %q", s)
+		}
+	}
+	template, err := os.ReadFile(filepath.Join(repoRoot(t), "krew.yaml"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	runValidate(t, validate, m)
+	if bytes.Contains(template, []byte("sha256: ")) {
+		t.Error("krew.yaml holds sha256 values of its own; they match no archive make dist builds")
+	}
+	runValidate(t, validate, filepath.Join(dir, "krew.yaml"))
 }
 
+// runValidate runs krew's validator on a copy of manifest named
+// inject.yaml, the name it wants.
 func runValidate(t *testing.T, validate, manifest string) {
 	t.Helper()
-	out, err := exec.Command(validate, "-manifest", manifest, "-skip-install").CombinedOutput()
+	b, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := filepath.Join(t.TempDir(), "inject.yaml")
+	if err := os.WriteFile(named, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(validate, "-manifest", named, "-skip-install").CombinedOutput()
 	if err != nil {
 		t.Fatalf("validate-krew-manifest %s: %v\n%s", manifest, err, out)
 	}
@@ -270,6 +272,9 @@ func TestDistArtifacts(t *testing.T) {
 	var want []string
 	for _, p := range platforms() {
 		want = append(want, archiveName(testVersion, p), fnName(testVersion, p))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "krew.yaml")); err != nil {
+		t.Errorf("no krew manifest for the archives: %v", err)
 	}
 	var got []string
 	for n := range sums {
@@ -312,7 +317,7 @@ func TestDistArtifacts(t *testing.T) {
 			for _, e := range entries {
 				names = append(names, e.name)
 			}
-			want := []string{"LICENSE", "kubectl-inject" + exe, "kubectl-inject-live" + exe}
+			want := []string{"LICENSE", "kubectl-inject" + exe, "kinject-live" + exe}
 			slices.Sort(want)
 			if !slices.Equal(names, want) {
 				t.Fatalf("%s holds %v, want %v (sorted)", path, names, want)
@@ -460,7 +465,7 @@ func TestKrewInstall(t *testing.T) {
 	validate := tool(t, "validate-krew-manifest")
 	krew := tool(t, "krew")
 	kubectl := tool(t, "kubectl")
-	manifest := filepath.Join(dir, "inject.yaml")
+	manifest := filepath.Join(dir, "krew.yaml")
 	runValidate(t, validate, manifest)
 
 	m, err := os.ReadFile(manifest)
@@ -497,7 +502,7 @@ func TestKrewInstall(t *testing.T) {
 	t.Run("host", func(t *testing.T) {
 		krewRoot := krewInstall(t, host)
 		store := filepath.Join(krewRoot, "store", "inject", testVersion)
-		for _, f := range []string{"LICENSE", "kubectl-inject" + exeSuffix(), "kubectl-inject-live" + exeSuffix()} {
+		for _, f := range []string{"LICENSE", "kubectl-inject" + exeSuffix(), "kinject-live" + exeSuffix()} {
 			if _, err := os.Stat(filepath.Join(store, f)); err != nil {
 				t.Errorf("krew did not install %s: %v", f, err)
 			}
@@ -515,7 +520,7 @@ func TestKrewInstall(t *testing.T) {
 			t.Errorf("kubectl inject --version printed %q, want it to contain %q", out, want)
 		}
 		t.Logf("kubectl inject --version: %s", bytes.TrimSpace(out))
-		// --version is served by kubectl-inject-live, found beside the link's
+		// --version is served by kinject-live, found beside the link's
 		// target; --local by kubectl-inject itself.
 		cmd = exec.Command(kubectl, "inject", "--local", "-f", filepath.Join(repoRoot(t), "examples", "cli", "app.yaml"))
 		cmd.Env = append(os.Environ(),
@@ -530,7 +535,7 @@ func TestKrewInstall(t *testing.T) {
 		t.Run("windows-zip", func(t *testing.T) {
 			krewRoot := krewInstall(t, windows)
 			store := filepath.Join(krewRoot, "store", "inject", testVersion)
-			for _, f := range []string{"LICENSE", "kubectl-inject.exe", "kubectl-inject-live.exe"} {
+			for _, f := range []string{"LICENSE", "kubectl-inject.exe", "kinject-live.exe"} {
 				if _, err := os.Stat(filepath.Join(store, f)); err != nil {
 					t.Errorf("krew did not extract %s from the windows zip: %v", f, err)
 				}

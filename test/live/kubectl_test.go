@@ -16,7 +16,7 @@ var (
 	scriptErr  error
 )
 
-// pluginDir builds kubectl-inject (with kubectl-inject-live beside it) once
+// pluginDir builds kubectl-inject (with kinject-live beside it) once
 // into a directory that also holds the completion script, for kubectl's
 // plugin discovery through PATH.
 func pluginDir(t *testing.T) string {
