@@ -1,12 +1,23 @@
 package live
 
 import (
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/pem"
+	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kinject/kubectl-inject/internal/testbin"
 )
@@ -116,4 +127,66 @@ func TestUserApplyKeepsSidecar(t *testing.T) {
 			expectStderr(t, r, "deployment.apps/web unchanged")
 		})
 	}
+}
+
+// TestClusterRefuses: a cluster that answers but refuses the credentials,
+// or whose certificate the kubeconfig does not trust, gets one line naming
+// that, through kubectl, however many objects were asked for.
+func TestClusterRefuses(t *testing.T) {
+	c.Require(t)
+	ns := namespace(t)
+	create(t, ns, deployments, deployment("web", ""))
+	dir := t.TempDir()
+	admin, err := os.ReadFile(c.AdminKubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	badToken := filepath.Join(dir, "bad-token")
+	if err := os.WriteFile(badToken, regexp.MustCompile(`token: \S+`).ReplaceAll(admin, []byte("token: expired")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	untrusted := filepath.Join(dir, "untrusted")
+	ca := otherCA(t)
+	if err := os.WriteFile(untrusted, bytes.Replace(admin, []byte("insecure-skip-tls-verify: true"), []byte("certificate-authority-data: "+ca), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const hint = "; to inject manifest files without a cluster, use --local -f FILE\n"
+	at := c.URL + ` (context "admin")`
+	cases := []struct {
+		name, kubeconfig, want string
+	}{
+		{"wrong token", badToken, "error: the cluster at " + at + " refused the credentials (401 Unauthorized): log in again or renew the kubeconfig's credentials" + hint},
+		{"untrusted certificate", untrusted, "error: cannot verify the certificate of the cluster at " + at + ": "},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command("kubectl", "inject", "deployments", "--all", "-n", ns)
+			cmd.Env = append(os.Environ(), "KUBECONFIG="+tc.kubeconfig, "PATH="+pluginDir(t)+string(os.PathListSeparator)+os.Getenv("PATH"), "KUBECACHEDIR="+t.TempDir())
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			got := stderr.String()
+			if err == nil || !strings.HasPrefix(got, tc.want) || strings.Count(got, "\n") != 1 || !strings.HasSuffix(got, hint) {
+				t.Errorf("kubectl inject: %v, stderr:\n%s\nwant one line starting %q", err, got, tc.want)
+			}
+		})
+	}
+}
+
+// otherCA returns the base64 PEM of a CA that signed nothing the test API
+// server serves.
+func otherCA(t *testing.T) string {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "not the test cluster's CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageCertSign}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
 }
