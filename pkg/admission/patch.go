@@ -69,7 +69,8 @@ func (c *compiler) initContainerPatches() string {
 func mapPatches(path, mapExpr string, entries []entry) string {
 	parts := []string{fmt.Sprintf("(!has(%s) ? [%s] : [])", mapExpr, jsonPatch(celString(path), "{}"))}
 	for _, e := range entries {
-		cond := fmt.Sprintf("%s || %s", e.addedExpr(mapExpr), e.changedExpr(mapExpr))
+		k := celString(e.key)
+		cond := fmt.Sprintf("(%s) && (!has(%s) || !(%s in %s) || %s[%s] != %s)", e.when, mapExpr, k, mapExpr, mapExpr, k, e.value)
 		if e.key == inject.StatusAnnotation {
 			cond = "true"
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -112,8 +113,17 @@ func TestAdmissionLive(t *testing.T) {
 		t.Errorf("the ReplicaSet's pod template changed (only Pods are injected):\n%s", toJSON(tpl))
 	}
 
-	// A Pod with its own "envoy" is created as it is, and the client is told why.
+	// A Pod with its own "envoy" is created as it is, and the client is told
+	// why. The validating policy may start a moment after the mutating one:
+	// dry runs first, until the warning comes.
 	conflict := podFrom(t, []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: own-envoy, namespace: shop}\nspec:\n  containers: [{name: envoy, image: mine/envoy:1}]\n"))
+	wantWarning := `sidecar not injected by kinject-envoy: spec.containers: container "envoy" already exists and was not injected by kubectl-inject`
+	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(w.all(), wantWarning) && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		_, _ = dc.Resource(pods).Namespace("shop").Create(ctx, conflict, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	}
+	w.mu.Lock()
+	w.list = nil
+	w.mu.Unlock()
 	got, err := dc.Resource(pods).Namespace("shop").Create(ctx, conflict, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatalf("a conflicting Pod must be created as it is, not rejected: %v", err)
@@ -121,7 +131,6 @@ func TestAdmissionLive(t *testing.T) {
 	if _, injected := got.GetAnnotations()[inject.StatusAnnotation]; injected || len(containerNames(got)) != 1 {
 		t.Errorf("conflicting pod was changed: %v", toJSON(got.Object))
 	}
-	wantWarning := `sidecar not injected by kinject-envoy: spec.containers: container "envoy" already exists and was not injected by kubectl-inject`
 	if !strings.Contains(w.all(), wantWarning) {
 		t.Errorf("warnings %q do not contain %q", w.all(), wantWarning)
 	}
