@@ -253,14 +253,21 @@ func (td *textDoc) flowStep() int {
 	return 2
 }
 
+// flowParent returns where a flow collection that an edit changes opens,
+// closes and has its children. Such splices are checked by parsing the
+// result again.
+func (td *textDoc) flowParent(n *yaml.Node) (open, close int, children []span, err error) {
+	td.unsure = true
+	if open, close, err = td.flowBounds(n); err != nil {
+		return 0, 0, nil, err
+	}
+	children, err = td.flowChildren(n)
+	return open, close, children, err
+}
+
 // flowInsert adds a child to a flow collection.
 func (td *textDoc) flowInsert(e edit) (change, error) {
-	td.unsure = true // checked by parsing the result again
-	open, close, err := td.flowBounds(e.parent)
-	if err != nil {
-		return change{}, err
-	}
-	children, err := td.flowChildren(e.parent)
+	open, close, children, err := td.flowParent(e.parent)
 	if err != nil {
 		return change{}, err
 	}
@@ -321,12 +328,7 @@ func (td *textDoc) flowInsert(e edit) (change, error) {
 // flowDelete removes a child of a flow collection with the separator its
 // insertion added: the one before it, or after it when it is the first.
 func (td *textDoc) flowDelete(e edit) (change, error) {
-	td.unsure = true
-	open, close, err := td.flowBounds(e.parent)
-	if err != nil {
-		return change{}, err
-	}
-	children, err := td.flowChildren(e.parent)
+	open, close, children, err := td.flowParent(e.parent)
 	if err != nil {
 		return change{}, err
 	}

@@ -172,30 +172,11 @@ func (td *textDoc) flowEndLine(n *yaml.Node) (int, error) {
 	for i < len(src) && src[i] != '[' && src[i] != '{' && src[i] != '\n' {
 		i++ // skip an anchor or tag before the bracket
 	}
-	depth := 0
-	for ; i < len(src); i++ {
-		switch c := src[i]; c {
-		case '[', '{':
-			depth++
-		case ']', '}':
-			if depth--; depth == 0 {
-				return bytes.Count(src[:i], []byte("\n")) + 1, nil
-			}
-		case '"', '\'':
-			end, err := quoteEnd(src, i)
-			if err != nil {
-				return 0, err
-			}
-			i = end - 1
-		case '#':
-			if i > 0 && (src[i-1] == ' ' || src[i-1] == '\t') {
-				for i < len(src) && src[i] != '\n' {
-					i++
-				}
-			}
-		}
+	end, err := flowEnd(src, i)
+	if err != nil {
+		return 0, err
 	}
-	return 0, errNotSpliceable
+	return bytes.Count(src[:end-1], []byte("\n")) + 1, nil
 }
 
 // quotedEnd returns the offset just past a quoted scalar starting at start.
