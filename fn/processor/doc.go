@@ -15,7 +15,10 @@
 //   - the seed Initializer's ConfigMap: a partial Pod spec under data.config,
 //     optionally next to flat settings.
 //
-// Each form also takes uninject ("true" in a ConfigMap, true in a
+// Each form also takes admissionPolicy (true: emit the admission policy
+// of pkg/admission into the output instead of injecting the items, so a
+// GitOps repository ships it; see emitPolicy) and uninject ("true" in a
+// ConfigMap, true in a
 // SidecarInjection spec), which removes earlier injections instead.
 //
 // Items that are not selected pass through untouched, reader annotations

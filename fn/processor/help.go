@@ -52,6 +52,10 @@ SETTINGS (SidecarInjection spec fields or ConfigMap data keys)
   template-configmap    [NAMESPACE/]NAME[:KEY]: take the template from a ConfigMap
                         among the input resources (default key: config)
   uninject              true: remove earlier injections instead
+  admissionPolicy       true: leave the workloads as they are and add the admission
+                        policy (MutatingAdmissionPolicy kinject-NAME, NAME the
+                        SidecarInjection's, and its binding; a ValidatingAdmissionPolicy
+                        that warns of conflicts): the API server injects new Pods
 
 RESULTS
   One info result per workload (injected, updated, unchanged, skipped with a
@@ -65,6 +69,7 @@ EXAMPLES
   kpt fn eval --image kinject/inject-fn:dev --image-pull-policy never ./app
   kpt fn eval --exec inject-fn ./app -- template-configmap=envoy-initializer
   kpt fn eval --exec inject-fn ./app -- uninject=true
+  kpt fn eval --exec inject-fn ./app -- admissionPolicy=true namespaces=shop
 
   kustomize build --enable-alpha-plugins --enable-exec ./overlay
     with a transformer such as
