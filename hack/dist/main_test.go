@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -150,4 +151,73 @@ func readManifest(t *testing.T, path string) (string, map[string]string) {
 		sums[p.URI[strings.LastIndex(p.URI, "/")+1:]] = p.SHA256
 	}
 	return m.Spec.Version, sums
+}
+
+// TestVersionScript runs hack/version.sh in repositories of each shape:
+// every version is semantic, and an untagged build says so.
+func TestVersionScript(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	script, err := filepath.Abs(filepath.Join("..", "version.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	git := func(t *testing.T, dir string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	cases := []struct {
+		name  string
+		setup func(t *testing.T, dir string)
+		want  string // COMMIT stands for the short commit
+	}{
+		{"untagged", func(t *testing.T, dir string) {}, "v0.0.0-dev+COMMIT"},
+		{"untagged and changed", func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, "a"), "changed") }, "v0.0.0-dev+COMMIT.dirty"},
+		{"tagged", func(t *testing.T, dir string) { git(t, dir, "tag", "v0.1.0") }, "v0.1.0"},
+		{"tagged and changed", func(t *testing.T, dir string) {
+			git(t, dir, "tag", "v0.1.0")
+			writeFile(t, filepath.Join(dir, "a"), "changed")
+		}, "v0.1.0+dirty"},
+		{"after a tag", func(t *testing.T, dir string) {
+			git(t, dir, "tag", "v0.1.9")
+			writeFile(t, filepath.Join(dir, "a"), "next")
+			git(t, dir, "commit", "-qam", "next")
+		}, "v0.1.10-dev+COMMIT"},
+		{"a tag that is not a release", func(t *testing.T, dir string) { git(t, dir, "tag", "nightly") }, "v0.0.0-dev+COMMIT"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			git(t, dir, "init", "-q")
+			writeFile(t, filepath.Join(dir, "a"), "a")
+			git(t, dir, "add", "a")
+			git(t, dir, "commit", "-qm", "first")
+			c.setup(t, dir)
+			cmd := exec.Command(script)
+			cmd.Dir = dir
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := strings.ReplaceAll(c.want, "COMMIT", git(t, dir, "rev-parse", "--short", "HEAD"))
+			got := strings.TrimSpace(string(out))
+			if got != want || !semverRE.MatchString(got) {
+				t.Errorf("version %q, want %q (semantic)", got, want)
+			}
+		})
+	}
+	cmd := exec.Command(script)
+	cmd.Dir = t.TempDir() // not a checkout
+	if out, err := cmd.Output(); err != nil || strings.TrimSpace(string(out)) != "v0.0.0-dev" {
+		t.Errorf("outside a checkout: %q, %v", out, err)
+	}
 }
