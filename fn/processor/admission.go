@@ -34,8 +34,8 @@ func emitPolicy(rl *ResourceList, cfg *Config) error {
 			}
 			rl.Items[j], verb = n, "updated"
 		} else {
-			for k, v := range map[string]string{kioutil.PathAnnotation: file, kioutil.IndexAnnotation: fmt.Sprint(i)} {
-				if err := n.PipeE(yaml.SetAnnotation(k, v)); err != nil {
+			for _, a := range [][2]string{{kioutil.PathAnnotation, file}, {kioutil.IndexAnnotation, fmt.Sprint(i)}} {
+				if err := n.PipeE(yaml.SetAnnotation(a[0], a[1])); err != nil {
 					return fmt.Errorf("annotating %s: %w", n.GetName(), err)
 				}
 			}
@@ -62,12 +62,15 @@ func indexOf(items []*yaml.RNode, n *yaml.RNode) int {
 }
 
 // copyPathAnnotations gives to the object that replaces from the file
-// annotations of from.
+// annotations of from, in a fixed order so that runs agree.
 func copyPathAnnotations(from, to *yaml.RNode) error {
-	for k, v := range from.GetAnnotations() {
-		switch k {
-		case kioutil.PathAnnotation, kioutil.IndexAnnotation, kioutil.LegacyPathAnnotation, kioutil.LegacyIndexAnnotation,
-			kioutil.LegacyIdAnnotation, kioutil.IdAnnotation, "kustomize.config.k8s.io/id":
+	annotations := from.GetAnnotations()
+	for _, k := range []string{
+		kioutil.PathAnnotation, kioutil.IndexAnnotation, kioutil.IdAnnotation,
+		kioutil.LegacyPathAnnotation, kioutil.LegacyIndexAnnotation, kioutil.LegacyIdAnnotation,
+		"kustomize.config.k8s.io/id",
+	} {
+		if v, ok := annotations[k]; ok {
 			if err := to.PipeE(yaml.SetAnnotation(k, v)); err != nil {
 				return err
 			}

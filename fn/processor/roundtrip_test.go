@@ -31,6 +31,15 @@ func TestGoldenRoundTrip(t *testing.T) {
 			if runErr != nil || strings.HasPrefix(filepath.Base(dir), "uninject-") {
 				t.Skip("the case fails on purpose, or uninjects")
 			}
+			if bytes.Contains(in, []byte("admissionPolicy: true")) {
+				// The items are left as they are; running again replaces the
+				// policy objects in place.
+				again, _ := run(t, withoutResults(t, out))
+				if got, want := items(t, again), items(t, out); got != want {
+					t.Errorf("a second run changed the items:\n%s", got)
+				}
+				return
+			}
 			again, _ := run(t, withoutResults(t, out))
 			if got, want := items(t, again), items(t, out); got != want {
 				t.Errorf("inject(inject(x)) != inject(x):\n%s", got)
