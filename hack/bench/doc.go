@@ -26,13 +26,18 @@
 //     it, interleaved, the API server's admission latency metrics, and the
 //     cost of every CEL expression of the policy (hack/apiserver/celcost,
 //     built in the nested module with the API server's CEL environment).
+//  7. status: kubectl inject status -A on a throw-away kube-apiserver holding
+//     1,000 Deployments (half injected) with a ReplicaSet and 3 Pods each,
+//     against kubectl get deploy,pods -A -o json, interleaved; the requests
+//     each sends (apiserver_request_total) and a check of status's JSON.
 //
 // Usage (from the repository root; make bench builds bin/ first and puts the
 // tool cache on PATH):
 //
 //	go run ./hack/bench -out docs/benchmarks.md
 //	go run ./hack/bench -skip-live -ns 100,1000
-//	go run ./hack/bench -skip-core -skip-kustomize -skip-startup -skip-live -skip-profile -out /tmp/adm.md
+//	go run ./hack/bench -skip-core -skip-kustomize -skip-startup -skip-live -skip-profile -skip-status -out /tmp/adm.md
+//	go run ./hack/bench -skip-core -skip-kustomize -skip-startup -skip-live -skip-profile -skip-admission -out /tmp/status.md
 //
 // The helper programs are built into a temporary directory with the same
 // flags as bin/ (-trimpath, -ldflags "-s -w").

@@ -28,7 +28,27 @@ import (
 // requests is a delta of the API server's apiserver_request_total.
 type requests struct {
 	Deployments map[string]int // verb -> count, resource="deployments"
-	All         int            // every request, minus the metrics scrape itself
+	All         int            // every request (the scrapes of /metrics are not counted)
+	Calls       map[call]int   // every series by verb, resource and subresource
+}
+
+// call is a kind of request as apiserver_request_total labels it.
+type call struct{ Verb, Group, Resource, Subresource string }
+
+// String is "LIST deployments.apps", "GET pods/log", or "GET /apis" for a
+// request that is not for a resource (the path is in the subresource label).
+func (c call) String() string {
+	if c.Resource == "" {
+		return c.Verb + " /" + strings.TrimPrefix(c.Subresource, "/")
+	}
+	r := c.Resource
+	if c.Group != "" {
+		r += "." + c.Group
+	}
+	if c.Subresource != "" {
+		r += "/" + c.Subresource
+	}
+	return c.Verb + " " + r
 }
 
 func (r requests) verb(v string) int { return r.Deployments[v] }
@@ -296,14 +316,23 @@ func countInjected(ctx context.Context, cs kubernetes.Interface, ns string) (int
 // counters is one scrape of apiserver_request_total.
 type counters struct {
 	deployments map[string]int
+	calls       map[call]int
 	all         int
 }
 
+// minus is the requests between two scrapes. The API server does not count
+// requests for /metrics in apiserver_request_total, so the scrapes add
+// nothing.
 func (a counters) minus(b counters) requests {
-	r := requests{Deployments: map[string]int{}, All: a.all - b.all - 1}
+	r := requests{Deployments: map[string]int{}, All: a.all - b.all, Calls: map[call]int{}}
 	for v, c := range a.deployments {
 		if d := c - b.deployments[v]; d != 0 {
 			r.Deployments[v] = d
+		}
+	}
+	for k, c := range a.calls {
+		if d := c - b.calls[k]; d != 0 {
+			r.Calls[k] = d
 		}
 	}
 	return r
@@ -314,7 +343,7 @@ func scrape(ctx context.Context, cs kubernetes.Interface) (counters, error) {
 	if err != nil {
 		return counters{}, fmt.Errorf("read /metrics: %w", err)
 	}
-	c := counters{deployments: map[string]int{}}
+	c := counters{deployments: map[string]int{}, calls: map[call]int{}}
 	sc := bufio.NewScanner(bytes.NewReader(body))
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
@@ -328,6 +357,7 @@ func scrape(ctx context.Context, cs kubernetes.Interface) (counters, error) {
 			continue
 		}
 		c.all += int(v)
+		c.calls[call{Verb: label(line, "verb"), Group: label(line, "group"), Resource: label(line, "resource"), Subresource: label(line, "subresource")}] += int(v)
 		if strings.Contains(line, `resource="deployments"`) && strings.Contains(line, `subresource=""`) {
 			c.deployments[label(line, "verb")] += int(v)
 		}
@@ -335,13 +365,18 @@ func scrape(ctx context.Context, cs kubernetes.Interface) (counters, error) {
 	return c, sc.Err()
 }
 
+// label is the value of label name in a series line (name must follow "{"
+// or ",": resource is not the end of subresource).
 func label(line, name string) string {
-	i := strings.Index(line, name+`="`)
-	if i < 0 {
-		return ""
+	for _, sep := range []string{"{", ","} {
+		i := strings.Index(line, sep+name+`="`)
+		if i < 0 {
+			continue
+		}
+		rest := line[i+len(sep)+len(name)+2:]
+		return rest[:strings.IndexByte(rest, '"')]
 	}
-	rest := line[i+len(name)+2:]
-	return rest[:strings.IndexByte(rest, '"')]
+	return ""
 }
 
 // actions counts the plugin's result lines by action

@@ -17,27 +17,30 @@ import (
 )
 
 type options struct {
-	out              string
-	binDir           string
-	ns               []int
-	kustomizeNs      []int
-	liveNs           []int
-	smallRuns        int
-	bigRuns          int
-	kustomizeBig     int
-	kustomizeNoopMax int
-	startupRuns      int
-	loopSample       int
-	skipCore         bool
-	skipKustomize    bool
-	skipStartup      bool
-	skipLive         bool
-	skipProfile      bool
-	skipAdmission    bool
-	admissionPods    int
-	admissionRounds  int
-	admissionWorkers int
-	keep             bool
+	out               string
+	binDir            string
+	ns                []int
+	kustomizeNs       []int
+	liveNs            []int
+	smallRuns         int
+	bigRuns           int
+	kustomizeBig      int
+	kustomizeNoopMax  int
+	startupRuns       int
+	loopSample        int
+	skipCore          bool
+	skipKustomize     bool
+	skipStartup       bool
+	skipLive          bool
+	skipProfile       bool
+	skipAdmission     bool
+	skipStatus        bool
+	admissionPods     int
+	admissionRounds   int
+	admissionWorkers  int
+	statusDeployments int
+	statusRounds      int
+	keep              bool
 }
 
 // env is what every part shares.
@@ -45,7 +48,7 @@ type env struct {
 	opts       options
 	tmp        string
 	plugin     string // kubectl-inject (serves --local, hands the rest to pluginLive)
-	pluginLive string // kubectl-inject-live
+	pluginLive string // kinject-live (beside kubectl-inject)
 	fn         string // inject-fn
 	floor      string
 	kyamlrt    string
@@ -78,10 +81,16 @@ func main() {
 	flag.IntVar(&o.admissionPods, "admission-pods", 1000, "Pods created per admission run")
 	flag.IntVar(&o.admissionRounds, "admission-rounds", 3, "admission runs with and without the policy, interleaved (the median is reported)")
 	flag.IntVar(&o.admissionWorkers, "admission-workers", 8, "concurrent Pod creations in the admission part")
+	flag.BoolVar(&o.skipStatus, "skip-status", false, "skip part 7 (kubectl inject status -A against kubectl get on a live kube-apiserver)")
+	flag.IntVar(&o.statusDeployments, "status-deployments", 1000, "Deployments of the status part (3 Pods each, half of them injected)")
+	flag.IntVar(&o.statusRounds, "status-rounds", 5, "status part: runs of each command, interleaved (the median is reported)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory")
 	flag.Parse()
 	if o.admissionPods <= 0 || o.admissionRounds <= 0 || o.admissionWorkers <= 0 {
 		fatal(fmt.Errorf("-admission-pods, -admission-rounds and -admission-workers must be positive"))
+	}
+	if o.statusDeployments < 2 || o.statusRounds <= 0 {
+		fatal(fmt.Errorf("-status-deployments must be at least 2 and -status-rounds positive"))
 	}
 	var err error
 	for _, p := range []struct {
@@ -144,6 +153,7 @@ func mainErr(o options) error {
 		{o.skipLive, "live", e.live},
 		{o.skipProfile, "profile", e.profile},
 		{o.skipAdmission, "admission", e.admission},
+		{o.skipStatus, "status", e.status},
 	}
 	for _, p := range parts {
 		if p.skip {
@@ -180,9 +190,9 @@ func (e *env) setup() error {
 		return err
 	}
 	e.plugin = filepath.Join(bin, "kubectl-inject")
-	e.pluginLive = filepath.Join(bin, "kubectl-inject-live")
+	e.pluginLive = filepath.Join(bin, "kinject-live")
 	e.fn = filepath.Join(bin, "inject-fn")
-	if o := e.opts; o.skipCore && o.skipKustomize && o.skipStartup && o.skipLive {
+	if o := e.opts; o.skipCore && o.skipKustomize && o.skipStartup && o.skipLive && o.skipStatus {
 		return nil // the profile and admission parts run no binary of bin/
 	}
 	for _, p := range []string{e.plugin, e.pluginLive, e.fn} {

@@ -43,7 +43,12 @@ var launcher string
 // failure) through the rusage launcher; it returns wall time and peak RSS as
 // the launcher measured them.
 func runOnce(c cmdSpec, outPath string) (run, error) {
-	resFile := outPath + ".rusage"
+	return runTo(c, outPath, outPath+".rusage")
+}
+
+// runTo is runOnce with the launcher's result file named apart from the
+// output (which can then be /dev/null).
+func runTo(c cmdSpec, outPath, resFile string) (run, error) {
 	cmd := exec.Command(launcher, append([]string{resFile}, c.Args...)...)
 	cmd.Dir = c.Dir
 	if c.Env != nil {

@@ -16,7 +16,7 @@ type startupResult struct {
 	Fn, Floor, KyamlRL     sample
 	KyamlNoop              sample // kyamlrt -noop: linking kyaml, doing nothing
 	Plugin                 sample // kubectl-inject --local -f on the same Deployment
-	PluginLive             sample // kubectl-inject-live --local -f: the same with client-go linked
+	PluginLive             sample // kinject-live --local -f: the same with client-go linked
 	FnSize, PluginSize     int64
 	PluginLiveSize         int64
 	FloorSize, KyamlRTSize int64
@@ -43,7 +43,7 @@ func (e *env) startup() error {
 		{Name: "kyamlrt-rl", Args: []string{e.kyamlrt, "-rl"}, Stdin: rl},
 		{Name: "kubectl-inject", Args: []string{e.plugin, "--local", "-f", one}},
 		{Name: "kyamlrt-noop", Args: []string{e.kyamlrt, "-noop"}, Stdin: rl},
-		{Name: "kubectl-inject-live", Args: []string{e.pluginLive, "--local", "-f", one}},
+		{Name: "kinject-live", Args: []string{e.pluginLive, "--local", "-f", one}},
 	}
 	// one warm-up run each, not counted
 	if _, err := measureAll(specs, 1, filepath.Join(e.tmp, "startup.out")); err != nil {
