@@ -13,6 +13,7 @@ import (
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
@@ -132,7 +133,26 @@ func TestDifferential(t *testing.T) {
 		generated += len(suites[i].pods)
 	}
 	suites[0].pods = append(suites[0].pods, corpusPods(t, "../../pkg/inject/testdata/golden")...)
-	t.Logf("%d generated Pods, %d corpus Pods", generated, len(suites[0].pods)-60)
+	corpus := len(suites[0].pods) - 60
+	// Corpus cases with a config of their own: a suite each, under their
+	// config, when it compiles to a policy (a config whose kinds leave out
+	// Pods does not).
+	configs, _ := filepath.Glob("../../pkg/inject/testdata/golden/*/config.yaml")
+	for _, config := range configs {
+		data, err := os.ReadFile(config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := admission.Compile(injectorFor(t, string(data)), ""); err != nil {
+			t.Logf("%s: no policy: %v", config, err)
+			continue
+		}
+		if pods := casePods(t, filepath.Dir(config)); len(pods) > 0 {
+			suites = append(suites, suite{name: "corpus-" + filepath.Base(filepath.Dir(config)), config: string(data), pods: pods})
+			corpus += len(pods)
+		}
+	}
+	t.Logf("%d generated Pods, %d corpus Pods", generated, corpus)
 	for _, s := range suites {
 		t.Run(s.name, func(t *testing.T) { runSuite(t, s) })
 	}
@@ -165,6 +185,9 @@ type podRun struct {
 func runSuite(t *testing.T, s suite) {
 	in := injectorFor(t, s.config)
 	configFile := writeFile(t, "config.yaml", []byte(s.config))
+	for _, m := range s.pods {
+		ensureNamespace(t, podFrom(t, m).GetNamespace())
+	}
 	runs := make([]podRun, len(s.pods))
 	var probe []byte
 	for i, m := range s.pods {
@@ -175,7 +198,13 @@ func runSuite(t *testing.T, s suite) {
 		}
 	}
 	if probe == nil {
-		t.Fatal("no Pod of the suite is injected by the core: nothing to probe the policy with")
+		// Every Pod of the suite already has a record (or is skipped): probe
+		// with a plain one.
+		ns := podFrom(t, s.pods[0]).GetNamespace()
+		probe = []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: probe, namespace: " + ns + "}\nspec:\n  containers: [{name: probe-app, image: busybox}]\n")
+		if _, e := coreInject(t, in, probe); e.Action != inject.Injected {
+			t.Fatalf("no Pod of the suite, nor a plain one, is injected by the core (%s %s): nothing to probe the policy with", e.Action, e.Reason)
+		}
 	}
 	applyPolicy(t, configFile, probe)
 	for i := range runs {
@@ -185,8 +214,16 @@ func runSuite(t *testing.T, s suite) {
 	counts := map[string]int{}
 	for i, r := range runs {
 		deletePod(t, r.manifest)
-		want, wantErr := createPod(t, r.coreOut, false)
-		deletePod(t, r.coreOut)
+		// A Pod that already carries a record is left as created by the
+		// policy (injected at build time, or re-invoked), where the core
+		// would update a stale record: compare with the manifest itself.
+		_, hadStatus := annotation(podFrom(t, r.manifest).Object, inject.StatusAnnotation)
+		expected := r.coreOut
+		if hadStatus {
+			expected = r.manifest
+		}
+		want, wantErr := createPod(t, expected, false)
+		deletePod(t, expected)
 		key := string(r.entry.Action)
 		if r.entry.Reason != "" {
 			key += "/" + string(r.entry.Reason)
@@ -211,7 +248,6 @@ func runSuite(t *testing.T, s suite) {
 				i, name, r.entry.Action, r.entry.Message, r.manifest, toJSON(r.admitted), toJSON(want))
 		}
 		_, admitted := annotation(r.admitted, inject.StatusAnnotation)
-		_, hadStatus := annotation(podFrom(t, r.manifest).Object, inject.StatusAnnotation)
 		injectedByPolicy := admitted && !hadStatus
 		if coreInjected := r.entry.Action == inject.Injected; injectedByPolicy != coreInjected {
 			t.Errorf("pod %d (%s): the policy injected=%v, the core %s %s", i, name, injectedByPolicy, r.entry.Action, r.entry.Reason)
@@ -220,10 +256,8 @@ func runSuite(t *testing.T, s suite) {
 	t.Logf("suite %s: %d Pods, core actions %v", s.name, len(runs), counts)
 }
 
-// corpusPods returns every Pod of the golden corpus's inputs, and a Pod
-// made of every other object's pod template (its labels and annotations,
-// and its spec), each named after its case. Only cases without a config of
-// their own are taken (they use the default template, as the default suite).
+// corpusPods returns the Pods of the golden corpus's cases without a config
+// of their own (they use the default template, as the default suite).
 func corpusPods(t *testing.T, dir string) [][]byte {
 	t.Helper()
 	cases, err := filepath.Glob(filepath.Join(dir, "*", "input.yaml"))
@@ -236,31 +270,41 @@ func corpusPods(t *testing.T, dir string) [][]byte {
 		if _, err := os.Stat(filepath.Join(caseDir, "config.yaml")); err == nil {
 			continue
 		}
-		data, err := os.ReadFile(input)
-		if err != nil {
-			t.Fatal(err)
+		out = append(out, casePods(t, caseDir)...)
+	}
+	return out
+}
+
+// casePods returns every Pod of a golden case's input, and a Pod made of
+// every other object's pod template (its labels and annotations, and its
+// spec), each named after the case.
+func casePods(t *testing.T, caseDir string) [][]byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(caseDir, "input.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]byte
+	for j, doc := range strings.Split(string(data), "\n---") {
+		var obj map[string]any
+		if yaml.Unmarshal([]byte(doc), &obj) != nil || obj == nil {
+			continue // the corpus has invalid documents on purpose
 		}
-		for j, doc := range strings.Split(string(data), "\n---") {
-			var obj map[string]any
-			if yaml.Unmarshal([]byte(doc), &obj) != nil || obj == nil {
-				continue // the corpus has invalid documents on purpose
+		for k, pod := range podsOf(obj) {
+			meta, _ := pod["metadata"].(map[string]any)
+			if meta == nil {
+				meta = map[string]any{}
 			}
-			for k, pod := range podsOf(obj) {
-				meta, _ := pod["metadata"].(map[string]any)
-				if meta == nil {
-					meta = map[string]any{}
-				}
-				meta["name"] = strings.ToLower(filepath.Base(caseDir)) + "-" + strconv.Itoa(j) + "-" + strconv.Itoa(k)
-				if ns, _ := objNamespace(obj); ns != "" {
-					meta["namespace"] = ns
-				}
-				pod["metadata"] = meta
-				b, err := yaml.Marshal(pod)
-				if err != nil {
-					t.Fatal(err)
-				}
-				out = append(out, b)
+			meta["name"] = strings.ToLower(filepath.Base(caseDir)) + "-" + strconv.Itoa(j) + "-" + strconv.Itoa(k)
+			if ns, _ := objNamespace(obj); ns != "" {
+				meta["namespace"] = ns
 			}
+			pod["metadata"] = meta
+			b, err := yaml.Marshal(pod)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, b)
 		}
 	}
 	return out
