@@ -1,14 +1,21 @@
-// Package krew tests the release artifacts and the krew manifest:
+// Package krew tests the release artifacts, the krew manifest and the
+// README's install commands:
 //
-//   - krew.yaml at the top level is what hack/krew.yaml.tmpl renders (not stale)
-//     and passes validate-krew-manifest -skip-install;
+//   - krew.yaml at the top level is a template with no checksums of its own;
+//     rendered for archives of every platform, it passes
+//     validate-krew-manifest -skip-install;
 //   - `go run ./hack/dist` for the host platform (and windows/amd64) writes
-//     archives holding the binary and LICENSE, a zip with kubectl-inject.exe on
-//     windows, inject-fn binaries, and a checksums.txt that verifies;
+//     archives holding kubectl-inject, kinject-live and LICENSE (a zip of .exe
+//     files on windows), inject-fn binaries, a checksums.txt that verifies,
+//     and krew.yaml with the archives' sha256;
 //   - the archives are reproducible (a second build gives the same bytes);
 //   - the rendered manifest validates, `krew install --manifest --archive`
 //     installs it into a temporary KREW_ROOT, and `kubectl inject --version`
-//     runs the plugin through kubectl's plugin discovery.
+//     runs the plugin through kubectl's plugin discovery;
+//   - the README's krew and Go install commands, run as written in a copy of
+//     the working tree (krew from `make dist`; go install from a module proxy
+//     on disk serving that copy as the latest version), give a plugin that
+//     kubectl lists once and that runs.
 //
 // Tools (krew, validate-krew-manifest, kubectl) are looked up on PATH, then in
 // ${KINJECT_CACHE:-$HOME/.cache/kubectl-inject}/bin (hack/install-tools.sh).
