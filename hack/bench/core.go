@@ -19,6 +19,8 @@ type coreRow struct {
 	KyamlRL    sample // kyamlrt -rl < RL
 }
 
+// core is part 1: kubectl-inject --local and inject-fn against the floor
+// and the kyaml round trips, for every N.
 func (e *env) core() error {
 	// Warm up: load every binary into the page cache once.
 	small, err := e.input(10)
@@ -44,15 +46,9 @@ func (e *env) core() error {
 		specs := e.coreSpecs(in, rl)
 		runs := e.runsFor(n)
 		// Each program writes to its own file so the outputs can be checked.
-		res := make([][]run, len(specs))
-		for i := 0; i < runs; i++ {
-			for j, s := range specs {
-				r, err := runOnce(s, e.outFile(s.Name, n))
-				if err != nil {
-					return err
-				}
-				res[j] = append(res[j], r)
-			}
+		res, err := measureRounds(specs, runs, func(s cmdSpec) string { return e.outFile(s.Name, n) }, nil)
+		if err != nil {
+			return err
 		}
 		row := coreRow{N: n, Docs: 3 * n, Runs: runs,
 			Floor: median(res[0]), CLI: median(res[1]), KyamlRT: median(res[2]), Fn: median(res[3]), KyamlRL: median(res[4])}
@@ -82,6 +78,8 @@ func (e *env) core() error {
 	return nil
 }
 
+// coreSpecs are the programs of part 1 on the stream in and the
+// ResourceList rl, in the order of coreRow's samples.
 func (e *env) coreSpecs(in, rl string) []cmdSpec {
 	return []cmdSpec{
 		{Name: "floor", Args: []string{e.floor, in}},
@@ -92,10 +90,12 @@ func (e *env) coreSpecs(in, rl string) []cmdSpec {
 	}
 }
 
+// outFile is where the program name writes its output at N = n.
 func (e *env) outFile(name string, n int) string {
 	return filepath.Join(e.tmp, fmt.Sprintf("%s-%d.out", name, n))
 }
 
+// fileSize is the size of the file at p, 0 when it cannot be read.
 func fileSize(p string) int64 {
 	st, err := os.Stat(p)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 )
 
+// kustomizeRow is one N of part 2.
 type kustomizeRow struct {
 	N        int
 	Runs     int
@@ -61,6 +62,8 @@ func jsonPatch() (string, error) {
 	return string(b), err
 }
 
+// kustomize is part 2: kustomize build with a hand-written patch against
+// kustomize build with inject-fn as an exec function (and a no-op one).
 func (e *env) kustomize() error {
 	kz, err := testbin.FindTool("kustomize")
 	if err != nil {
@@ -122,16 +125,11 @@ func (e *env) kustomize() error {
 		if n >= 1000 {
 			runs = e.opts.kustomizeBig
 		}
-		res := make([][]run, len(specs))
-		for i := 0; i < runs; i++ {
-			for j, s := range specs {
-				r, err := runOnce(s, e.outFile(s.Name, n))
-				if err != nil {
-					return err
-				}
-				res[j] = append(res[j], r)
-				logf("kustomize N=%d %s: %s %s", n, s.Name, secs(r.Wall), mb(r.MaxRSS))
-			}
+		res, err := measureRounds(specs, runs, func(s cmdSpec) string { return e.outFile(s.Name, n) }, func(s cmdSpec, r run) {
+			logf("kustomize N=%d %s: %s %s", n, s.Name, secs(r.Wall), mb(r.MaxRSS))
+		})
+		if err != nil {
+			return err
 		}
 		for _, s := range specs[:2] {
 			got, err := countEnvoy(e.outFile(s.Name, n))
@@ -155,6 +153,7 @@ func (e *env) kustomize() error {
 	return nil
 }
 
+// indent prefixes every non-empty line of s.
 func indent(s, prefix string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	for i, l := range lines {

@@ -16,6 +16,7 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/manifest/gen"
 )
 
+// options are the command line flags.
 type options struct {
 	out               string
 	binDir            string
@@ -58,6 +59,8 @@ type env struct {
 	coreCLI    map[int]sample // N -> kubectl-inject --local, for later comparisons
 }
 
+// main parses the flags and runs the parts; any error ends the program
+// with status 1.
 func main() {
 	var o options
 	var ns, kns, lns string
@@ -106,11 +109,14 @@ func main() {
 	}
 }
 
+// fatal prints err and exits with status 1.
 func fatal(err error) {
 	fmt.Fprintln(os.Stderr, "bench:", err)
 	os.Exit(1)
 }
 
+// parseInts parses a comma-separated list of positive counts ("1_000" is
+// allowed).
 func parseInts(s string) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
@@ -127,6 +133,8 @@ func parseInts(s string) ([]int, error) {
 	return out, nil
 }
 
+// mainErr sets up, runs every part not skipped in order and writes the
+// report.
 func mainErr(o options) error {
 	start := time.Now()
 	tmp, err := os.MkdirTemp("", "kinject-bench-")
@@ -178,6 +186,7 @@ func mainErr(o options) error {
 	return nil
 }
 
+// logf logs a progress line to stderr.
 func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
 }
@@ -214,40 +223,43 @@ func (e *env) setup() error {
 	return nil
 }
 
-// input returns the path of a generated stream of n apps.
-func (e *env) input(n int) (string, error) {
-	if p, ok := e.inputs[n]; ok {
-		return p, nil
-	}
+// genApps is the generator's stream of n apps (pkg/manifest/gen).
+func genApps(n int) ([]byte, error) {
 	var buf bytes.Buffer
 	if err := gen.Write(&buf, n); err != nil {
-		return "", err
+		return nil, err
 	}
-	p := filepath.Join(e.tmp, fmt.Sprintf("apps-%d.yaml", n))
-	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
-		return "", err
-	}
-	e.inputs[n] = p
-	return p, nil
+	return buf.Bytes(), nil
+}
+
+// input returns the path of a generated stream of n apps.
+func (e *env) input(n int) (string, error) {
+	return e.generated(e.inputs, n, "apps-%d.yaml", func(src []byte) []byte { return src })
 }
 
 // rlInput returns the same documents as input(n) as the items of a
 // ResourceList, without function config (inject-fn then uses its embedded
 // default template).
 func (e *env) rlInput(n int) (string, error) {
-	if p, ok := e.rlInputs[n]; ok {
+	return e.generated(e.rlInputs, n, "apps-%d.rl.yaml", func(src []byte) []byte { return wrapResourceList(splitDocs(src)) })
+}
+
+// generated writes form(the stream of n apps) once to the temporary file
+// named by the format name and n, and returns its path, remembered in
+// cache.
+func (e *env) generated(cache map[int]string, n int, name string, form func([]byte) []byte) (string, error) {
+	if p, ok := cache[n]; ok {
 		return p, nil
 	}
-	var buf bytes.Buffer
-	if err := gen.Write(&buf, n); err != nil {
+	src, err := genApps(n)
+	if err != nil {
 		return "", err
 	}
-	rl := wrapResourceList(splitDocs(buf.Bytes()))
-	p := filepath.Join(e.tmp, fmt.Sprintf("apps-%d.rl.yaml", n))
-	if err := os.WriteFile(p, rl, 0o644); err != nil {
+	p := filepath.Join(e.tmp, fmt.Sprintf(name, n))
+	if err := os.WriteFile(p, form(src), 0o644); err != nil {
 		return "", err
 	}
-	e.rlInputs[n] = p
+	cache[n] = p
 	return p, nil
 }
 
@@ -312,6 +324,7 @@ func countEnvoy(path string) (int, error) {
 	return bytes.Count(b, []byte("image: envoyproxy/envoy:")), nil
 }
 
+// runsFor is the number of runs per measurement at N = n.
 func (e *env) runsFor(n int) int {
 	if n <= 1000 {
 		return e.opts.smallRuns
@@ -319,6 +332,8 @@ func (e *env) runsFor(n int) int {
 	return e.opts.bigRuns
 }
 
+// goVersion is what go version prints (the running Go's version when it
+// cannot run).
 func goVersion() string {
 	out, err := exec.Command("go", "version").Output()
 	if err != nil {

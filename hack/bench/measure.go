@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -24,8 +25,11 @@ type sample struct {
 	Runs   int
 }
 
+// Seconds is the wall time in seconds.
 func (s sample) Seconds() float64 { return s.Wall.Seconds() }
-func (s sample) MB() float64      { return float64(s.MaxRSS) / (1 << 20) }
+
+// MB is the peak RSS in MiB.
+func (s sample) MB() float64 { return float64(s.MaxRSS) / (1 << 20) }
 
 // cmdSpec is a program to measure: argv, stdin file ("" for none).
 type cmdSpec struct {
@@ -85,18 +89,32 @@ func runTo(c cmdSpec, outPath, resFile string) (run, error) {
 	return run{Wall: time.Duration(ns), MaxRSS: kb * 1024}, nil
 }
 
-// measureAll runs every spec n times, round-robin (so drift hits all of them
-// alike), and returns the medians in spec order.
-func measureAll(specs []cmdSpec, n int, outPath string) ([]sample, error) {
+// measureRounds runs every spec n times, round-robin (so drift hits all of
+// them alike), each with stdout to out(spec), calls each (unless nil) after
+// every run, and returns the runs of every spec in spec order.
+func measureRounds(specs []cmdSpec, n int, out func(cmdSpec) string, each func(cmdSpec, run)) ([][]run, error) {
 	runs := make([][]run, len(specs))
 	for i := 0; i < n; i++ {
 		for j, s := range specs {
-			r, err := runOnce(s, outPath)
+			r, err := runOnce(s, out(s))
 			if err != nil {
 				return nil, err
 			}
 			runs[j] = append(runs[j], r)
+			if each != nil {
+				each(s, r)
+			}
 		}
+	}
+	return runs, nil
+}
+
+// measureAll runs every spec n times, round-robin, with stdout to outPath,
+// and returns the medians in spec order.
+func measureAll(specs []cmdSpec, n int, outPath string) ([]sample, error) {
+	runs, err := measureRounds(specs, n, func(cmdSpec) string { return outPath }, nil)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]sample, len(specs))
 	for j := range specs {
@@ -105,6 +123,8 @@ func measureAll(specs []cmdSpec, n int, outPath string) ([]sample, error) {
 	return out, nil
 }
 
+// median is the median wall time and the median peak RSS of rs (each the
+// mean of the middle two for an even count).
 func median(rs []run) sample {
 	walls := make([]time.Duration, len(rs))
 	rss := make([]int64, len(rs))
@@ -125,6 +145,7 @@ func median(rs []run) sample {
 // tailBuffer keeps the last 4 KiB written to it.
 type tailBuffer struct{ b []byte }
 
+// Write keeps the last 4 KiB of what was written so far and p.
 func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.b = append(t.b, p...)
 	if len(t.b) > 4096 {
@@ -132,8 +153,11 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// String is what the buffer kept.
 func (t *tailBuffer) String() string { return string(t.b) }
 
+// tailBuffer is an io.Writer.
 var _ io.Writer = (*tailBuffer)(nil)
 
 // ratio formats a/b as "1.23x".
@@ -144,6 +168,7 @@ func ratio(a, b float64) string {
 	return fmt.Sprintf("%.2fx", a/b)
 }
 
+// secs formats a duration as ms below 0.1 s, else seconds.
 func secs(d time.Duration) string {
 	s := d.Seconds()
 	switch {
@@ -156,6 +181,7 @@ func secs(d time.Duration) string {
 	}
 }
 
+// mb formats bytes as MB (MiB).
 func mb(b int64) string {
 	m := float64(b) / (1 << 20)
 	if m < 10 {
@@ -164,6 +190,7 @@ func mb(b int64) string {
 	return fmt.Sprintf("%.0f MB", m)
 }
 
+// yesNo is "yes", or a bold "no".
 func yesNo(ok bool) string {
 	if ok {
 		return "yes"
@@ -177,8 +204,10 @@ type table struct {
 	rows [][]string
 }
 
+// add appends a row.
 func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
 
+// String is the table in Markdown.
 func (t *table) String() string {
 	var b bytes.Buffer
 	line := func(cells []string) {
@@ -196,8 +225,14 @@ func (t *table) String() string {
 	return b.String()
 }
 
-func commas(n int) string {
-	s := fmt.Sprint(n)
+// commas formats n with thousands separators: 1,234,567.
+func commas(n int) string { return groupDigits(fmt.Sprint(n)) }
+
+// commas64 is commas for a uint64.
+func commas64(n uint64) string { return groupDigits(strconv.FormatUint(n, 10)) }
+
+// groupDigits puts a comma before every third digit from the right of s.
+func groupDigits(s string) string {
 	var out []byte
 	for i := range s {
 		if i > 0 && (len(s)-i)%3 == 0 {

@@ -15,7 +15,6 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/manifest"
-	"github.com/kinject/kubectl-inject/pkg/manifest/gen"
 )
 
 // profileResult summarizes a CPU profile of the core's text path.
@@ -41,6 +40,7 @@ func (p *profileResult) cumOf(prefix string) float64 {
 	return best
 }
 
+// groupPct is the flat share of the area name.
 func (p *profileResult) groupPct(name string) float64 {
 	for _, g := range p.Groups {
 		if g.Name == name {
@@ -50,23 +50,24 @@ func (p *profileResult) groupPct(name string) float64 {
 	return 0
 }
 
+// profEntry is one node of the profile.
 type profEntry struct {
 	Name            string
 	Flat, Cum       float64 // seconds
 	FlatPct, CumPct float64
 }
 
+// profileN is the number of apps the profile runs on.
 const profileN = 1000
 
 // profile runs what kubectl-inject --local runs per document
 // (manifest.Process + Injector.ProcessText, as BenchmarkInjectText) on
 // N = 1,000 apps for a few seconds under the CPU profiler.
 func (e *env) profile() error {
-	var buf bytes.Buffer
-	if err := gen.Write(&buf, profileN); err != nil {
+	src, err := genApps(profileN)
+	if err != nil {
 		return err
 	}
-	src := buf.Bytes()
 	in, err := inject.New(inject.DefaultTemplate(), inject.Settings{})
 	if err != nil {
 		return err
@@ -170,11 +171,13 @@ func pprofTop(path string, byCum bool) ([]profEntry, error) {
 	return es, nil
 }
 
+// parseSec parses "1.23s" (0 when it cannot).
 func parseSec(s string) float64 {
 	v, _ := strconv.ParseFloat(strings.TrimSuffix(s, "s"), 64)
 	return v
 }
 
+// parsePct parses "12.3%" (0 when it cannot).
 func parsePct(s string) float64 {
 	v, _ := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
 	return v

@@ -1,16 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-
-	"github.com/kinject/kubectl-inject/pkg/manifest/gen"
 )
 
+// startupResult is what part 3 measured.
 type startupResult struct {
 	Runs                   int
 	Fn, Floor, KyamlRL     sample
@@ -23,12 +21,14 @@ type startupResult struct {
 	ClientGoInFn           int // packages under k8s.io/client-go in go list -deps ./fn
 }
 
+// startup is part 3: the start-up of inject-fn and the other programs on
+// one Deployment, and the binary sizes.
 func (e *env) startup() error {
-	var buf bytes.Buffer
-	if err := gen.Write(&buf, 1); err != nil {
+	src, err := genApps(1)
+	if err != nil {
 		return err
 	}
-	docs := splitDocs(buf.Bytes())
+	docs := splitDocs(src)
 	rl := filepath.Join(e.tmp, "one-deployment.rl.yaml")
 	if err := os.WriteFile(rl, wrapResourceList(docs[:1]), 0o644); err != nil {
 		return err

@@ -1,32 +1,22 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/kinject/kubectl-inject/internal/testbin"
-	"github.com/kinject/kubectl-inject/pkg/fleet"
 	"github.com/kinject/kubectl-inject/plugin/cmd"
-	"github.com/kinject/kubectl-inject/test/cluster"
 )
 
 // The sides of the status part: the two commands, and a window of the
@@ -50,6 +40,7 @@ type statusRun struct {
 	Req requests
 }
 
+// statusResult is what part 7 measured and checked.
 type statusResult struct {
 	Deployments, Pods, Injected, Rounds int
 	InjectedNs, PlainNs                 string
@@ -68,6 +59,7 @@ type statusResult struct {
 	SkewWarning                   string
 }
 
+// runs is the runs of side, in order.
 func (r *statusResult) runs(side string) []statusRun {
 	var out []statusRun
 	for _, x := range r.Runs {
@@ -78,6 +70,7 @@ func (r *statusResult) runs(side string) []statusRun {
 	return out
 }
 
+// median is the median wall time and peak RSS of the runs of side.
 func (r *statusResult) median(side string) sample {
 	var rs []run
 	for _, x := range r.runs(side) {
@@ -116,6 +109,10 @@ func (r *statusResult) isStatusKind(c call) bool {
 	return false
 }
 
+// status is part 7: kubectl inject status -A against kubectl get
+// deploy,pods -A on a cluster holding o.statusDeployments Deployments with
+// their ReplicaSets and Pods, in interleaved rounds with an idle window
+// each, the requests of every run counted and the first outputs checked.
 func (e *env) status() error {
 	o := e.opts
 	n := o.statusDeployments
@@ -142,22 +139,12 @@ func (e *env) status() error {
 	replicas := int32(statusPodsPer)
 	tmpl.Spec.Replicas = &replicas
 
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	t0 := time.Now()
-	c, err := cluster.Start(ctx, "--disable-admission-plugins=ServiceAccount")
-	cancel()
-	if err != nil {
-		return fmt.Errorf("start the test cluster: %w", err)
-	}
-	defer c.Stop()
-	logf("status: cluster up in %s at %s", time.Since(t0).Round(100*time.Millisecond), c.URL)
-	cfg := c.AdminConfig()
-	cfg.QPS, cfg.Burst = 2000, 4000
-	cs, err := kubernetes.NewForConfig(cfg)
+	c, _, cs, err := startCluster("status", "--disable-admission-plugins=ServiceAccount")
 	if err != nil {
 		return err
 	}
-	ctx = context.Background()
+	defer c.Stop()
+	ctx := context.Background()
 	kc := c.AdminKubeconfig
 
 	// kubectl version with the server: its skew warning goes in the report.
@@ -178,11 +165,8 @@ func (e *env) status() error {
 	if err := createDeployments(ctx, cs, tmpl, res.PlainNs, n-res.Injected); err != nil {
 		return err
 	}
-	inj := exec.Command(e.plugin, "deploy", "--all", "-n", res.InjectedNs, "--kubeconfig", kc)
-	var stderr bytes.Buffer
-	inj.Stderr = &stderr
-	if err := inj.Run(); err != nil {
-		return fmt.Errorf("kubectl-inject deploy --all -n %s: %v\n%s", res.InjectedNs, err, tailLines(stderr.String(), 20))
+	if _, _, err := deployAll(e.plugin, kc, res.InjectedNs); err != nil {
+		return err
 	}
 	if got, err := countInjected(ctx, cs, res.InjectedNs); err != nil {
 		return err
@@ -232,19 +216,15 @@ func (e *env) status() error {
 			if side == sideKubectl {
 				spec = kubectlSpec
 			}
-			before, err := scrape(ctx, cs)
+			var x run
+			req, err := countRequests(ctx, cs, func() (err error) {
+				x, err = runTo(spec, os.DevNull, resFile)
+				return err
+			})
 			if err != nil {
 				return err
 			}
-			x, err := runTo(spec, os.DevNull, resFile)
-			if err != nil {
-				return err
-			}
-			after, err := scrape(ctx, cs)
-			if err != nil {
-				return err
-			}
-			sr := statusRun{Round: r, Side: side, run: x, Req: after.minus(before)}
+			sr := statusRun{Round: r, Side: side, run: x, Req: req}
 			res.Runs = append(res.Runs, sr)
 			logf("status round %d, %s: %s %s, %d requests", r, spec.Name, secs(x.Wall), mb(x.MaxRSS), sr.Req.All)
 		}
@@ -254,16 +234,14 @@ func (e *env) status() error {
 		if res.Runs[len(res.Runs)-1].Side != sideStatus {
 			idle = res.Runs[len(res.Runs)-2].Wall
 		}
-		before, err := scrape(ctx, cs)
+		req, err := countRequests(ctx, cs, func() error {
+			time.Sleep(idle)
+			return nil
+		})
 		if err != nil {
 			return err
 		}
-		time.Sleep(idle)
-		after, err := scrape(ctx, cs)
-		if err != nil {
-			return err
-		}
-		res.Runs = append(res.Runs, statusRun{Round: r, Side: sideIdle, run: run{Wall: idle}, Req: after.minus(before)})
+		res.Runs = append(res.Runs, statusRun{Round: r, Side: sideIdle, run: run{Wall: idle}, Req: req})
 	}
 	e.report.status = res
 	return nil
@@ -278,191 +256,6 @@ func statusPageSize() int {
 		}
 	}
 	return 500
-}
-
-// checkStatus checks the JSON of kubectl inject status -A against what the
-// part created: one row per Deployment (no Pod rows: every Pod has a
-// controller), current in the injected namespace and not-injected in the
-// other, each with its Pods counted and none behind (the Pods were made
-// from the template as it is).
-func (r *statusResult) checkStatus(path string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	r.StatusBytes = len(data)
-	var list struct {
-		Kind  string      `json:"kind"`
-		Items []fleet.Row `json:"items"`
-	}
-	if err := json.Unmarshal(data, &list); err != nil {
-		return fmt.Errorf("status -A -o json: %w", err)
-	}
-	r.States = map[string]int{}
-	var problems []string
-	bad := func(format string, args ...any) {
-		problems = append(problems, fmt.Sprintf(format, args...))
-	}
-	if list.Kind != "InjectionStatusList" {
-		bad("kind %q, want InjectionStatusList", list.Kind)
-	}
-	deployments := 0
-	for _, row := range list.Items {
-		r.States[row.State]++
-		r.PodsCounted += row.Pods
-		r.PodsBehind += row.PodsBehind
-		if row.Kind != "Deployment" {
-			bad("unexpected row %s/%s (%s, bare %v)", row.Namespace, row.Ref(), row.State, row.Bare)
-			continue
-		}
-		deployments++
-		want := fleet.NotInjected
-		if row.Namespace == r.InjectedNs {
-			want = fleet.Current
-		}
-		if row.State != want || row.Pods != statusPodsPer || row.PodsBehind != 0 {
-			bad("%s/%s: state %s, pods %d, podsBehind %d; want %s, %d, 0", row.Namespace, row.Ref(), row.State, row.Pods, row.PodsBehind, want, statusPodsPer)
-		}
-	}
-	if len(list.Items) != r.Deployments || deployments != r.Deployments {
-		bad("%d items, %d of them Deployments; want %d Deployments and nothing else", len(list.Items), deployments, r.Deployments)
-	}
-	if r.States[fleet.Current] != r.Injected || r.States[fleet.NotInjected] != r.Deployments-r.Injected {
-		bad("%d current and %d not-injected, want %d and %d", r.States[fleet.Current], r.States[fleet.NotInjected], r.Injected, r.Deployments-r.Injected)
-	}
-	if r.PodsCounted != r.Pods || r.PodsBehind != 0 {
-		bad("pods sum to %d (want %d), podsBehind to %d (want 0)", r.PodsCounted, r.Pods, r.PodsBehind)
-	}
-	if len(problems) > 0 {
-		if len(problems) > 5 {
-			problems = append(problems[:5], fmt.Sprintf("... %d more", len(problems)-5))
-		}
-		return fmt.Errorf("kubectl inject status -A -o json is not what was created:\n  %s", strings.Join(problems, "\n  "))
-	}
-	return nil
-}
-
-// checkKubectl checks that kubectl get printed every Deployment and Pod.
-func (r *statusResult) checkKubectl(path string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	r.KubectlBytes = len(data)
-	var list struct {
-		Items []struct {
-			Kind string `json:"kind"`
-		} `json:"items"`
-	}
-	if err := json.Unmarshal(data, &list); err != nil {
-		return fmt.Errorf("kubectl get -o json: %w", err)
-	}
-	r.KubectlItems = map[string]int{}
-	for _, it := range list.Items {
-		r.KubectlItems[it.Kind]++
-	}
-	if r.KubectlItems["Deployment"] != r.Deployments || r.KubectlItems["Pod"] != r.Pods || len(list.Items) != r.Deployments+r.Pods {
-		return fmt.Errorf("kubectl get deploy,pods -A printed %v, want %d Deployments and %d Pods", r.KubectlItems, r.Deployments, r.Pods)
-	}
-	return nil
-}
-
-// createOwnedPods creates, for every Deployment, the ReplicaSet and the Pods
-// its controllers would (no controller-manager runs): the ReplicaSet named
-// after the template's hash, labeled pod-template-hash and controlled by
-// the Deployment, and pods Pods from its template controlled by it. 32
-// Deployments at a time.
-func createOwnedPods(ctx context.Context, cs kubernetes.Interface, deps []appsv1.Deployment, pods int) error {
-	work := make(chan *appsv1.Deployment)
-	errs := make(chan error, len(deps))
-	var wg sync.WaitGroup
-	for w := 0; w < 32; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for d := range work {
-				rs, err := cs.AppsV1().ReplicaSets(d.Namespace).Create(ctx, replicaSetFor(d, pods), metav1.CreateOptions{})
-				if err != nil {
-					errs <- fmt.Errorf("create the ReplicaSet of %s/%s: %w", d.Namespace, d.Name, err)
-					continue
-				}
-				for i := 0; i < pods; i++ {
-					if _, err := cs.CoreV1().Pods(d.Namespace).Create(ctx, podFor(rs), metav1.CreateOptions{}); err != nil {
-						errs <- fmt.Errorf("create a Pod of %s/%s: %w", rs.Namespace, rs.Name, err)
-						break
-					}
-				}
-			}
-		}()
-	}
-	for i := range deps {
-		work <- &deps[i]
-	}
-	close(work)
-	wg.Wait()
-	close(errs)
-	return <-errs // nil when the channel is empty
-}
-
-// podTemplateHash is a stand-in for the Deployment controller's hash of the
-// template (FNV-32a, encoded the same way; of the JSON, not of its deep
-// printing).
-func podTemplateHash(t *corev1.PodTemplateSpec) string {
-	h := fnv.New32a()
-	b, _ := json.Marshal(t)
-	h.Write(b)
-	return utilrand.SafeEncodeString(fmt.Sprint(h.Sum32()))
-}
-
-func copyMap(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m)+1)
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-// replicaSetFor is the first ReplicaSet of d as the Deployment controller
-// makes it.
-func replicaSetFor(d *appsv1.Deployment, replicas int) *appsv1.ReplicaSet {
-	hash := podTemplateHash(&d.Spec.Template)
-	tmpl := d.Spec.Template.DeepCopy()
-	tmpl.Labels = copyMap(tmpl.Labels)
-	tmpl.Labels[appsv1.DefaultDeploymentUniqueLabelKey] = hash
-	sel := d.Spec.Selector.DeepCopy()
-	sel.MatchLabels = copyMap(sel.MatchLabels)
-	sel.MatchLabels[appsv1.DefaultDeploymentUniqueLabelKey] = hash
-	r := int32(replicas)
-	return &appsv1.ReplicaSet{
-		ObjectMeta: metav1.ObjectMeta{
-			Name:      d.Name + "-" + hash,
-			Namespace: d.Namespace,
-			Labels:    copyMap(tmpl.Labels),
-			Annotations: map[string]string{
-				"deployment.kubernetes.io/desired-replicas": fmt.Sprint(replicas),
-				"deployment.kubernetes.io/max-replicas":     fmt.Sprint(replicas + 1),
-				"deployment.kubernetes.io/revision":         "1",
-			},
-			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(d, appsv1.SchemeGroupVersion.WithKind("Deployment"))},
-		},
-		Spec: appsv1.ReplicaSetSpec{Replicas: &r, Selector: sel, Template: *tmpl},
-	}
-}
-
-// podFor is a Pod of rs as the ReplicaSet controller makes it (the API
-// server completes the generated name).
-func podFor(rs *appsv1.ReplicaSet) *corev1.Pod {
-	t := rs.Spec.Template.DeepCopy()
-	return &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{
-			GenerateName:    rs.Name + "-",
-			Namespace:       rs.Namespace,
-			Labels:          t.Labels,
-			Annotations:     t.Annotations,
-			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(rs, appsv1.SchemeGroupVersion.WithKind("ReplicaSet"))},
-		},
-		Spec: t.Spec,
-	}
 }
 
 // callCells is, for every request kind seen in any run, the count per run
@@ -510,6 +303,7 @@ func (r *statusResult) callCells() ([]call, map[call]map[string]string) {
 	return keys, cells
 }
 
+// rangeOf is "n" when every x is n, else "min-max"; "-" for none.
 func rangeOf(xs []int) string {
 	if len(xs) == 0 {
 		return "-"

@@ -237,5 +237,8 @@ func summarize(v ref.Val) string {
 // anyExpr is an expression of any type.
 type anyExpr string
 
-func (a anyExpr) GetExpression() string    { return string(a) }
+// GetExpression is the expression.
+func (a anyExpr) GetExpression() string { return string(a) }
+
+// ReturnTypes allows any type.
 func (a anyExpr) ReturnTypes() []*cel.Type { return []*cel.Type{cel.AnyType} }

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
+)
+
+// admissionSection is section 6 and the goals of the admission policy.
+func (r *report) admissionSection() string {
+	a := r.admission
+	if a == nil || len(a.Runs) == 0 {
+		return ""
+	}
+	b, p := printer()
+	p("## 6. Admission policy: Pods created with and without it\n\n")
+	p("A throw-away etcd + kube-apiserver v1.37 (test/cluster, ServiceAccount admission plugin off\n")
+	p("as in test/admission; every other default plugin on). %s Pods (a ReplicaSet's Pod: three\n", commas(a.Pods))
+	p("labels, one nginx container with a port; %s of JSON) are created with client-go, %d at a\n", kb(a.PodBytes), a.Workers)
+	p("time, in a fresh namespace: **without** any admission policy; **with** the policy of\n")
+	p("`kubectl inject policy` for the embedded template (a MutatingAdmissionPolicy, a\n")
+	p("ValidatingAdmissionPolicy and their bindings, %s of YAML, server-side applied with field\n", kb(a.PolicyBytes))
+	p("manager `kubectl-inject` and waited for until dry-run creates show both policies run);\n")
+	p("and, as the control, **pre-injected**: without any policy, the Pod as the core injects it\n")
+	p("(`kubectl inject --local`, the object the policy stores: %s of JSON), which separates the\n", kb(a.InjectedPodBytes))
+	p("cost of storing a larger Pod from the cost of the policy. %d rounds, the order alternating\n", a.Rounds)
+	p("(without, with, pre-injected; pre-injected, with, without; ...) so that drift hits every\n")
+	p("side alike, after %d untimed warm-up Pods; the Pods are deleted after each run. Time is\n", a.Warmup)
+	p("the wall time of the creations; Pods/s is requests/s (one POST each, checked against the\n")
+	p("server's `apiserver_request_total`).\n\n")
+	t := &table{head: []string{"round", "without", "Pods/s", "pre-injected", "Pods/s", "with policy", "Pods/s",
+		"with / without", "with / pre-injected", "POST pods", "injected (with)"}}
+	rounds := byRound(a.Runs, func(x admissionRun) (int, string) { return x.Round, x.Side })
+	rate := func(d time.Duration) string { return fmt.Sprintf("%.0f", float64(a.Pods)/d.Seconds()) }
+	injected := 0
+	for i := 0; i < a.Rounds; i++ {
+		off, ctl, on := rounds[i][sideOff], rounds[i][sideCtl], rounds[i][sideOn]
+		injected += on.Injected
+		t.add(fmt.Sprint(i+1), secs(off.Wall), rate(off.Wall), secs(ctl.Wall), rate(ctl.Wall), secs(on.Wall), rate(on.Wall),
+			ratio(on.Wall.Seconds(), off.Wall.Seconds()), ratio(on.Wall.Seconds(), ctl.Wall.Seconds()),
+			fmt.Sprintf("%d, %d, %d", off.Posts, ctl.Posts, on.Posts), commas(on.Injected))
+	}
+	off, ctl, on := medianDuration(a.walls(sideOff)), medianDuration(a.walls(sideCtl)), medianDuration(a.walls(sideOn))
+	t.add("**median**", secs(off), rate(off), secs(ctl), rate(ctl), secs(on), rate(on),
+		"**"+ratio(on.Seconds(), off.Seconds())+"**", ratio(on.Seconds(), ctl.Seconds()), "", "")
+	p("%s\n", t)
+	rt := on.Seconds() / off.Seconds()
+	p("Every Pod created with the policy was stored with the envoy container and the\n")
+	p("`%s` annotation (%s of %s); none created without it. The policy took %s (median\n", inject.StatusAnnotation, commas(injected), commas(a.Pods*a.Rounds), secs(medianDuration(a.Activation)))
+	p("of %d installs) from the first apply until both policies ran on dry-run creates. The\n", len(a.Activation))
+	p("control: the larger Pod alone takes %s the time without (pre-injected / without), the\n", ratio(ctl.Seconds(), off.Seconds()))
+	p("policy's own work %s on top of it (with / pre-injected); medians of runs this short\n", ratio(on.Seconds(), ctl.Seconds()))
+	p("move with the machine's load (header), the per-round ratios show how much.\n\n")
+	r.goal(rt <= 1.2, fmt.Sprintf("admission policy: creating %s Pods <= 1.2x the time without it", commas(a.Pods)), "%.2fx (median %s vs %s)", rt, secs(on), secs(off))
+	r.goal(injected == a.Pods*a.Rounds, "admission policy: every Pod created with it is injected", "%s of %s", commas(injected), commas(a.Pods*a.Rounds))
+
+	if len(a.Latency) > 0 {
+		p("**API server metrics**, summed over the runs of each side (histogram `_sum` / `_count`\n")
+		p("deltas between scrapes of `/metrics` around each run, means per observation; labels that\n")
+		p("do not tell the rows apart are left out; admission controllers whose mean moved by less\n")
+		p("than 10 µs are left out too):\n\n")
+		t = &table{head: []string{"series", "without: count", "mean", "pre-injected: count", "mean", "with: count", "mean", "with - without"}}
+		hidden := 0
+		for _, l := range a.Latency {
+			mOff, okOff := l.mean(sideOff)
+			mOn, okOn := l.mean(sideOn)
+			short := shortSeries(l.Series)
+			if strings.HasPrefix(l.Series, "apiserver_admission_controller_") && !strings.Contains(short, "AdmissionPolicy") &&
+				okOff && okOn && math.Abs(mOn-mOff) < 10e-6 {
+				hidden++
+				continue
+			}
+			cells := []string{"`" + short + "`"}
+			for _, side := range []string{sideOff, sideCtl, sideOn} {
+				h, ok := l.Sides[side]
+				m, okM := l.mean(side)
+				if !ok || !okM {
+					cells = append(cells, "-", "-")
+					continue
+				}
+				cells = append(cells, commas(int(h.count)), micros(m))
+			}
+			diff := "-"
+			if okOff && okOn {
+				diff = micros(mOn - mOff)
+			}
+			t.add(append(cells, diff)...)
+		}
+		p("%s\n", t)
+		if hidden > 0 {
+			p("(%d admission controller rows left out.) ", hidden)
+		}
+		policyCheck := latencyMean(a.Latency, sideOn, "apiserver_mutating_admission_policy_check_duration_seconds")
+		matchOn := latencyMean(a.Latency, sideOn, "apiserver_admission_match_condition_evaluation_seconds")
+		post := latencyMeanDiff(a.Latency, "apiserver_request_duration_seconds")
+		p("The policy's admission latency as the API server measures it: %s per Pod for the\n", micros(policyCheck))
+		p("mutating policy (`apiserver_mutating_admission_policy_check_duration_seconds`: variables\n")
+		p("and the JSON patch), %s per policy for the match conditions; the server's latency of\n", micros(matchOn))
+		p("`POST pods` rose by %s. The built-in mutating plugins run a second time for every Pod\n", micros(post))
+		p("the policy changed (the API server reinvokes them after a mutating policy or webhook\n")
+		p("changes the object), hence their doubled counts. ")
+		if a.CEL != nil {
+			p("The CEL cost of the mutating policy on the bench Pod is %s\n", commas(int(a.CEL.maxRuntime())))
+			p("units (below), so most of the policy's time goes to the plugin's other work on the\n")
+			p("object (not broken down here). ")
+		}
+		p("`ResourceQuota`'s time moves between the sides too\n")
+		p("(cause not investigated). The ValidatingAdmissionPolicy records\n")
+		p("`apiserver_validating_admission_policy_check_*` only for a denial, a warning or an error\n")
+		p("(below: the conflicting probes of the waits), never for the bench Pods; its plugin's row\n")
+		p("above is its cost.\n\n")
+	}
+	if len(a.Families) > 0 {
+		p("Metric families about CEL and admission policies the API server exposes (series, total\n")
+		p("count at the end of the part): ")
+		for i, f := range a.Families {
+			if i > 0 {
+				p(", ")
+			}
+			p("`%s` (%d, %s)", f.Name, f.Samples, commas(int(f.Total)))
+		}
+		p(". `apiserver_cel_*` time CRD validation rules only. None reports a CEL cost: the cost\n")
+		p("is visible only as the budgets it is charged to, hence the table below.\n\n")
+	}
+	if c := a.CEL; c != nil {
+		r.celSection(p, c)
+	}
+	return b.String()
+}
+
+// latencyMean is the mean of the first series of name on side.
+func latencyMean(rows []latencyRow, side, name string) float64 {
+	for _, l := range rows {
+		if strings.HasPrefix(l.Series, name+"{") {
+			if m, ok := l.mean(side); ok {
+				return m
+			}
+		}
+	}
+	return 0
+}
+
+// latencyMeanDiff is with minus without of the first series of name.
+func latencyMeanDiff(rows []latencyRow, name string) float64 {
+	return latencyMean(rows, sideOn, name) - latencyMean(rows, sideOff, name)
+}
+
+// celSection writes the CEL cost of the policy's expressions with p.
+func (r *report) celSection(p func(format string, args ...any), c *celReport) {
+	p("**CEL cost** of every expression of the policy (`hack/apiserver/celcost`, a package of the\n")
+	p("nested module that builds kube-apiserver, run with `go run` in %s): each is compiled\n", secs(c.Elapsed))
+	p("with the API server's CEL environment for admission policies (`environment.MustBaseEnvSet`\n")
+	p("at compatibility version %s, the variables of `plugin/cel`, the composited `variables`,\n", c.CompatibilityVersion)
+	p("JSONPatch types for the mutation) and its worst case estimated by cel-go with the API\n")
+	p("server's cost estimator. **Estimated max**: %s. The\n", c.TypedMethod)
+	p("API server itself compiles `object` as dynamic and estimates nothing when a policy is\n")
+	p("created: **dynamic** is that environment's estimate, unbounded wherever a list of the\n")
+	p("object is iterated. \"Unbounded\" also marks lists held in policy variables, whose size\n")
+	p("cel-go does not carry from one variable to the next. Limits: `PerCallLimit` %s per\n", commas(int(c.PerCallLimit)))
+	p("expression at run time, `RuntimeCELCostBudget` %s per evaluation of a policy's variables\n", commas(int(c.RuntimeBudget)))
+	p("and mutations (or validations), `RuntimeCELCostBudgetMatchConditions` %s for its match\n", commas(int(c.MatchConditionBudget)))
+	p("conditions. **Runtime** is what the API server's own evaluator (`ForInput`) charges on the\n")
+	p("bench Pod, %s (for a variable: `variables.NAME` alone, with the variables it\n", c.Pod)
+	p("uses).\n\n")
+	t := &table{head: []string{"policy", "expression", "chars", "estimated max cost", "share of PerCallLimit", "dynamic", "runtime cost (bench Pod)"}}
+	var maxShare float64
+	var maxExpr string
+	unbounded, over := 0, 0
+	for _, x := range c.Expressions {
+		rtc := "-"
+		if x.Runtime != nil {
+			rtc = commas(int(x.Runtime.Cost))
+			if x.Runtime.Error != "" {
+				rtc = "error: " + x.Runtime.Error
+			}
+		}
+		t.add("`"+x.Policy+"`", x.Field, commas(x.Length), x.Typed.String(), x.Typed.share(c.PerCallLimit), x.Dynamic.String(), rtc)
+		switch {
+		case x.Typed.Error != "":
+		case x.Typed.Unbounded:
+			unbounded++
+		default:
+			s := float64(x.Typed.Max) / float64(c.PerCallLimit)
+			if s > maxShare {
+				maxShare, maxExpr = s, x.Policy+" "+x.Field
+			}
+			if s > 1 {
+				over++
+			}
+		}
+	}
+	p("%s\n", t)
+	if len(c.Totals) > 0 {
+		t = &table{head: []string{"policy", "one admission of the bench Pod", "runtime cost", "budget", "share"}}
+		for _, x := range c.Totals {
+			t.add("`"+x.Policy+"`", x.What, commas(int(x.Cost)), commas(int(x.Budget)), pct(float64(x.Cost)/float64(x.Budget)))
+		}
+		p("%s\n", t)
+	}
+	maxRuntime := c.maxRuntime()
+	p("Of %d expressions, %d have an unbounded estimate and %d more a bounded one above\n", len(c.Expressions), unbounded, over)
+	p("`PerCallLimit`; the largest bounded share is %s (%s).\n", pct(maxShare), maxExpr)
+	p("These are worst cases for a Pod of 3 MiB (hundreds of thousands of containers, strings of\n")
+	p("megabytes), which the API server refuses statically only for CRD validation rules; for\n")
+	p("admission policies it stops an evaluation that exceeds a limit at run time. On the bench\n")
+	p("Pod the dearest evaluation costs %s units, %s of its budget.\n\n", commas(int(maxRuntime)), pct(float64(maxRuntime)/float64(c.RuntimeBudget)))
+}
