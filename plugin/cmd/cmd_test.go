@@ -200,7 +200,7 @@ func TestHelpAndVersion(t *testing.T) {
 		t.Errorf("help (exit %d):\n%s", code, out)
 	}
 	out, _, code = runCmd(t, "", "--version")
-	if code != 0 || !strings.HasPrefix(out, "kubectl-inject dev") {
+	if code != 0 || !strings.HasPrefix(out, "kubectl-inject v0.0.0-dev") {
 		t.Errorf("version (exit %d): %q", code, out)
 	}
 }
