@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs the pinned tools the tests need into ${KINJECT_CACHE}/bin
-# (default $HOME/.cache/kubectl-inject/bin), and etcd from Debian when it is
-# missing. Idempotent: a tool already at its pinned version is left alone.
-# kpt and kubectl are expected preinstalled. kube-apiserver is built by
+# (default $HOME/.cache/kubectl-inject/bin) from the Go module proxy, and etcd
+# from Debian (apt-get, through sudo when not root) when it is missing.
+# Idempotent: a tool already at its pinned version is left alone. kpt,
+# kubectl and Docker are expected preinstalled (the README's prerequisites);
+# a missing Docker daemon is a warning. kube-apiserver is built by
 # hack/build-apiserver.sh.
 #
 # Usage: hack/install-tools.sh        then  export PATH="$(hack/install-tools.sh --print-bin):$PATH"
@@ -65,6 +67,12 @@ check validate-krew-manifest "${bindir}/validate-krew-manifest" -h
 check etcd etcd --version
 check kubectl kubectl version --client
 check kpt kpt version
+# Docker is needed by the image tests only; without a daemon they skip (or fail with CI=true).
+if ! out="$(docker version --format '{{.Server.Version}}' 2>&1)"; then
+  echo "WARNING: docker: no daemon reachable ($(tail -n1 <<<"${out}")): the image, kpt --image, kustomize container and Argo CD tests will be skipped" >&2
+else
+  echo "ok: docker: daemon ${out}" >&2
+fi
 if [[ ${fail} != 0 ]]; then
   echo "ERROR: some tools are missing or broken (see above)" >&2
   exit 1

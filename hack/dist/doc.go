@@ -1,19 +1,23 @@
-// Command dist cross-builds the release artifacts and renders the krew manifest.
+// Command dist cross-builds the release artifacts and renders the krew
+// manifest for them.
 //
-//	go run ./hack/dist -version v0.1.0 -commit abc1234 -out dist [-platforms linux/amd64,...] [-krew krew.yaml]
+//	go run ./hack/dist -version v0.1.0 -commit abc1234 -out dist [-platforms linux/amd64,...]
 //
-// For every platform it writes into -out:
+// `make dist` runs it with the version of hack/version.sh. For every
+// platform it writes into -out:
 //
-//	kubectl-inject_VERSION_OS_ARCH.tar.gz   (zip on windows) holding the plugin binary and LICENSE
+//	kubectl-inject_VERSION_OS_ARCH.tar.gz   (zip on windows) holding kubectl-inject, kinject-live and LICENSE
 //	inject-fn_VERSION_OS_ARCH[.exe]         the raw KRM function binary (for exec mode)
 //	checksums.txt                           sha256 of all of the above, `sha256sum -c` compatible
+//	krew.yaml                               the krew manifest for the archives built
+//
+// krew.yaml is rendered from the top-level krew.yaml, a template in
+// krew-release-bot's syntax ({{ .TagName }}, addURIAndSha) that holds no
+// checksums of its own: addURIAndSha takes the sha256 of the archive just
+// built, and platforms not built (-platforms) are left out. A version that
+// is not semantic (krew wants vX.Y.Z[-pre][+build]) gets no manifest.
+// -skip-build renders it from the archives already in -out.
 //
 // Archives are reproducible: fixed modification times, fixed owners and modes,
 // sorted entries, and binaries built with -trimpath -buildvcs=false.
-//
-// With -krew FILE the krew manifest is rendered from -template with the version
-// and the archives' sha256 values (from -out/checksums.txt). -skip-build renders
-// from artifacts already in -out. -shas-from MANIFEST takes the version and the
-// sha256 values from an existing manifest instead, so a test can check that the
-// checked-in krew.yaml is what the template renders (no build needed).
 package main
