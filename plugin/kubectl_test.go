@@ -58,6 +58,11 @@ func TestKubectlConventions(t *testing.T) {
 	testbin.WriteFile(t, unreachable, "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: \"https://127.0.0.1:1\"}\n"+
 		"users:\n- name: u\n  user: {token: x}\ncontexts:\n- name: ctx\n  context: {cluster: c, user: u}\ncurrent-context: ctx\n")
 	none := filepath.Join(dir, "none")
+	// A file whose second document does not parse: line 16, column 16.
+	broken := filepath.Join(dir, "broken.yaml")
+	const good = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx\n"
+	testbin.WriteFile(t, broken, good+"---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  labels: {a: [}\n")
+	yamlError := broken + ":16:16: document 2 error: not valid YAML: did not find expected node content\n"
 	app := filepath.Join(testbin.ModuleRoot(), "examples", "cli", "app.yaml")
 	const hint = "; to inject manifest files without a cluster, use --local -f FILE\n"
 	refused := `error: cannot reach the cluster at https://127.0.0.1:1 (context "ctx"): connection refused (is it running, and is this the right context?)` + hint
@@ -77,6 +82,12 @@ func TestKubectlConventions(t *testing.T) {
 		{name: "unreachable, -v=6", env: []string{"KUBECONFIG=" + unreachable}, args: []string{"inject", "deploy/web", "-v=6"}, code: 1, stderr: refused, klog: true},
 		{name: "unreachable, --v 6", env: []string{"KUBECONFIG=" + unreachable}, args: []string{"inject", "--v", "6", "deploy/web"}, code: 1, stderr: refused, klog: true},
 		{name: "-v is not --version", args: []string{"inject", "-v"}, code: 1, stderr: "error: flag needs an argument: 'v' in -v\n"},
+		{name: "YAML error", args: []string{"inject", "--local", "-f", broken}, code: 1,
+			stderr: broken + ": deployment.apps/web injected\n" + yamlError +
+				"error: 1 of 2 objects failed; the output holds them as they were in the input\n"},
+		{name: "YAML error, in place", args: []string{"inject", "--local", "-f", broken, "--in-place"}, code: 1,
+			stderr: broken + ": deployment.apps/web would be injected (not written)\n" + yamlError +
+				"error: 1 of 2 objects failed, so no file was changed (fix them, or add --continue-on-error to write the others)\n"},
 		{name: "--local with -v", args: []string{"inject", "--local", "-f", app, "-v=6", "--check"}, code: 1,
 			stderr: app + ": deployment.apps/web would be injected\n" + app + ": service/web skipped: not_a_workload\n" + app + ": cronjob.batch/report skipped: opted_out\n" +
 				"error: check: 1 of 3 objects are not current (1 would change, 0 failed)\n"},
