@@ -2,7 +2,7 @@
 # Builds kube-apiserver (k8s.io/kubernetes, see hack/apiserver) into the tool
 # cache for the live tests in test/cluster. The build is skipped when the cached
 # binary exists and its stamp (hash of hack/apiserver/{go.mod,go.sum,main.go})
-# matches. A cold build takes about 15 minutes on 2 cores.
+# matches. A cold build took 9 min 35 s on 2 cores (empty Go build cache).
 #
 # Usage: hack/build-apiserver.sh [-f]   (-f forces a rebuild)
 # Env:   KINJECT_CACHE (default $HOME/.cache/kubectl-inject)
