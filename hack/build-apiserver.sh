@@ -36,7 +36,7 @@ ldflags+=" -X ${pkg}.gitMinor=${minor}"
 ldflags+=" -X ${pkg}.gitTreeState=clean"
 ldflags+=" -X ${pkg}.buildDate=1970-01-01T00:00:00Z"
 
-echo "building kube-apiserver ${KUBE_VERSION} into ${bin} (cold build takes ~15 min)" >&2
+echo "building kube-apiserver ${KUBE_VERSION} into ${bin} (a cold build takes about 10 min on 2 cores)" >&2
 start=$(date +%s)
 tmp="${bin}.tmp.$$"
 trap 'rm -f "${tmp}"' EXIT
