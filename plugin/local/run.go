@@ -6,28 +6,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/manifest"
 	"github.com/kinject/kubectl-inject/pkg/textdiff"
 )
-
-// localFile is one input of --local. Files and stdin are read as a stream
-// when they are processed; only URLs are fetched whole beforehand.
-type localFile struct {
-	name string      // as given ("-" for stdin), or found in a directory
-	mode fs.FileMode // files only
-	data []byte      // URLs only
-	// walked: found in a directory rather than named. A document that is
-	// not a Kubernetes object there (a CI workflow, a values file) is
-	// skipped, not an error.
-	walked bool
-}
 
 // Streams are the standard input and outputs of a run.
 type Streams struct {
@@ -395,109 +381,4 @@ func (f *inPlaceFile) discard() {
 	}
 	_ = os.Remove(f.tmp.Name())
 	f.tmp = nil
-}
-
-// localFiles lists every -f argument: files, directories (YAML and JSON
-// files in them, recursively with -R), URLs (fetched whole) and stdin.
-// Files are only looked at here; they are read when they are processed.
-func (f *Flags) localFiles() ([]*localFile, error) {
-	var files []*localFile
-	for _, name := range f.Filenames {
-		switch {
-		case name == "-":
-			files = append(files, &localFile{name: name})
-		case isURL(name):
-			data, err := fetch(name)
-			if err != nil {
-				return nil, err
-			}
-			if data == nil {
-				data = []byte{}
-			}
-			files = append(files, &localFile{name: name, data: data})
-		default:
-			found, err := f.expandPath(name)
-			if err != nil {
-				return nil, err
-			}
-			files = append(files, found...)
-		}
-	}
-	return files, nil
-}
-func (f *Flags) expandPath(root string) ([]*localFile, error) {
-	info, err := os.Stat(root)
-	if err != nil {
-		return nil, err // names the path already
-	}
-	if !info.IsDir() {
-		f, err := statFile(root)
-		if err != nil {
-			return nil, err
-		}
-		return []*localFile{f}, nil
-	}
-	var files []*localFile
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		// Hidden directories and files (.git, .github, .helm caches) are
-		// skipped unless named.
-		hidden := path != root && strings.HasPrefix(d.Name(), ".")
-		if d.IsDir() {
-			if path != root && (!f.Recursive || hidden) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if hidden {
-			return nil
-		}
-		switch filepath.Ext(path) {
-		case ".yaml", ".yml", ".json":
-			f, err := statFile(path)
-			if err != nil {
-				return err
-			}
-			f.walked = true
-			files = append(files, f)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", root, err)
-	}
-	return files, nil
-}
-
-// statFile names a file of the input; it is opened when it is processed.
-func statFile(path string) (*localFile, error) {
-	// os errors name the operation and the path already.
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	return &localFile{name: path, mode: info.Mode().Perm()}, nil
-}
-
-func isURL(s string) bool {
-	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
-}
-
-func fetch(url string) ([]byte, error) {
-	client := &http.Client{Timeout: 30 * time.Second}
-	resp, err := client.Get(url)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", url, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("read %s: %s", url, resp.Status)
-	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", url, err)
-	}
-	return data, nil
 }
