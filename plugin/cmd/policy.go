@@ -13,7 +13,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/dynamic"
-	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kinject/kubectl-inject/pkg/admission"
@@ -132,7 +131,7 @@ func (o *PolicyOptions) Validate() error {
 
 // Compile loads the template and settings from the flags and compiles them.
 func (o *PolicyOptions) Compile() (*admission.Policy, error) {
-	tmpl, settings, err := o.Flags.LoadTemplate(o.TemplateConfigMap, o.configMapLookup)
+	tmpl, settings, err := o.Flags.LoadTemplate(o.TemplateConfigMap, clusterConfigMaps(o.ConfigFlags))
 	if err != nil {
 		return nil, err
 	}
@@ -285,17 +284,4 @@ func kindLower(kind string) string {
 		}
 	}
 	return string(b)
-}
-
-// configMapLookup reads --template-configmap's ConfigMap from the cluster.
-func (o *PolicyOptions) configMapLookup(namespace, name string) (*kyaml.RNode, error) {
-	lookup := &Options{ConfigFlags: o.ConfigFlags}
-	if namespace == "" {
-		ns, _, err := o.ConfigFlags.ToRawKubeConfigLoader().Namespace()
-		if err != nil {
-			return nil, fmt.Errorf("read kubeconfig namespace: %w", err)
-		}
-		namespace = ns
-	}
-	return lookup.configMapLookup(namespace, name)
 }

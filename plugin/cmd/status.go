@@ -162,7 +162,7 @@ func (o *StatusOptions) Run(ctx context.Context, args []string) error {
 		ctx = context.Background()
 	}
 	filter, _ := parseStatusArgs(args)
-	tmpl, settings, err := o.Flags.LoadTemplate(o.TemplateConfigMap, (&PolicyOptions{ConfigFlags: o.ConfigFlags}).configMapLookup)
+	tmpl, settings, err := o.Flags.LoadTemplate(o.TemplateConfigMap, clusterConfigMaps(o.ConfigFlags))
 	if err != nil {
 		return err
 	}

@@ -6,9 +6,11 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/plugin/local"
 )
 
@@ -21,7 +23,29 @@ func (o *Options) configMapLookup(namespace, name string) (*yaml.RNode, error) {
 	if namespace == "" {
 		namespace = o.namespace
 	}
-	cfg, err := o.ConfigFlags.ToRESTConfig()
+	return readConfigMap(o.ConfigFlags, namespace, name)
+}
+
+// clusterConfigMaps is the ConfigMap lookup of the commands that always
+// have a cluster (policy, status): an empty namespace means the
+// kubeconfig's.
+func clusterConfigMaps(flags *genericclioptions.ConfigFlags) inject.ConfigMapLookup {
+	return func(namespace, name string) (*yaml.RNode, error) {
+		if namespace == "" {
+			ns, _, err := flags.ToRawKubeConfigLoader().Namespace()
+			if err != nil {
+				return nil, fmt.Errorf("read kubeconfig namespace: %w", err)
+			}
+			namespace = ns
+		}
+		return readConfigMap(flags, namespace, name)
+	}
+}
+
+// readConfigMap gets a ConfigMap as a kyaml node; nil, nil when there is
+// none of that name.
+func readConfigMap(flags *genericclioptions.ConfigFlags, namespace, name string) (*yaml.RNode, error) {
+	cfg, err := flags.ToRESTConfig()
 	if err != nil {
 		return nil, fmt.Errorf("kubeconfig: %w", err)
 	}
