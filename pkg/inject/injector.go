@@ -21,10 +21,12 @@ const (
 // Injector applies one template with one set of settings. It is immutable
 // and safe for concurrent use.
 type Injector struct {
-	template *Template
-	hash     string
-	settings Settings
-	renders  *renderCache
+	template  *Template
+	hash      string
+	settings  Settings
+	statusKey string
+	renders   *renderCache
+	derived   *derivedCache
 }
 
 // New returns an injector for template t. The settings' image override and
@@ -37,6 +39,9 @@ func New(t *Template, s Settings) (*Injector, error) {
 	if err := s.Policy.validate(); err != nil {
 		return nil, err
 	}
+	if err := ValidateProfile(s.Profile); err != nil {
+		return nil, err
+	}
 	if s.Native != nil {
 		t = t.WithNative(*s.Native)
 	}
@@ -46,11 +51,22 @@ func New(t *Template, s Settings) (*Injector, error) {
 	if err := t.validate(); err != nil {
 		return nil, err
 	}
+	if len(t.Parameters) > 0 {
+		c := *t
+		c.resolveDefaults()
+		t = &c
+	}
 	if w := t.Warnings(); s.Strict && len(w) > 0 {
 		return nil, fmt.Errorf("template widens privileges (strict): %s", strings.Join(w, "; "))
 	}
-	return &Injector{template: t, hash: t.Hash(), settings: s, renders: &renderCache{}}, nil
+	return &Injector{template: t, hash: t.Hash(), settings: s, statusKey: StatusAnnotationFor(s.Profile), renders: &renderCache{}, derived: &derivedCache{}}, nil
 }
+
+// Profile returns the profile the injector injects ("" for the default).
+func (in *Injector) Profile() string { return in.settings.Profile }
+
+// StatusAnnotation returns the annotation holding the profile's record.
+func (in *Injector) StatusAnnotation() string { return in.statusKey }
 
 // Template returns the template the injector adds (after settings).
 func (in *Injector) Template() *Template { return in.template }

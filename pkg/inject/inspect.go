@@ -40,10 +40,12 @@ func (in *Injector) Inspect(obj *yaml.RNode) Inspection {
 	if err != nil {
 		return out
 	}
-	s, _, err := readStatus(t)
-	if err != nil || s == nil {
+	records, err := readRecords(t)
+	own := findRecord(records, in.settings.Profile)
+	if err != nil || own == nil {
 		return out
 	}
+	s := own.status
 	out.Status = s
 	for _, l := range []struct {
 		names []string

@@ -3,6 +3,7 @@ package inject
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -12,28 +13,39 @@ type conflictError struct{ msg string }
 
 func (e *conflictError) Error() string { return e.msg }
 
-// planInject computes the edits that add the template to a pod template
-// that carries no injection.
-func (in *Injector) planInject(t *podTarget) ([]edit, error) {
-	tpl := in.template
-	status := &Status{Version: statusVersion, Template: in.hash}
+// planInject computes the edits that add the template (with the object's
+// override values) to a pod template that carries no injection of this
+// profile. Other profiles' injections stay as they are: what they own is a
+// conflict, and fields they created are recorded as created here too.
+func (in *Injector) planInject(t *podTarget, values map[string]string) ([]edit, error) {
+	tpl := in.templateFor(values)
+	records, err := readRecords(t)
+	if err != nil {
+		return nil, err
+	}
+	rest := others(records).without(in.settings.Profile)
+	pt := profileTarget{podTarget: t, profile: in.settings.Profile, rest: rest}
+	status := &Status{Version: statusVersion, Template: in.hash, Values: values}
 	containers := mapValue(t.spec, "containers")
 	initContainers := mapValue(t.spec, "initContainers")
 	volumes := mapValue(t.spec, "volumes")
 
-	newContainers, err := in.missingItems(t, tpl.Containers, "containers", containers, initContainers)
+	newContainers, err := pt.missingItems(tpl.Containers, "containers", containers, initContainers)
 	if err != nil {
 		return nil, err
 	}
-	newInits, err := in.missingItems(t, tpl.InitContainers, "initContainers", containers, initContainers)
+	newInits, err := pt.missingItems(tpl.InitContainers, "initContainers", containers, initContainers)
 	if err != nil {
 		return nil, err
 	}
-	newVolumes, err := in.missingItems(t, tpl.Volumes, "volumes", volumes)
+	newVolumes, err := pt.missingItems(tpl.Volumes, "volumes", volumes)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkPorts(t, append(append([]*yaml.Node{}, newContainers...), newInits...)); err != nil {
+	if err := pt.checkPorts(append(append([]*yaml.Node{}, newContainers...), newInits...)); err != nil {
+		return nil, err
+	}
+	if err := pt.checkKeys(tpl); err != nil {
 		return nil, err
 	}
 	status.Containers = namesOf(newContainers)
@@ -52,6 +64,9 @@ func (in *Injector) planInject(t *podTarget) ([]edit, error) {
 		{"initContainers", initContainers, newInits, true, createdInitContainers},
 		{"volumes", volumes, newVolumes, false, createdVolumes},
 	} {
+		if len(l.items) > 0 && !isNull(l.list) {
+			rest.inherit(status, l.created)
+		}
 		more, err := appendItems(t.spec, l.field, l.list, l.items, l.front, status, l.created)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", joinField(t.field, "spec"), err)
@@ -59,20 +74,69 @@ func (in *Injector) planInject(t *podTarget) ([]edit, error) {
 		edits = append(edits, more...)
 	}
 
+	// The default-container annotation comes first, so that it sits where
+	// any profile would put it, whichever profile is removed.
 	annotations := tpl.Annotations
-	if len(newContainers) > 0 && scalarField(mapValue(t.meta, "annotations"), DefaultContainerAnnotation) == "" {
-		if app := firstAppContainer(containers); app != "" {
-			annotations = append(append([]KeyValue{}, annotations...), KeyValue{DefaultContainerAnnotation, app})
+	if len(newContainers) > 0 && !hasKeyValue(tpl.Annotations, DefaultContainerAnnotation) {
+		switch {
+		case scalarField(mapValue(t.meta, "annotations"), DefaultContainerAnnotation) == "":
+			if app := firstAppContainer(containers, rest.sidecars()); app != "" {
+				annotations = append([]KeyValue{{DefaultContainerAnnotation, app}}, annotations...)
+			}
+		case rest.claims(DefaultContainerAnnotation):
+			status.Annotations = []string{DefaultContainerAnnotation}
 		}
 	}
-	more, err := planMetadata(t, tpl.Labels, annotations, status)
+	more, err := planMetadata(t, tpl.Labels, annotations, status, rest, in.statusKey)
 	return append(edits, more...), err
 }
 
+// profileTarget is a pod template seen by one profile, beside the others
+// injected into it.
+type profileTarget struct {
+	*podTarget
+	profile string
+	rest    others
+}
+
+// conflict names both profiles when another profile owns what this one
+// would add.
+func (pt profileTarget) conflict(what, owner string) error {
+	return &conflictError{fmt.Sprintf("%s is added by %s and by %s: two profiles cannot add the same %s (rename it in one template)",
+		what, profileName(owner), profileName(pt.profile), strings.SplitN(what, " ", 2)[0])}
+}
+
+// checkKeys refuses labels and annotations another profile added or
+// changed: removing either profile would take the other's value with it.
+func (pt profileTarget) checkKeys(tpl *Template) error {
+	for _, l := range []struct {
+		field string
+		kvs   []KeyValue
+	}{{"labels", tpl.Labels}, {"annotations", tpl.Annotations}} {
+		for _, kv := range l.kvs {
+			if owner, ok := pt.rest.keyOwner(l.field, kv.Key); ok {
+				return pt.conflict(fmt.Sprintf("%s %q (%s)", strings.TrimSuffix(l.field, "s"), kv.Key, joinField(pt.field, "metadata."+l.field)), owner)
+			}
+		}
+	}
+	return nil
+}
+
+func hasKeyValue(kvs []KeyValue, key string) bool {
+	for _, kv := range kvs {
+		if kv.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
 // missingItems returns the template items (containers or volumes) the pod
-// lacks; they are copied when the edits are made. An item of the same name that is identical counts as
-// present; one that differs is a conflict, since we did not inject it.
-func (in *Injector) missingItems(t *podTarget, items []*yaml.Node, field string, lists ...*yaml.Node) ([]*yaml.Node, error) {
+// lacks; they are copied when the edits are made. An item of the same name
+// that is identical counts as present; one that differs is a conflict,
+// since we did not inject it. An item another profile added is a conflict
+// either way.
+func (pt profileTarget) missingItems(items []*yaml.Node, field string, lists ...*yaml.Node) ([]*yaml.Node, error) {
 	var out []*yaml.Node
 	for _, item := range items {
 		name := scalarField(item, "name")
@@ -82,24 +146,34 @@ func (in *Injector) missingItems(t *podTarget, items []*yaml.Node, field string,
 				break
 			}
 		}
-		switch {
-		case existing == nil:
+		if existing == nil {
 			out = append(out, item)
-		case !sameNode(existing, item):
-			if field == "volumes" {
-				// Name both: the two definitions are usually close.
-				return nil, &conflictError{fmt.Sprintf("%s: volume %q already exists and differs from the template's: the pod's is %s, the template's is %s (rename one, or make them equal so the pod's is used)",
-					t.specField(field), name, compactJSON(existing), compactJSON(item))}
-			}
-			return nil, &conflictError{fmt.Sprintf("%s: container %q already exists and was not injected by kubectl-inject (rename it, or remove it so the template's can be added)", t.specField(field), name)}
+			continue
 		}
+		what := "container"
+		if field == "volumes" {
+			what = "volume"
+		}
+		if owner, ok := pt.rest.owner(field, name); ok {
+			return nil, pt.conflict(fmt.Sprintf("%s %q (%s)", what, name, pt.specField(field)), owner)
+		}
+		if sameNode(existing, item) {
+			continue
+		}
+		if field == "volumes" {
+			// Name both: the two definitions are usually close.
+			return nil, &conflictError{fmt.Sprintf("%s: volume %q already exists and differs from the template's: the pod's is %s, the template's is %s (rename one, or make them equal so the pod's is used)",
+				pt.specField(field), name, compactJSON(existing), compactJSON(item))}
+		}
+		return nil, &conflictError{fmt.Sprintf("%s: container %q already exists and was not injected by kubectl-inject (rename it, or remove it so the template's can be added)", pt.specField(field), name)}
 	}
 	return out, nil
 }
 
 // checkPorts refuses sidecar ports that an app container already uses: both
 // would bind the same port in the pod's shared network namespace.
-func checkPorts(t *podTarget, sidecars []*yaml.Node) error {
+func (pt profileTarget) checkPorts(sidecars []*yaml.Node) error {
+	t := pt.podTarget
 	used := map[string]string{}
 	for _, list := range []string{"containers", "initContainers"} {
 		for _, c := range seqItems(mapValue(t.spec, list)) {
@@ -110,7 +184,11 @@ func checkPorts(t *podTarget, sidecars []*yaml.Node) error {
 	}
 	for _, s := range sidecars {
 		for _, p := range seqItems(mapValue(s, "ports")) {
-			if app, clash := used[portKey(p)]; clash {
+			app, clash := used[portKey(p)]
+			if owner, ok := pt.rest.owner("containers", app); clash && ok {
+				return pt.conflict(fmt.Sprintf("port %s (%s, sidecars %q and %q)", portKey(p), pt.specField("containers"), app, scalarField(s, "name")), owner)
+			}
+			if clash {
 				return &conflictError{fmt.Sprintf("%s: sidecar %q port %s is already used by container %q", t.specField("containers"), scalarField(s, "name"), scalarField(p, "containerPort"), app)}
 			}
 		}
@@ -133,9 +211,10 @@ func seqItems(n *yaml.Node) []*yaml.Node {
 	return n.Content
 }
 
-func firstAppContainer(containers *yaml.Node) string {
+// firstAppContainer returns the first container that no profile added.
+func firstAppContainer(containers *yaml.Node, sidecars map[string]bool) string {
 	for _, name := range itemNames(containers) {
-		if name != "" {
+		if name != "" && !sidecars[name] {
 			return name
 		}
 	}
@@ -175,9 +254,11 @@ func appendItems(spec *yaml.Node, field string, list *yaml.Node, items []*yaml.N
 }
 
 // beforeKeyFor keeps the usual field order when a field is created:
-// initContainers before containers, metadata before spec.
+// initContainers before containers, metadata before spec, labels before
+// annotations (so that a profile creating labels writes them where it would
+// have alone).
 func beforeKeyFor(m *yaml.Node, field string) *yaml.Node {
-	next := map[string]string{"initContainers": "containers", "metadata": "spec"}[field]
+	next := map[string]string{"initContainers": "containers", "metadata": "spec", "labels": "annotations"}[field]
 	if next == "" {
 		return nil
 	}
@@ -219,7 +300,7 @@ func presentValue(m *yaml.Node, field string) *yaml.Node {
 
 // planMetadata adds labels and annotations (the status record last) to the
 // pod template's metadata, creating maps as needed.
-func planMetadata(t *podTarget, labels, annotations []KeyValue, status *Status) ([]edit, error) {
+func planMetadata(t *podTarget, labels, annotations []KeyValue, status *Status, rest others, statusKey string) ([]edit, error) {
 	if t.meta == nil {
 		meta := newMapping()
 		if len(labels) > 0 {
@@ -232,22 +313,23 @@ func planMetadata(t *podTarget, labels, annotations []KeyValue, status *Status) 
 		status.Annotations = keys(annotations)
 		ann := kvMapping(annotations)
 		meta.Content = append(meta.Content, newString("annotations"), ann)
-		ann.Content = append(ann.Content, newString(StatusAnnotation), newString(status.Encode()))
+		ann.Content = append(ann.Content, newString(statusKey), newString(status.Encode()))
 		return []edit{placeField(t.template, "metadata", meta, beforeKeyFor(t.template, "metadata"))}, nil
 	}
-	edits, err := planStringMap(t, "labels", labels, &status.Labels, status, createdLabels, nil)
+	rest.inherit(status, createdMetadata)
+	edits, err := planStringMap(t, "labels", labels, &status.Labels, status, createdLabels, rest, "")
 	if err != nil {
 		return nil, err
 	}
-	more, err := planStringMap(t, "annotations", annotations, &status.Annotations, status, createdAnnotations, status)
+	more, err := planStringMap(t, "annotations", annotations, &status.Annotations, status, createdAnnotations, rest, statusKey)
 	return append(edits, more...), err
 }
 
 // planStringMap adds or overwrites entries of the labels or annotations
-// map. When withStatus is set, the status record is added last; it is
+// map. When statusKey is set, the status record is added last; it is
 // encoded only after every other part of status is known.
-func planStringMap(t *podTarget, field string, kvs []KeyValue, added *[]string, status *Status, created string, withStatus *Status) ([]edit, error) {
-	if len(kvs) == 0 && withStatus == nil {
+func planStringMap(t *podTarget, field string, kvs []KeyValue, added *[]string, status *Status, created string, rest others, statusKey string) ([]edit, error) {
+	if len(kvs) == 0 && statusKey == "" {
 		return nil, nil
 	}
 	m := mapValue(t.meta, field)
@@ -255,10 +337,10 @@ func planStringMap(t *podTarget, field string, kvs []KeyValue, added *[]string, 
 		status.addField(created, presentValue(t.meta, field))
 		*added = keys(kvs)
 		fresh := kvMapping(kvs)
-		if withStatus != nil {
-			fresh.Content = append(fresh.Content, newString(StatusAnnotation), newString(withStatus.Encode()))
+		if statusKey != "" {
+			fresh.Content = append(fresh.Content, newString(statusKey), newString(status.Encode()))
 		}
-		return []edit{placeField(t.meta, field, fresh, nil)}, nil
+		return []edit{placeField(t.meta, field, fresh, beforeKeyFor(t.meta, field))}, nil
 	}
 	if m.Kind == yaml.AliasNode {
 		// Adding to an alias would change the anchor and every other use of
@@ -268,6 +350,7 @@ func planStringMap(t *podTarget, field string, kvs []KeyValue, added *[]string, 
 	if m.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("%s: must be a mapping", joinField(t.field, "metadata."+field))
 	}
+	rest.inherit(status, created)
 	var edits []edit
 	for _, kv := range kvs {
 		existing := mapValue(m, kv.Key)
@@ -280,8 +363,8 @@ func planStringMap(t *podTarget, field string, kvs []KeyValue, added *[]string, 
 			edits = append(edits, setScalar(existing, kv.Value))
 		}
 	}
-	if withStatus != nil {
-		edits = append(edits, insertAt(m, nil, StatusAnnotation, newString(withStatus.Encode())))
+	if statusKey != "" {
+		edits = append(edits, insertAt(m, nil, statusKey, newString(status.Encode())))
 	}
 	return edits, nil
 }

@@ -84,16 +84,24 @@ func (p Policy) selectObject(obj *yaml.Node) (Reason, string) {
 	return "", ""
 }
 
-// selectPod applies the opt-in/out policy and the pod-level skips.
-func (p Policy) selectPod(t *podTarget) (Reason, string) {
+// selectPod applies the opt-in/out policy of the profile and the pod-level
+// skips. The seed's annotation opts in the default profile only.
+func (p Policy) selectPod(t *podTarget, profile string) (Reason, string) {
 	objAnn := mapValue(mapValue(t.obj, "metadata"), "annotations")
 	podAnn := mapValue(t.meta, "annotations")
-	inject := firstNonEmpty(scalarField(podAnn, InjectAnnotation), scalarField(objAnn, InjectAnnotation))
-	seed := firstNonEmpty(scalarField(podAnn, SeedAnnotation), scalarField(objAnn, SeedAnnotation))
+	key := InjectAnnotationFor(profile)
+	inject := firstNonEmpty(scalarField(podAnn, key), scalarField(objAnn, key))
+	seed := ""
+	if profile == "" {
+		seed = firstNonEmpty(scalarField(podAnn, SeedAnnotation), scalarField(objAnn, SeedAnnotation))
+	}
 	switch {
 	case strings.EqualFold(inject, "false"):
-		return ReasonOptedOut, InjectAnnotation + ` is "false"`
+		return ReasonOptedOut, key + ` is "false"`
 	case p.Mode == OptIn && !strings.EqualFold(inject, "true") && !strings.EqualFold(seed, "true"):
+		if profile != "" {
+			return ReasonNotOptedIn, fmt.Sprintf(`mode is opt-in and %s is not "true"`, key)
+		}
 		return ReasonNotOptedIn, fmt.Sprintf(`mode is opt-in and neither %s nor %s is "true"`, InjectAnnotation, SeedAnnotation)
 	}
 	if !p.InjectHostNetwork && scalarField(t.spec, "hostNetwork") == "true" {

@@ -13,6 +13,7 @@ type plan struct {
 	entry  Entry
 	strip  []edit // removes an earlier injection (uninject, or update)
 	inject bool   // add the template in the second pass
+	values map[string]string
 }
 
 // process runs op over every object of the document in two passes: first
@@ -35,7 +36,7 @@ func (in *Injector) process(op Op, d *document) []Entry {
 			if !plans[i].inject {
 				continue
 			}
-			edits, err := in.planInjectObject(refs[i].node)
+			edits, err := in.planInjectObject(refs[i].node, plans[i].values)
 			if err != nil {
 				plans[i].entry = failEntry(plans[i].entry, err)
 				continue
@@ -95,39 +96,61 @@ func (in *Injector) decide(op Op, ref objectRef, docIndex int) plan {
 	if err != nil {
 		return plan{entry: failEntry(p.entry, err)}
 	}
-	status, _, err := readStatus(t)
+	records, err := readRecords(t)
 	if err != nil {
 		p.entry.Action, p.entry.Reason, p.entry.Message = Failed, ReasonInvalidStatus, fmt.Sprintf("%s: %v", joinField(t.field, "metadata.annotations"), err)
 		return p
 	}
+	profile := in.settings.Profile
+	own, rest := findRecord(records, profile), others(records).without(profile)
 	if op == OpUninject {
-		if status == nil {
+		switch {
+		case in.settings.AllProfiles && len(records) > 0:
+			p.strip = planUninjectAll(t, records)
+		case in.settings.AllProfiles || own == nil:
 			return skip(ReasonNotInjected, "")
+		default:
+			p.strip = planUninject(t, *own, rest)
 		}
-		p.entry.Action, p.strip = Uninjected, planUninject(t, status)
+		p.entry.Action = Uninjected
 		return p
 	}
-	if status != nil && status.Template == in.hash && statusIntact(t, status) {
+	values, err := overrideValues(t, profile, in.template.Parameters)
+	if err != nil {
+		return plan{entry: failEntry(p.entry, err)}
+	}
+	p.values = values
+	if own != nil && own.status.Template == in.hash && sameValues(own.status.Values, values) && statusIntact(t, own.status) {
 		p.entry.Action = Unchanged
 		return p
 	}
-	if reason, msg := in.settings.Policy.selectPod(t); reason != "" {
+	if reason, msg := in.settings.Policy.selectPod(t, profile); reason != "" {
 		return skip(reason, msg)
 	}
 	p.entry.Action, p.inject = Injected, true
-	if status != nil {
-		p.entry.Action, p.strip = Updated, planUninject(t, status)
-		if err := in.dryRunUpdate(obj, path, p.strip); err != nil {
+	if own != nil {
+		p.entry.Action, p.strip = Updated, planUninject(t, *own, rest)
+		if err := in.dryRunUpdate(obj, path, p.strip, values); err != nil {
 			return plan{entry: failEntry(p.entry, err)}
 		}
 	}
 	return p
 }
 
+// findRecord returns profile's record among records, nil when it has none.
+func findRecord(records []record, profile string) *record {
+	for i := range records {
+		if records[i].profile == profile {
+			return &records[i]
+		}
+	}
+	return nil
+}
+
 // dryRunUpdate checks on a copy that the new template can be injected once
 // the old injection is gone, so that a failing update leaves the object as
 // it was rather than stripped.
-func (in *Injector) dryRunUpdate(obj *yaml.Node, path PodTemplatePath, strip []edit) error {
+func (in *Injector) dryRunUpdate(obj *yaml.Node, path PodTemplatePath, strip []edit, values map[string]string) error {
 	copied, mapped := copyWithMap(obj)
 	remapped := make([]edit, len(strip))
 	for i, e := range strip {
@@ -141,19 +164,19 @@ func (in *Injector) dryRunUpdate(obj *yaml.Node, path PodTemplatePath, strip []e
 	if err != nil {
 		return err
 	}
-	_, err = in.planInject(t)
+	_, err = in.planInject(t, values)
 	return err
 }
 
 // planInjectObject plans the injection into an object the first pass
 // accepted.
-func (in *Injector) planInjectObject(obj *yaml.Node) ([]edit, error) {
+func (in *Injector) planInjectObject(obj *yaml.Node, values map[string]string) ([]edit, error) {
 	path, _ := lookupPath(in.settings.Paths, scalarField(obj, "apiVersion"), scalarField(obj, "kind"))
 	t, err := findPodTarget(obj, path)
 	if err != nil {
 		return nil, err
 	}
-	return in.planInject(t)
+	return in.planInject(t, values)
 }
 
 func failEntry(e Entry, err error) Entry {

@@ -31,6 +31,12 @@ type Settings struct {
 	Paths []PodTemplatePath
 	// Strict makes the template's privilege warnings errors.
 	Strict bool
+	// Profile names the sidecar profile: its status record and annotations
+	// are NAME.sidecar.kinject.dev/*. "" is the default profile
+	// (sidecar.kinject.dev/*).
+	Profile string
+	// AllProfiles makes uninject remove every profile's injection.
+	AllProfiles bool
 	// TemplateConfigMap names a ConfigMap holding the template
 	// ("[NAMESPACE/]NAME[:KEY]"); front ends resolve it.
 	TemplateConfigMap string
@@ -74,6 +80,17 @@ func (s *Settings) Set(key, value string) error {
 			return err
 		}
 		s.Strict = b
+	case "profile":
+		if err := ValidateProfile(value); err != nil {
+			return err
+		}
+		s.Profile = value
+	case "allprofiles":
+		b, err := parseBool(key, value)
+		if err != nil {
+			return err
+		}
+		s.AllProfiles = b
 	case "templateconfigmap":
 		if _, err := ParseTemplateRef(value); err != nil {
 			return err
@@ -104,7 +121,7 @@ func (s *Settings) SetList(key string, values []string) error {
 			s.Paths = append(s.Paths, p)
 		}
 	default:
-		return fmt.Errorf("unknown setting %q (known: mode, native, image, kinds, apiGroups, namespaces, selector, injectHostNetwork, podTemplatePaths, templateConfigMap, strict)", key)
+		return fmt.Errorf("unknown setting %q (known: mode, native, image, kinds, apiGroups, namespaces, selector, injectHostNetwork, podTemplatePaths, templateConfigMap, strict, profile, allProfiles)", key)
 	}
 	return nil
 }

@@ -49,6 +49,10 @@ type Status struct {
 	// NullTokens holds how an empty field of Null was written when it was
 	// not simply left empty ("null", "~"), so uninject writes it back.
 	NullTokens map[string]string `json:"nullTokens,omitempty"`
+	// Values holds the override annotations that were set, by parameter
+	// name, with the values used. An object is current only while its
+	// annotations ask for exactly these values.
+	Values map[string]string `json:"values,omitempty"`
 }
 
 // Changed holds previous values by key.
@@ -83,24 +87,30 @@ func (s *Status) Encode() string {
 // missing fields and wrong types are errors, because a hand-edited record
 // cannot be trusted to undo an injection.
 func ParseStatus(value string) (*Status, error) {
+	return ParseStatusAt(StatusAnnotation, value)
+}
+
+// ParseStatusAt reads the record held in annotation key: a profile's
+// status annotation (see StatusAnnotationFor).
+func ParseStatusAt(key, value string) (*Status, error) {
 	dec := json.NewDecoder(bytes.NewReader([]byte(value)))
 	dec.DisallowUnknownFields()
 	var s Status
 	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("annotation %s: not a valid status record: %w", StatusAnnotation, err)
+		return nil, fmt.Errorf("annotation %s: not a valid status record: %w", key, err)
 	}
 	if dec.More() {
-		return nil, fmt.Errorf("annotation %s: not a valid status record: trailing data", StatusAnnotation)
+		return nil, fmt.Errorf("annotation %s: not a valid status record: trailing data", key)
 	}
 	if s.Version != statusVersion {
-		return nil, fmt.Errorf("annotation %s: status version %d is not supported (want %d)", StatusAnnotation, s.Version, statusVersion)
+		return nil, fmt.Errorf("annotation %s: status version %d is not supported (want %d)", key, s.Version, statusVersion)
 	}
 	if s.Template == "" {
-		return nil, fmt.Errorf("annotation %s: status record has no template hash", StatusAnnotation)
+		return nil, fmt.Errorf("annotation %s: status record has no template hash", key)
 	}
 	for field, token := range s.NullTokens {
 		if !s.wasNull(field) || !isNullToken(token) {
-			return nil, fmt.Errorf("annotation %s: status record: nullTokens: %q: %q is not the null token of a field listed in null", StatusAnnotation, field, token)
+			return nil, fmt.Errorf("annotation %s: status record: nullTokens: %q: %q is not the null token of a field listed in null", key, field, token)
 		}
 	}
 	for _, list := range []struct {
@@ -111,7 +121,7 @@ func ParseStatus(value string) (*Status, error) {
 			switch c {
 			case createdMetadata, createdLabels, createdAnnotations, createdContainers, createdInitContainers, createdVolumes:
 			default:
-				return nil, fmt.Errorf("annotation %s: status record: %s: unknown field %q", StatusAnnotation, list.name, c)
+				return nil, fmt.Errorf("annotation %s: status record: %s: unknown field %q", key, list.name, c)
 			}
 		}
 	}

@@ -20,6 +20,8 @@ type Template struct {
 	// Labels and Annotations are added to the pod template's metadata.
 	Labels      []KeyValue
 	Annotations []KeyValue
+	// Parameters are the fields a workload may override by annotation.
+	Parameters []Parameter
 	// Source says where the template came from, for messages.
 	Source string
 }
@@ -31,7 +33,7 @@ type KeyValue struct {
 
 // partialSpecFields are the fields a partial Pod spec may hold.
 var partialSpecFields = map[string]bool{
-	"containers": true, "initContainers": true, "volumes": true, "metadata": true,
+	"containers": true, "initContainers": true, "volumes": true, "metadata": true, "parameters": true,
 }
 
 // parsePartialSpec reads a partial Pod spec mapping (containers,
@@ -47,7 +49,7 @@ func parsePartialSpec(node *yaml.Node, where string) (*Template, error) {
 		key, value := node.Content[i].Value, node.Content[i+1]
 		field := joinField(where, key)
 		if !partialSpecFields[key] {
-			return nil, fmt.Errorf("%s: unknown field (a template holds containers, initContainers, volumes and metadata)", field)
+			return nil, fmt.Errorf("%s: unknown field (a template holds containers, initContainers, volumes, metadata and parameters)", field)
 		}
 		var err error
 		switch key {
@@ -59,12 +61,17 @@ func parsePartialSpec(node *yaml.Node, where string) (*Template, error) {
 			t.Volumes, err = namedItems(value, field)
 		case "metadata":
 			t.Labels, t.Annotations, err = parseTemplateMetadata(value, field)
+		case "parameters":
+			t.Parameters, err = parseParameters(value, field)
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
 	if err := t.validate(); err != nil {
+		return nil, err
+	}
+	if err := t.bindParameters(where); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -195,17 +202,24 @@ func isDNSLabel(s string) bool {
 }
 
 // Hash identifies the template's content. It changes whenever anything the
-// template injects changes, and only then.
+// template injects changes, and only then. A template without parameters
+// hashes as it did before parameters existed, so records written by earlier
+// versions stay current.
 func (t *Template) Hash() string {
+	type canonParameter struct{ Annotation, Field, Default, Type string }
 	canon := struct {
 		Containers, InitContainers, Volumes []any
 		Labels, Annotations                 []KeyValue
+		Parameters                          []canonParameter `json:",omitempty"`
 	}{
 		Containers:     nodesToAny(t.Containers),
 		InitContainers: nodesToAny(t.InitContainers),
 		Volumes:        nodesToAny(t.Volumes),
 		Labels:         t.Labels,
 		Annotations:    t.Annotations,
+	}
+	for _, p := range t.Parameters {
+		canon.Parameters = append(canon.Parameters, canonParameter{p.Annotation, p.Field, p.Default, string(p.Type)})
 	}
 	b, err := json.Marshal(canon) // map keys are sorted by encoding/json
 	if err != nil {
@@ -244,7 +258,7 @@ func sameNode(a, b *yaml.Node) bool {
 // form (init containers with restartPolicy: Always) or, when native is false,
 // to classic containers. Init containers that are not sidecars stay.
 func (t *Template) WithNative(native bool) *Template {
-	out := &Template{Labels: t.Labels, Annotations: t.Annotations, Volumes: t.Volumes, Source: t.Source}
+	out := &Template{Labels: t.Labels, Annotations: t.Annotations, Volumes: t.Volumes, Parameters: t.Parameters, Source: t.Source}
 	if native {
 		out.InitContainers = append(out.InitContainers, t.InitContainers...)
 		for _, c := range t.Containers {

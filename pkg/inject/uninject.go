@@ -6,20 +6,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// readStatus returns the pod template's status record, nil when it has none.
-func readStatus(t *podTarget) (*Status, *yaml.Node, error) {
-	ann := mapValue(t.meta, "annotations")
-	key, value := mapLookup(ann, StatusAnnotation)
-	if key == nil {
-		return nil, nil, nil
-	}
-	s, err := ParseStatus(value.Value)
-	if err != nil {
-		return nil, nil, err
-	}
-	return s, key, nil
-}
-
 // statusIntact reports whether everything the record lists is still there.
 // A record whose parts were removed by hand is stale even when its template
 // hash is current.
@@ -38,9 +24,68 @@ func statusIntact(t *podTarget, s *Status) bool {
 	return true
 }
 
-// planUninject computes the edits that remove exactly what s records:
-// the items and keys added, the values changed, the fields created.
-func planUninject(t *podTarget, s *Status) []edit {
+// planUninject computes the edits that remove exactly what a profile's
+// record lists: the items and keys added, the values changed, the fields
+// created. An annotation that another profile also claims (the
+// default-container annotation) stays for it.
+func planUninject(t *podTarget, own record, rest others) []edit {
+	s := *own.status
+	if len(rest) > 0 {
+		s.Annotations = nil
+		for _, k := range own.status.Annotations {
+			if !rest.claims(k) {
+				s.Annotations = append(s.Annotations, k)
+			}
+		}
+	}
+	return planRemove(t, &s, []string{own.key})
+}
+
+// planUninjectAll removes every profile's injection at once.
+func planUninjectAll(t *podTarget, records []record) []edit {
+	merged := &Status{}
+	keys := make([]string, 0, len(records))
+	for _, r := range records {
+		keys = append(keys, r.key)
+		s := r.status
+		merged.Containers = append(merged.Containers, s.Containers...)
+		merged.InitContainers = append(merged.InitContainers, s.InitContainers...)
+		merged.Volumes = append(merged.Volumes, s.Volumes...)
+		merged.Labels = appendNew(merged.Labels, s.Labels...)
+		merged.Annotations = appendNew(merged.Annotations, s.Annotations...)
+		for _, f := range s.Created {
+			merged.addField(f, nil)
+		}
+		for _, f := range s.Null {
+			merged.addField(f, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: s.nullToken(f)})
+		}
+		if s.Changed != nil {
+			for k, v := range s.Changed.Labels {
+				recordChanged(merged, "labels", k, v)
+			}
+			for k, v := range s.Changed.Annotations {
+				recordChanged(merged, "annotations", k, v)
+			}
+		}
+	}
+	return planRemove(t, merged, keys)
+}
+
+func appendNew(list []string, more ...string) []string {
+	for _, m := range more {
+		found := false
+		for _, l := range list {
+			found = found || l == m
+		}
+		if !found {
+			list = append(list, m)
+		}
+	}
+	return list
+}
+
+// planRemove plans the removal of what s lists and of the status keys.
+func planRemove(t *podTarget, s *Status, statusKeys []string) []edit {
 	var edits []edit
 	for _, l := range []struct {
 		names   []string
@@ -53,7 +98,7 @@ func planUninject(t *podTarget, s *Status) []edit {
 	} {
 		edits = append(edits, removeItems(t.spec, l.field, l.names, s.created(l.created), s.wasNull(l.created), s.nullToken(l.created))...)
 	}
-	edits = append(edits, planRemoveMetadata(t, s)...)
+	edits = append(edits, planRemoveMetadata(t, s, statusKeys)...)
 	return edits
 }
 
@@ -87,12 +132,12 @@ func removeItems(m *yaml.Node, field string, names []string, created, wasNull bo
 // planRemoveMetadata removes added labels and annotations, restores changed
 // values, and removes maps (and metadata itself) that injection created and
 // that are empty afterwards.
-func planRemoveMetadata(t *podTarget, s *Status) []edit {
+func planRemoveMetadata(t *podTarget, s *Status, statusKeys []string) []edit {
 	var restoreLabels, restoreAnnotations map[string]string
 	if s.Changed != nil {
 		restoreLabels, restoreAnnotations = s.Changed.Labels, s.Changed.Annotations
 	}
-	annotations := append(append([]string{}, s.Annotations...), StatusAnnotation)
+	annotations := append(append([]string{}, s.Annotations...), statusKeys...)
 	labelEdits, labelsGone := planRemoveKeys(t.meta, "labels", s.Labels, restoreLabels, s.created(createdLabels), s.wasNull(createdLabels), s.nullToken(createdLabels))
 	annEdits, annGone := planRemoveKeys(t.meta, "annotations", annotations, restoreAnnotations, s.created(createdAnnotations), s.wasNull(createdAnnotations), s.nullToken(createdAnnotations))
 	edits := append(labelEdits, annEdits...)

@@ -1,0 +1,541 @@
+package inject
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// ParameterType is the kind of value an override annotation holds.
+type ParameterType string
+
+// Parameter types.
+const (
+	// TypeQuantity is a Kubernetes resource quantity ("250m", "0.5", "1Gi").
+	TypeQuantity ParameterType = "quantity"
+	// TypeImage is an image reference ("envoyproxy/envoy:v1.36.2").
+	TypeImage ParameterType = "image"
+	// TypeInt is a decimal integer ("4", "-1").
+	TypeInt ParameterType = "int"
+	// TypeString is any string.
+	TypeString ParameterType = "string"
+)
+
+// Patterns of the typed values (RE2, so that an admission policy's CEL
+// matches() checks exactly what the core checks).
+var parameterPatterns = map[ParameterType]string{
+	// The Kubernetes quantity grammar, without a sign: resources are never
+	// negative.
+	TypeQuantity: `^\+?([0-9]+(\.[0-9]*)?|\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?$`,
+	// [registry[:port]/]path[:tag][@digest], as the distribution reference
+	// grammar has it.
+	TypeImage: `^(([a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?(\.[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)*(:[0-9]+)?|\[[0-9a-fA-F:]+\](:[0-9]+)?)/)?[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*(/[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*)*(:[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,127})?(@[a-zA-Z][a-zA-Z0-9]*([-_+.][a-zA-Z][a-zA-Z0-9]*)*:[0-9a-fA-F]{32,})?$`,
+	// Canonical decimal integers only, so the value is written the same in
+	// YAML and JSON.
+	TypeInt:    `^-?(0|[1-9][0-9]{0,17})$`,
+	TypeString: `^(.|\n)*$`,
+}
+
+var parameterRegexps = func() map[ParameterType]*regexp.Regexp {
+	out := map[ParameterType]*regexp.Regexp{}
+	for t, p := range parameterPatterns {
+		out[t] = regexp.MustCompile(p)
+	}
+	return out
+}()
+
+var parameterExamples = map[ParameterType]string{
+	TypeQuantity: "a resource quantity such as 250m, 0.5 or 1Gi",
+	TypeImage:    "an image reference such as envoyproxy/envoy:v1.36.2",
+	TypeInt:      "an integer such as 2",
+	TypeString:   "a string",
+}
+
+// Pattern returns the regular expression (RE2) a value of the type matches.
+func (pt ParameterType) Pattern() string { return parameterPatterns[pt] }
+
+// Check reports whether value is a valid value of the type.
+func (pt ParameterType) Check(value string) error {
+	re := parameterRegexps[pt]
+	if re == nil {
+		return fmt.Errorf("unknown type %q", string(pt))
+	}
+	if !re.MatchString(value) {
+		return fmt.Errorf("%q is not %s", value, parameterExamples[pt])
+	}
+	return nil
+}
+
+// Parameter is one field of the template that a workload may override with
+// an annotation.
+type Parameter struct {
+	// Annotation is the override annotation: a bare name
+	// ("cpu-request"), put under the profile's domain
+	// (sidecar.kinject.dev/cpu-request), or a full key.
+	Annotation string
+	// Field is where the value goes in the template, for example
+	// "containers[envoy].resources.requests.cpu",
+	// "containers[envoy].args[--concurrency]" (the word after the flag) or
+	// "volumes[envoy-conf].configMap.name".
+	Field string
+	// Default is the value used without the annotation: the template's own
+	// value at Field.
+	Default string
+	Type    ParameterType
+	path    fieldPath
+}
+
+// Target returns the template item the parameter sets: its list
+// ("containers", "initContainers" or "volumes" as declared) and name.
+func (p Parameter) Target() (list, name string) { return p.path.list, p.path.item }
+
+// Path returns the steps below the template item, for front ends that
+// compile the same setting into another form. A step with Key set selects
+// a list item by name, or, in a list of strings such as args, the word
+// after the flag Key.
+func (p Parameter) Path() []FieldStep { return append([]FieldStep(nil), p.path.steps...) }
+
+// FieldStep is one step of a parameter's field below the template item.
+type FieldStep struct {
+	Field string
+	// Key, when set, selects in the list Field the item named Key, or in a
+	// list of strings the word after the flag Key.
+	Key    string
+	HasKey bool
+}
+
+// fieldPath is a parsed Parameter.Field.
+type fieldPath struct {
+	list, item string
+	steps      []FieldStep
+}
+
+// parseFieldPath reads "LIST[NAME].a.b[KEY].c".
+func parseFieldPath(s string) (fieldPath, error) {
+	var steps []FieldStep
+	rest := s
+	for rest != "" {
+		var step FieldStep
+		i := strings.IndexAny(rest, ".[")
+		if i < 0 {
+			i = len(rest)
+		}
+		step.Field = rest[:i]
+		rest = rest[i:]
+		if strings.HasPrefix(rest, "[") {
+			end := strings.Index(rest, "]")
+			if end < 0 {
+				return fieldPath{}, fmt.Errorf("%q: unclosed [", s)
+			}
+			step.Key, step.HasKey = rest[1:end], true
+			if step.Key == "" {
+				return fieldPath{}, fmt.Errorf("%q: empty []", s)
+			}
+			rest = rest[end+1:]
+		}
+		if step.Field == "" {
+			return fieldPath{}, fmt.Errorf("%q: empty field name", s)
+		}
+		steps = append(steps, step)
+		if rest != "" {
+			if rest[0] != '.' || len(rest) == 1 {
+				return fieldPath{}, fmt.Errorf("%q: want field names joined by '.'", s)
+			}
+			rest = rest[1:]
+		}
+	}
+	if len(steps) < 2 || !steps[0].HasKey {
+		return fieldPath{}, fmt.Errorf("%q: want containers[NAME].FIELD, initContainers[NAME].FIELD or volumes[NAME].FIELD", s)
+	}
+	switch steps[0].Field {
+	case "containers", "initContainers", "volumes":
+	default:
+		return fieldPath{}, fmt.Errorf("%q: %s: want containers, initContainers or volumes", s, steps[0].Field)
+	}
+	return fieldPath{list: steps[0].Field, item: steps[0].Key, steps: steps[1:]}, nil
+}
+
+// parseParameters reads a template's parameters list.
+func parseParameters(value *yaml.Node, field string) ([]Parameter, error) {
+	if isNull(value) {
+		return nil, nil
+	}
+	if value.Kind != yaml.SequenceNode {
+		return nil, fmt.Errorf("%s: must be a list", field)
+	}
+	var out []Parameter
+	seen := map[string]bool{}
+	for i, item := range value.Content {
+		at := fmt.Sprintf("%s[%d]", field, i)
+		if item.Kind != yaml.MappingNode {
+			return nil, fmt.Errorf("%s: must be a mapping with annotation, field, type and default", at)
+		}
+		p := Parameter{Type: TypeString}
+		hasDefault := false
+		for j := 0; j+1 < len(item.Content); j += 2 {
+			k, v := item.Content[j].Value, item.Content[j+1]
+			if v.Kind != yaml.ScalarNode {
+				return nil, fmt.Errorf("%s.%s: must be a string", at, k)
+			}
+			switch k {
+			case "annotation":
+				p.Annotation = v.Value
+			case "field":
+				p.Field = v.Value
+			case "default":
+				p.Default, hasDefault = v.Value, true
+			case "type":
+				p.Type = ParameterType(v.Value)
+			default:
+				return nil, fmt.Errorf("%s.%s: unknown field (a parameter has annotation, field, type and default)", at, k)
+			}
+		}
+		if err := checkAnnotationName(p.Annotation); err != nil {
+			return nil, fmt.Errorf("%s.annotation: %w", at, err)
+		}
+		if seen[p.Annotation] {
+			return nil, fmt.Errorf("%s.annotation: %q is declared twice", at, p.Annotation)
+		}
+		seen[p.Annotation] = true
+		if parameterPatterns[p.Type] == "" {
+			return nil, fmt.Errorf("%s.type: %q is not a type (want quantity, image, int or string)", at, string(p.Type))
+		}
+		path, err := parseFieldPath(p.Field)
+		if err != nil {
+			return nil, fmt.Errorf("%s.field: %w", at, err)
+		}
+		p.path = path
+		if hasDefault {
+			if err := p.Type.Check(p.Default); err != nil {
+				return nil, fmt.Errorf("%s.default: %w", at, err)
+			}
+		} else {
+			p.Default = "\x00" // taken from the template
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// checkAnnotationName accepts a bare annotation name or a full key whose
+// prefix is a DNS subdomain.
+func checkAnnotationName(s string) error {
+	if s == "" {
+		return fmt.Errorf("is required")
+	}
+	prefix, name, full := strings.Cut(s, "/")
+	if !full {
+		name, prefix = s, ""
+	}
+	if !annotationNameRE.MatchString(name) || len(name) > 63 {
+		return fmt.Errorf("%q is not a valid annotation name", s)
+	}
+	if full && (len(prefix) > 253 || !dnsSubdomainRE.MatchString(prefix)) {
+		return fmt.Errorf("%q: the prefix is not a DNS subdomain", s)
+	}
+	if !full && (name == statusName || name == injectName) {
+		return fmt.Errorf("%q is the profile's own %s annotation", s, name)
+	}
+	return nil
+}
+
+var (
+	annotationNameRE = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$`)
+	dnsSubdomainRE   = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+)
+
+// bindParameters checks every parameter against the template's items and
+// settles its default: a declared default is written into the template
+// (where the template has no value) or must equal the template's value; an
+// undeclared one is the template's value.
+func (t *Template) bindParameters(where string) error {
+	for i := range t.Parameters {
+		p := &t.Parameters[i]
+		at := fmt.Sprintf("%s[%d]", joinField(where, "parameters"), i)
+		item := t.parameterItem(p.path)
+		if item == nil {
+			return fmt.Errorf("%s.field: %q: the template has no %s named %q", at, p.Field, strings.TrimSuffix(p.path.list, "s"), p.path.item)
+		}
+		current, ok := getPath(item, p.path.steps)
+		switch {
+		case !ok && p.Default == "\x00":
+			return fmt.Errorf("%s: %q is not set in the template: give a default", at, p.Field)
+		case !ok:
+			if err := setPath(item, p.path.steps, p.Default, p.Type); err != nil {
+				return fmt.Errorf("%s.field: %q: %w", at, p.Field, err)
+			}
+		case p.Default == "\x00":
+			if err := p.Type.Check(current); err != nil {
+				return fmt.Errorf("%s: the template's value at %q: %w", at, p.Field, err)
+			}
+			p.Default = current
+		case current != p.Default:
+			return fmt.Errorf("%s.default: %q differs from the template's value %q at %q (set one of them)", at, p.Default, current, p.Field)
+		}
+	}
+	return nil
+}
+
+// resolveDefaults takes the defaults from the template again after
+// settings changed it (an --image override).
+func (t *Template) resolveDefaults() {
+	t.Parameters = append([]Parameter(nil), t.Parameters...)
+	for i := range t.Parameters {
+		p := &t.Parameters[i]
+		if item := t.parameterItem(p.path); item != nil {
+			if v, ok := getPath(item, p.path.steps); ok {
+				p.Default = v
+			}
+		}
+	}
+}
+
+// parameterItem finds the item a parameter sets. A sidecar is found by name
+// in containers or initContainers, so a parameter keeps working when the
+// template is turned native or classic.
+func (t *Template) parameterItem(p fieldPath) *yaml.Node {
+	if p.list == "volumes" {
+		return itemByName(newSequence(t.Volumes...), p.item)
+	}
+	if c := itemByName(newSequence(t.Containers...), p.item); c != nil {
+		return c
+	}
+	return itemByName(newSequence(t.InitContainers...), p.item)
+}
+
+// getPath returns the scalar at steps below n.
+func getPath(n *yaml.Node, steps []FieldStep) (string, bool) {
+	for i, st := range steps {
+		n = mapValue(n, st.Field)
+		if n == nil {
+			return "", false
+		}
+		if !st.HasKey {
+			continue
+		}
+		if n.Kind != yaml.SequenceNode {
+			return "", false
+		}
+		if i == len(steps)-1 && isFlagList(n) {
+			_, v := flagWord(n, st.Key)
+			if v == nil {
+				return "", false
+			}
+			return flagValue(v, st.Key), true
+		}
+		n = itemByName(n, st.Key)
+		if n == nil {
+			return "", false
+		}
+	}
+	if n.Kind != yaml.ScalarNode || isNull(n) {
+		return "", false
+	}
+	return n.Value, true
+}
+
+// setPath sets the scalar at steps below n to value, creating what is
+// missing. A scalar keeps its tag and quoting where the value allows it.
+func setPath(n *yaml.Node, steps []FieldStep, value string, pt ParameterType) error {
+	for i, st := range steps {
+		last := i == len(steps)-1
+		next := mapValue(n, st.Field)
+		if n.Kind != yaml.MappingNode {
+			return fmt.Errorf("%s: is not a mapping", st.Field)
+		}
+		switch {
+		case next == nil && st.HasKey:
+			next = newSequence()
+			n.Content = append(n.Content, newString(st.Field), next)
+		case next == nil && last:
+			n.Content = append(n.Content, newString(st.Field), typedScalar(nil, value, pt))
+			return nil
+		case next == nil:
+			next = newMapping()
+			n.Content = append(n.Content, newString(st.Field), next)
+		case last && !st.HasKey:
+			if next.Kind != yaml.ScalarNode {
+				return fmt.Errorf("%s: is not a single value", st.Field)
+			}
+			*next = *typedScalar(next, value, pt)
+			return nil
+		}
+		if !st.HasKey {
+			n = next
+			continue
+		}
+		if next.Kind != yaml.SequenceNode {
+			return fmt.Errorf("%s: is not a list", st.Field)
+		}
+		if last && isFlagList(next) {
+			setFlag(next, st.Key, value)
+			return nil
+		}
+		item := itemByName(next, st.Key)
+		if item == nil {
+			item = newMapping()
+			item.Content = append(item.Content, newString("name"), newString(st.Key))
+			next.Content = append(next.Content, item)
+		}
+		n = item
+	}
+	return nil
+}
+
+// isFlagList reports whether seq is a list of words (args, command) rather
+// than a list of named items.
+func isFlagList(seq *yaml.Node) bool {
+	for _, item := range seq.Content {
+		if item.Kind != yaml.ScalarNode {
+			return false
+		}
+	}
+	return true
+}
+
+// flagWord finds the flag in a list of words: the word holding the value
+// ("--flag=V") or the word after the flag ("--flag", "V").
+func flagWord(seq *yaml.Node, flag string) (index int, word *yaml.Node) {
+	for i, w := range seq.Content {
+		switch {
+		case strings.HasPrefix(w.Value, flag+"="):
+			return i, w
+		case w.Value == flag && i+1 < len(seq.Content):
+			return i + 1, seq.Content[i+1]
+		}
+	}
+	return -1, nil
+}
+
+func flagValue(w *yaml.Node, flag string) string {
+	if v, ok := strings.CutPrefix(w.Value, flag+"="); ok {
+		return v
+	}
+	return w.Value
+}
+
+// setFlag sets the flag's value in a list of words, appending the flag and
+// its value when it is missing.
+func setFlag(seq *yaml.Node, flag, value string) {
+	_, w := flagWord(seq, flag)
+	switch {
+	case w == nil:
+		seq.Content = append(seq.Content, newString(flag), newString(value))
+	case strings.HasPrefix(w.Value, flag+"="):
+		*w = *typedScalar(w, flag+"="+value, TypeString)
+	default:
+		*w = *typedScalar(w, value, TypeString)
+	}
+}
+
+// typedScalar returns a scalar holding value: a string (quoted where
+// needed), or an integer where the old node was one and the value is one.
+func typedScalar(old *yaml.Node, value string, pt ParameterType) *yaml.Node {
+	n := newString(value)
+	if old != nil {
+		n.Style = old.Style
+		if old.Tag == "!!int" && parameterRegexps[TypeInt].MatchString(value) {
+			n.Tag = "!!int"
+		}
+		return n
+	}
+	if pt == TypeInt {
+		n.Tag = "!!int"
+	}
+	return n
+}
+
+// overrideValues reads the parameters' annotations from the object and its
+// pod template (the pod template's win) and checks them. It returns only
+// the annotations that are set, by parameter name.
+func overrideValues(t *podTarget, profile string, params []Parameter) (map[string]string, error) {
+	if len(params) == 0 {
+		return nil, nil
+	}
+	objMeta := mapValue(t.obj, "metadata")
+	var values map[string]string
+	for _, p := range params {
+		key := ProfileAnnotation(profile, p.Annotation)
+		where, v := joinField(t.field, "metadata.annotations"), mapValue(mapValue(t.meta, "annotations"), key)
+		if v == nil && t.obj != t.template {
+			where, v = "metadata.annotations", mapValue(mapValue(objMeta, "annotations"), key)
+		}
+		if v == nil {
+			continue
+		}
+		if v.Kind != yaml.ScalarNode {
+			return nil, fmt.Errorf("%s[%q]: must be a string", where, key)
+		}
+		if err := p.Type.Check(v.Value); err != nil {
+			return nil, fmt.Errorf("%s[%q]: %w (it sets %s)", where, key, err, p.Field)
+		}
+		if values == nil {
+			values = map[string]string{}
+		}
+		values[p.Annotation] = v.Value
+	}
+	return values, nil
+}
+
+// withValues returns the template with the override values set. Only the
+// items a value changes are copied.
+func (t *Template) withValues(values map[string]string) *Template {
+	if len(values) == 0 {
+		return t
+	}
+	out := *t
+	out.Containers = append([]*yaml.Node(nil), t.Containers...)
+	out.InitContainers = append([]*yaml.Node(nil), t.InitContainers...)
+	out.Volumes = append([]*yaml.Node(nil), t.Volumes...)
+	copied := map[*yaml.Node]bool{}
+	for _, p := range t.Parameters {
+		v, ok := values[p.Annotation]
+		if !ok {
+			continue
+		}
+		lists := [][]*yaml.Node{out.Containers, out.InitContainers}
+		if p.path.list == "volumes" {
+			lists = [][]*yaml.Node{out.Volumes}
+		}
+		for _, list := range lists { // share their arrays with out
+			for i, item := range list {
+				if scalarField(item, "name") != p.path.item {
+					continue
+				}
+				if !copied[item] {
+					list[i] = deepCopy(item)
+					copied[list[i]] = true
+				}
+				// Checked when the template was loaded.
+				_ = setPath(list[i], p.path.steps, v, p.Type)
+			}
+		}
+	}
+	return &out
+}
+
+// sameValues reports whether two override sets are equal.
+func sameValues(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// ParameterNames lists the template's override annotations, sorted.
+func (t *Template) ParameterNames() []string {
+	out := make([]string, 0, len(t.Parameters))
+	for _, p := range t.Parameters {
+		out = append(out, p.Annotation)
+	}
+	sort.Strings(out)
+	return out
+}
