@@ -29,6 +29,8 @@ func celValue(v any) (string, error) {
 	switch x := v.(type) {
 	case nil:
 		return "null", nil
+	case hole:
+		return x.celExpr()
 	case string:
 		return celString(x), nil
 	case bool:
@@ -95,7 +97,8 @@ func wrapMixed(values []any, literals []string) []string {
 // with their contents even when both are lists or maps.
 func isAggregate(v any) bool {
 	switch v.(type) {
-	case []any, map[string]any:
+	case []any, map[string]any, hole:
+		// A hole's type is known only when the Pod is admitted.
 		return true
 	}
 	return false

@@ -28,7 +28,9 @@ type Policy struct {
 // compiler holds what one compilation needs.
 type compiler struct {
 	in       *inject.Injector
+	profile  string // the injector's profile, "" for the default
 	items    []item // containers, then init containers, then volumes
+	params   []param
 	vars     []namedCondition
 	patchers []string
 }
@@ -36,14 +38,14 @@ type compiler struct {
 // Compile turns an injector (template and settings) into an admission
 // policy that gives every new Pod what the core would give it. name is the
 // base name of the objects (DefaultName when empty); they are called
-// kinject-NAME and kinject-NAME-conflicts.
+// kinject-NAME and kinject-NAME-conflicts for the default profile, and
+// kinject-NAME-PROFILE and kinject-NAME-PROFILE-conflicts for a named
+// profile, so that every profile's policy can be installed beside the
+// others under the same base name.
 func Compile(in *inject.Injector, name string) (*Policy, error) {
-	if name == "" {
-		name = DefaultName
-	}
-	objName := "kinject-" + name
+	objName := ObjectName(name, in.Profile())
 	if !isDNSSubdomain(objName + "-conflicts") {
-		return nil, fmt.Errorf("policy name %q: kinject-%s-conflicts is not a valid object name (lower-case letters, digits, '-' and '.')", name, name)
+		return nil, fmt.Errorf("policy name %q: %s-conflicts is not a valid object name (lower-case letters, digits, '-' and '.')", name, objName)
 	}
 	settings := in.Settings()
 	if err := checkKinds(settings.Policy); err != nil {
@@ -53,16 +55,21 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &compiler{in: in}
+	c := &compiler{in: in, profile: in.Profile()}
 	if err := c.loadItems(in.Template()); err != nil {
 		return nil, err
 	}
+	if err := c.loadParams(in.Template().Parameters); err != nil {
+		return nil, err
+	}
+	c.addParamVariables()
+	c.addOtherVariables()
 	c.addPresenceVariables()
 	c.addConflictVariable()
 	c.addStatusVariables()
 	patch := c.patchExpression()
 
-	conds := matchConditions(settings.Policy)
+	conds := matchConditions(settings.Policy, c.profile)
 	labels := map[string]string{"app.kubernetes.io/managed-by": FieldManager}
 	annotations := map[string]string{TemplateHashAnnotation: in.TemplateHash()}
 	rules := matchResources{ResourceRules: []resourceRule{{
@@ -109,6 +116,18 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 		},
 	}
 	return p, nil
+}
+
+// ObjectName is the name of the mutating policy compiled with base name
+// name (DefaultName when empty) for profile ("" for the default profile).
+func ObjectName(name, profile string) string {
+	if name == "" {
+		name = DefaultName
+	}
+	if profile == "" {
+		return "kinject-" + name
+	}
+	return "kinject-" + name + "-" + profile
 }
 
 // TemplateHashAnnotation on every policy object holds the hash of the

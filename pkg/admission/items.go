@@ -90,6 +90,8 @@ var quantityMaps = map[string]bool{
 // scalars. path is the field path from the item, for quantities.
 func subsetExpr(expr string, v any, path []string) string {
 	switch x := v.(type) {
+	case hole:
+		return x.subsetExpr(expr, path)
 	case map[string]any:
 		var parts []string
 		for _, k := range sortedKeys(x) {
@@ -141,6 +143,11 @@ func isQuantityPath(path []string) bool {
 // quantityExpr compares the quantity at expr with want as quantities, and
 // as strings when either is not a quantity.
 func quantityExpr(expr, want string) string {
-	w := celString(want)
+	return quantityExprOf(expr, celString(want))
+}
+
+// quantityExprOf is quantityExpr with the wanted quantity as a CEL string
+// expression w.
+func quantityExprOf(expr, w string) string {
 	return fmt.Sprintf(`(string(%s) == %s || (isQuantity(string(%s)) && isQuantity(%s) && quantity(string(%s)).compareTo(quantity(%s)) == 0))`, expr, w, expr, w, expr, w)
 }

@@ -3,8 +3,6 @@ package admission
 import (
 	"fmt"
 	"strings"
-
-	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
 // jsonPatch is one CEL JSONPatch literal.
@@ -32,7 +30,7 @@ func (c *compiler) patchExpression() string {
 		parts = append(parts, mapPatches("/metadata/labels", labelsExpr, labels))
 	}
 	annotations := append(c.annotationEntries(), entry{
-		key: inject.StatusAnnotation, value: "variables.status", when: "true",
+		key: c.in.StatusAnnotation(), value: "variables.status", when: "true", always: true,
 	})
 	parts = append(parts, mapPatches("/metadata/annotations", annotationsExpr, annotations))
 	return "variables.conflict != \"\" ? [] :\n" + strings.Join(parts, " +\n")
@@ -71,7 +69,7 @@ func mapPatches(path, mapExpr string, entries []entry) string {
 	for _, e := range entries {
 		k := celString(e.key)
 		cond := fmt.Sprintf("(%s) && (!has(%s) || !(%s in %s) || %s[%s] != %s)", e.when, mapExpr, k, mapExpr, mapExpr, k, e.value)
-		if e.key == inject.StatusAnnotation {
+		if e.always {
 			cond = "true"
 		}
 		parts = append(parts, fmt.Sprintf("(%s ? [%s] : [])", cond, jsonPatch(celString(path+"/"+jsonPointerKey(e.key)), e.value)))

@@ -93,24 +93,29 @@ func objectSelector(s string) (*labelSelector, error) {
 }
 
 // matchConditions are the core's pod-level skips (selectPod and the status
-// check) as CEL: a Pod for which any is false is left as created.
-func matchConditions(p inject.Policy) []namedCondition {
+// check) as CEL: a Pod for which any is false is left as created. They use
+// the profile's own status and inject annotations; the seed's annotation
+// opts in the default profile only, as in the core. Other profiles'
+// records do not stop the policy: they are handled by the variables.
+func matchConditions(p inject.Policy, profile string) []namedCondition {
 	ann := "object.metadata.annotations"
 	value := func(key string) string {
 		return fmt.Sprintf(`(has(%s) && %s in %s ? %s[%s].lowerAscii() : "")`, ann, celString(key), ann, ann, celString(key))
 	}
+	injectKey := inject.InjectAnnotationFor(profile)
 	conds := []namedCondition{{
 		Name:       "not-injected",
-		Expression: fmt.Sprintf(`!has(%s) || !(%s in %s)`, ann, celString(inject.StatusAnnotation), ann),
+		Expression: fmt.Sprintf(`!has(%s) || !(%s in %s)`, ann, celString(inject.StatusAnnotationFor(profile)), ann),
 	}, {
 		Name:       "not-opted-out",
-		Expression: value(inject.InjectAnnotation) + ` != "false"`,
+		Expression: value(injectKey) + ` != "false"`,
 	}}
 	if p.Mode == inject.OptIn {
-		conds = append(conds, namedCondition{
-			Name:       "opted-in",
-			Expression: fmt.Sprintf(`%s == "true" || %s == "true"`, value(inject.InjectAnnotation), value(inject.SeedAnnotation)),
-		})
+		expr := fmt.Sprintf(`%s == "true"`, value(injectKey))
+		if profile == "" {
+			expr += fmt.Sprintf(` || %s == "true"`, value(inject.SeedAnnotation))
+		}
+		conds = append(conds, namedCondition{Name: "opted-in", Expression: expr})
 	}
 	if !p.InjectHostNetwork {
 		conds = append(conds, namedCondition{
