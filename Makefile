@@ -74,6 +74,8 @@ fuzz:
 	go test ./pkg/inject -run '^$$' -fuzz '^FuzzInject$$' -fuzztime $(FUZZTIME)
 	go test ./pkg/inject -run '^$$' -fuzz '^FuzzParseConfig$$' -fuzztime $(FUZZTIME)
 	go test ./pkg/inject -run '^$$' -fuzz '^FuzzParseStatus$$' -fuzztime $(FUZZTIME)
+	go test ./pkg/inject -run '^$$' -fuzz '^FuzzQuantityPattern$$' -fuzztime $(FUZZTIME)
+	go test ./pkg/inject -run '^$$' -fuzz '^FuzzProfiles$$' -fuzztime $(FUZZTIME)
 
 ## bench: benchmarks as ratios measured in one run; writes docs/benchmarks.md
 bench: tools build

@@ -14,6 +14,8 @@ import (
 // addGoldenSeeds seeds a fuzz target with every golden input document.
 func addGoldenSeeds(f *testing.F) {
 	inputs, _ := filepath.Glob("testdata/golden/*/input.yaml")
+	profiles, _ := filepath.Glob("testdata/profiles/*/input.yaml")
+	inputs = append(inputs, profiles...)
 	crashers, _ := filepath.Glob("testdata/fuzz-regressions/*.yaml")
 	for _, path := range append(inputs, crashers...) {
 		data, err := os.ReadFile(path)
