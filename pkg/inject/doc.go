@@ -26,4 +26,17 @@
 // template replaces the old parts, and OpUninject restores the object byte
 // for byte. Every object gets an Entry in the report; skips are data with a
 // stable snake_case Reason, not errors.
+//
+// Profiles (Settings.Profile) let several sidecars live in one pod
+// template: profile NAME keeps its record and its switches under
+// NAME.sidecar.kinject.dev/*, and is injected, upgraded and removed on its
+// own. A profile never takes what another's record lists (that is a
+// conflict naming both), and records a field another profile created when
+// it adds to it, so that removing either profile leaves exactly what
+// injecting only the other would have written.
+//
+// A template's Parameters name the fields a workload may override with an
+// annotation. The values are checked by type, written into the sidecar
+// for that object only, and kept in the record (Status.Values): an object
+// is current while both the template hash and the values match.
 package inject

@@ -1,6 +1,7 @@
 package inject_test
 
 import (
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -152,6 +153,28 @@ func TestImagePattern(t *testing.T) {
 	for _, s := range []string{"", "Envoy Latest", "app:", "app:tag:tag", "app:tag@sha256:12", "-app", "app//b", ":tag"} {
 		if inject.TypeImage.Check(s) == nil {
 			t.Errorf("%q passes as an image reference", s)
+		}
+	}
+}
+
+// TestReadmeParameterTable: the README's table of the embedded default's
+// override annotations lists exactly its parameters, with their fields,
+// types and defaults.
+func TestReadmeParameterTable(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `(sidecar\\.kinject\\.dev/[a-z-]+)` \\| `([^`]+)`[^|]* \\| ([a-z]+) \\| `([^`]+)` \\|$")
+	rows := row.FindAllStringSubmatch(string(readme), -1)
+	params := inject.DefaultTemplate().Parameters
+	if len(rows) != len(params) {
+		t.Fatalf("README lists %d parameters, the embedded default declares %d", len(rows), len(params))
+	}
+	for i, p := range params {
+		r := rows[i]
+		if r[1] != inject.ProfileAnnotation("", p.Annotation) || "containers[envoy]."+r[2] != p.Field || r[3] != string(p.Type) || r[4] != p.Default {
+			t.Errorf("README row %q != parameter %+v", r[0], p)
 		}
 	}
 }
