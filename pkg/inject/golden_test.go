@@ -24,21 +24,24 @@ type goldenCase struct {
 	input     []byte
 }
 
-func loadGoldenCases(t testing.TB) []goldenCase {
-	dirs, err := filepath.Glob("testdata/golden/*")
+// caseDirs returns the case directories matching pattern; none is an error.
+func caseDirs(t testing.TB, pattern string) []string {
+	t.Helper()
+	dirs, err := filepath.Glob(pattern)
 	if err != nil || len(dirs) == 0 {
-		t.Fatalf("no golden cases found: %v", err)
+		t.Fatalf("no cases match %s: %v", pattern, err)
 	}
+	return dirs
+}
+
+func loadGoldenCases(t testing.TB) []goldenCase {
 	var cases []goldenCase
-	for _, dir := range dirs {
+	for _, dir := range caseDirs(t, "testdata/golden/*") {
 		in, err := NewInjectorFromFile(filepath.Join(dir, "config.yaml"))
 		if err != nil {
 			t.Fatalf("%s: %v", dir, err)
 		}
-		input, err := os.ReadFile(filepath.Join(dir, "input.yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		input := readFile(t, filepath.Join(dir, "input.yaml"))
 		cases = append(cases, goldenCase{name: filepath.Base(dir), dir: dir, injector: in, input: input})
 	}
 	return cases

@@ -24,12 +24,8 @@ type profileCase struct {
 }
 
 func loadProfileCases(t testing.TB) []profileCase {
-	dirs, err := filepath.Glob("testdata/profiles/*")
-	if err != nil || len(dirs) == 0 {
-		t.Fatalf("no profile cases found: %v", err)
-	}
 	var cases []profileCase
-	for _, dir := range dirs {
+	for _, dir := range caseDirs(t, "testdata/profiles/*") {
 		c := profileCase{name: filepath.Base(dir), dir: dir}
 		c.profiles = profileInjectors(t, readFile(t, filepath.Join(dir, "config.yaml")))
 		c.input = readFile(t, filepath.Join(dir, "input.yaml"))
