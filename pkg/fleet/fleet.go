@@ -14,8 +14,12 @@ import (
 
 // States of a row.
 const (
-	Current     = "current"      // injected with the current template
-	Outdated    = "outdated"     // injected with another template
+	// Current: injected with the current template and the override values
+	// the object's annotations ask for now.
+	Current = "current"
+	// Outdated: injected with another template, or with override values
+	// the annotations no longer ask for.
+	Outdated    = "outdated"
 	NotInjected = "not-injected" // would be injected now
 	// Skipped and errors are written "skipped:<reason>" and "error:<reason>".
 )
@@ -26,13 +30,18 @@ type Row struct {
 	Kind      string `json:"kind"`
 	Group     string `json:"group,omitempty"`
 	Name      string `json:"name"`
-	State     string `json:"state"`
+	// Profile is the profile reported on ("" for the default one).
+	Profile string `json:"profile,omitempty"`
+	State   string `json:"state"`
 	// Images are the recorded sidecars' images, "name=image".
 	Images []string `json:"images,omitempty"`
 	// RecordedTemplate is the hash in the status record; CurrentTemplate
 	// the hash of the template "current" means.
 	RecordedTemplate string `json:"recordedTemplate,omitempty"`
 	CurrentTemplate  string `json:"currentTemplate"`
+	// RecordedValues are the override values the record was injected with
+	// (only the annotations that were set), by parameter name.
+	RecordedValues map[string]string `json:"recordedValues,omitempty"`
 	// Pods and PodsBehind count a workload's Pods, and those whose record
 	// differs from the workload's template: they need a restart.
 	Pods       int    `json:"pods"`
@@ -43,6 +52,10 @@ type Row struct {
 	Admission bool   `json:"injectedAtAdmission,omitempty"`
 	Bare      bool   `json:"bare,omitempty"`
 	Message   string `json:"message,omitempty"`
+
+	// record identifies the workload's record (template hash and values),
+	// to tell which Pods run another one.
+	record string
 }
 
 // Ref is the row's object as kubectl names it: deployment.apps/web.
@@ -84,7 +97,7 @@ func Build(in *inject.Injector, objs []*unstructured.Unstructured) []Row {
 	for _, p := range pods {
 		top := topController(p, byUID)
 		w := rows[string(top.GetUID())]
-		record := podRecord(p)
+		record := podRecord(in.StatusAnnotation(), p)
 		if top == p || w == nil {
 			r := classify(in, p)
 			r.Bare = controllerOf(p) == nil
@@ -98,7 +111,7 @@ func Build(in *inject.Injector, objs []*unstructured.Unstructured) []Row {
 			continue
 		}
 		w.Pods++
-		if record != w.RecordedTemplate {
+		if record != w.record {
 			w.PodsBehind++
 		}
 	}
@@ -150,7 +163,7 @@ func Sort(rows []Row) {
 // classify runs the core's inspection on one object.
 func classify(in *inject.Injector, o *unstructured.Unstructured) Row {
 	group := o.GroupVersionKind().Group
-	r := Row{Namespace: o.GetNamespace(), Kind: o.GetKind(), Group: group, Name: o.GetName(), CurrentTemplate: in.TemplateHash()}
+	r := Row{Namespace: o.GetNamespace(), Kind: o.GetKind(), Group: group, Name: o.GetName(), Profile: in.Profile(), CurrentTemplate: in.TemplateHash()}
 	data, err := json.Marshal(o.Object)
 	var node *yaml.RNode
 	if err == nil {
@@ -162,7 +175,8 @@ func classify(in *inject.Injector, o *unstructured.Unstructured) Row {
 	}
 	ins := in.Inspect(node)
 	if ins.Status != nil {
-		r.RecordedTemplate = ins.Status.Template
+		r.RecordedTemplate, r.RecordedValues = ins.Status.Template, ins.Status.Values
+		r.record = recordKey(ins.Status)
 	}
 	for _, ni := range ins.Images {
 		r.Images = append(r.Images, ni.Name+"="+ni.Image)
@@ -172,6 +186,9 @@ func classify(in *inject.Injector, o *unstructured.Unstructured) Row {
 		r.State = Current
 	case inject.Updated:
 		r.State = Outdated
+		if r.RecordedTemplate == r.CurrentTemplate {
+			r.Message = "the override annotations ask for other values than the record holds"
+		}
 	case inject.Injected:
 		r.State = NotInjected
 	case inject.Skipped:
@@ -182,17 +199,36 @@ func classify(in *inject.Injector, o *unstructured.Unstructured) Row {
 	return r
 }
 
-// podRecord returns the template hash a Pod's record holds, "" for none.
-func podRecord(p *unstructured.Unstructured) string {
-	value, ok := p.GetAnnotations()[inject.StatusAnnotation]
+// podRecord identifies the record a Pod holds under key (see recordKey),
+// "" for none.
+func podRecord(key string, p *unstructured.Unstructured) string {
+	value, ok := p.GetAnnotations()[key]
 	if !ok {
 		return ""
 	}
-	s, err := inject.ParseStatus(value)
+	s, err := inject.ParseStatusAt(key, value)
 	if err != nil {
 		return "invalid"
 	}
-	return s.Template
+	return recordKey(s)
+}
+
+// recordKey identifies what a record injected: the template hash and the
+// override values. A Pod whose workload was injected again after an
+// override annotation changed runs the old values until it is recreated,
+// with the same template hash.
+func recordKey(s *inject.Status) string {
+	keys := make([]string, 0, len(s.Values))
+	for k := range s.Values {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString(s.Template)
+	for _, k := range keys {
+		fmt.Fprintf(&b, " %s=%s", k, s.Values[k])
+	}
+	return b.String()
 }
 
 // topController follows controller references through the listed objects

@@ -102,8 +102,11 @@ func withResourceVersion(patch []byte, rv string) ([]byte, error) {
 	return json.Marshal(m)
 }
 
-// apply sends a server-side apply holding only the injected fields (none,
-// for uninject), so the field manager owns exactly what it added.
+// apply sends a server-side apply holding only the injected fields of
+// every profile still injected (none, after uninjecting the last one), so
+// the field manager owns exactly what it added: one manager serves every
+// profile, and an apply that left out another profile's fields would
+// remove them.
 func (p *Patcher) apply(ctx context.Context, ri dynamic.ResourceInterface, obj *unstructured.Unstructured, ch *change, opts metav1.PatchOptions) (*unstructured.Unstructured, error) {
 	body, err := applyBody(obj, ch, p.Op)
 	if err != nil {
@@ -115,40 +118,29 @@ func (p *Patcher) apply(ctx context.Context, ri dynamic.ResourceInterface, obj *
 
 // applyBody builds the apply configuration: the object's identity plus,
 // at its pod template, the containers, init containers, volumes, labels
-// and annotations the status record lists.
+// and annotations that the status records of the modified object list,
+// whatever their profile.
 func applyBody(obj *unstructured.Unstructured, ch *change, op inject.Op) ([]byte, error) {
 	body := map[string]any{
 		"apiVersion": obj.GetAPIVersion(),
 		"kind":       obj.GetKind(),
 		"metadata":   map[string]any{"name": obj.GetName(), "namespace": obj.GetNamespace()},
 	}
-	if op == inject.OpUninject {
-		return json.Marshal(body)
-	}
 	var modified map[string]any
 	if err := json.Unmarshal(ch.modified, &modified); err != nil {
 		return nil, fmt.Errorf("decode injected object: %w", err)
 	}
-	path, tmpl := findTemplate(modified, nil)
+	path, tmpl := findTemplate(modified, nil, anyRecord)
 	if tmpl == nil {
-		return nil, fmt.Errorf("no pod template carries %s after injection", inject.StatusAnnotation)
-	}
-	annotations, _, _ := unstructured.NestedStringMap(tmpl, "metadata", "annotations")
-	st, err := inject.ParseStatus(annotations[inject.StatusAnnotation])
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", inject.StatusAnnotation, err)
-	}
-	part := map[string]any{}
-	labels, _, _ := unstructured.NestedStringMap(tmpl, "metadata", "labels")
-	setPicked(part, pickKeys(labels, st.Labels, changedKeys(st, false)), "metadata", "labels")
-	setPicked(part, pickKeys(annotations, append(st.Annotations, inject.StatusAnnotation), changedKeys(st, true)), "metadata", "annotations")
-	for field, names := range map[string][]string{"containers": st.Containers, "initContainers": st.InitContainers, "volumes": st.Volumes} {
-		list, _, _ := unstructured.NestedSlice(tmpl, "spec", field)
-		if picked := pickNamed(list, names); len(picked) > 0 {
-			if err := unstructured.SetNestedSlice(part, picked, "spec", field); err != nil {
-				return nil, fmt.Errorf("build apply configuration: %w", err)
-			}
+		if op == inject.OpUninject {
+			// Nothing injected is left: owning nothing removes it all.
+			return json.Marshal(body)
 		}
+		return nil, fmt.Errorf("no pod template carries a status record after injection")
+	}
+	part, err := injectedParts(tmpl)
+	if err != nil {
+		return nil, err
 	}
 	if len(path) == 0 {
 		for k, v := range part {
@@ -160,22 +152,68 @@ func applyBody(obj *unstructured.Unstructured, ch *change, op inject.Op) ([]byte
 	return json.Marshal(body)
 }
 
-// findTemplate finds the mapping that carries the status annotation.
-func findTemplate(m map[string]any, path []string) ([]string, map[string]any) {
-	if v, ok, _ := unstructured.NestedString(m, "metadata", "annotations", inject.StatusAnnotation); ok && v != "" {
-		return path, m
+// injectedParts picks from a pod template what its status records list,
+// the records themselves included.
+func injectedParts(tmpl map[string]any) (map[string]any, error) {
+	annotations, _, _ := unstructured.NestedStringMap(tmpl, "metadata", "annotations")
+	labels, _, _ := unstructured.NestedStringMap(tmpl, "metadata", "labels")
+	var labelKeys, annotationKeys []string
+	names := map[string][]string{}
+	for key, value := range annotations {
+		if _, ok := inject.ProfileOfStatusKey(key); !ok {
+			continue
+		}
+		st, err := inject.ParseStatusAt(key, value)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", key, err)
+		}
+		labelKeys = append(append(labelKeys, st.Labels...), changedKeys(st, false)...)
+		annotationKeys = append(append(append(annotationKeys, key), st.Annotations...), changedKeys(st, true)...)
+		names["containers"] = append(names["containers"], st.Containers...)
+		names["initContainers"] = append(names["initContainers"], st.InitContainers...)
+		names["volumes"] = append(names["volumes"], st.Volumes...)
+	}
+	part := map[string]any{}
+	setPicked(part, pickKeys(labels, labelKeys), "metadata", "labels")
+	setPicked(part, pickKeys(annotations, annotationKeys), "metadata", "annotations")
+	for field, want := range names {
+		list, _, _ := unstructured.NestedSlice(tmpl, "spec", field)
+		if picked := pickNamed(list, want); len(picked) > 0 {
+			if err := unstructured.SetNestedSlice(part, picked, "spec", field); err != nil {
+				return nil, fmt.Errorf("build apply configuration: %w", err)
+			}
+		}
+	}
+	return part, nil
+}
+
+// findTemplate finds the mapping whose annotations hold a key that match
+// accepts (a status record).
+func findTemplate(m map[string]any, path []string, match func(key string) bool) ([]string, map[string]any) {
+	if annotations, ok, _ := unstructured.NestedStringMap(m, "metadata", "annotations"); ok {
+		for k, v := range annotations {
+			if v != "" && match(k) {
+				return path, m
+			}
+		}
 	}
 	for k, v := range m {
 		if k == "metadata" || k == "status" {
 			continue
 		}
 		if child, ok := v.(map[string]any); ok {
-			if p, t := findTemplate(child, append(append([]string(nil), path...), k)); t != nil {
+			if p, t := findTemplate(child, append(append([]string(nil), path...), k), match); t != nil {
 				return p, t
 			}
 		}
 	}
 	return nil, nil
+}
+
+// anyRecord matches the status annotation of any profile.
+func anyRecord(key string) bool {
+	_, ok := inject.ProfileOfStatusKey(key)
+	return ok
 }
 
 func changedKeys(st *inject.Status, annotations bool) []string {
@@ -238,8 +276,15 @@ func mergeMetadata(identity, picked any) any {
 	return im
 }
 
-// hasStatus reports whether obj still carries an injection record.
-func hasStatus(obj *unstructured.Unstructured) bool {
-	_, t := findTemplate(obj.Object, nil)
+// stillInjected reports whether obj still carries what an uninject meant
+// to remove: the injector's profile's record, or with AllProfiles any
+// record.
+func stillInjected(in *inject.Injector, obj *unstructured.Unstructured) bool {
+	match := anyRecord
+	if !in.Settings().AllProfiles {
+		key := in.StatusAnnotation()
+		match = func(k string) bool { return k == key }
+	}
+	_, t := findTemplate(obj.Object, nil, match)
 	return t != nil
 }

@@ -121,7 +121,15 @@ func TestApplyBody(t *testing.T) {
 		t.Error("apply configuration claims spec.replicas")
 	}
 
-	un, err := applyBody(obj, ch, inject.OpUninject)
+	injected, err := ch.object()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := patcher(t, inject.OpUninject).compute(injected)
+	if err != nil || back.entry.Action != inject.Uninjected {
+		t.Fatalf("uninject: %v %+v", err, back)
+	}
+	un, err := applyBody(injected, back, inject.OpUninject)
 	if err != nil {
 		t.Fatal(err)
 	}

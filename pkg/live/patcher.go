@@ -164,7 +164,7 @@ func (p *Patcher) send(ctx context.Context, m *meta.RESTMapping, obj *unstructur
 		if err != nil {
 			return res, fmt.Errorf("server-side apply: %w", err)
 		}
-		if p.Op != inject.OpUninject || !hasStatus(out) {
+		if p.Op != inject.OpUninject || !stillInjected(p.Injector, out) {
 			res.Object = out
 			return res, nil
 		}

@@ -26,6 +26,15 @@ const example = `  # Inject the default Envoy sidecar into a Deployment
   # Remove exactly what was injected
   kubectl inject deploy/web --uninject
 
+  # A second sidecar as its own profile: its records and annotations are logs.sidecar.kinject.dev/*
+  kubectl inject deploy/web --profile logs --template log-agent.yaml
+  kubectl inject deploy/web --profile logs --uninject      # the default profile's sidecar stays
+  kubectl inject deploy/web --uninject --all-profiles      # every profile's sidecar goes
+
+  # Per workload overrides, declared by the template (the default one: image, cpu/memory requests and limits, concurrency)
+  kubectl annotate deploy/web sidecar.kinject.dev/cpu-request=500m
+  kubectl inject deploy/web                                # replaces exactly the changed values
+
   # Use a template from a file, or from a ConfigMap in the cluster (the seed's format)
   kubectl inject deploy/web --template sidecar.yaml
   kubectl inject deploy/web --template-configmap istio-system/envoy-initializer:config

@@ -2,12 +2,17 @@ package cmd
 
 import (
 	"context"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
 // workloadTypes are offered when no type has been typed yet.
@@ -70,4 +75,60 @@ func resourceArg(typ string) schema.GroupVersionResource {
 		return *gvr
 	}
 	return gr.WithVersion("")
+}
+
+// profileKinds are listed to complete --profile: the workloads whose pod
+// templates carry status records.
+var profileKinds = []schema.GroupVersionResource{
+	{Group: "apps", Version: "v1", Resource: "deployments"},
+	{Group: "apps", Version: "v1", Resource: "statefulsets"},
+	{Group: "apps", Version: "v1", Resource: "daemonsets"},
+	{Group: "batch", Version: "v1", Resource: "cronjobs"},
+}
+
+// completeProfiles completes --profile with the named profiles whose
+// status records the namespace's workloads carry; one page of each kind
+// is enough to find them, and any error yields no completions.
+func completeProfiles(flags *genericclioptions.ConfigFlags) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		cfg, err := flags.ToRESTConfig()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		client, err := dynamic.NewForConfig(cfg)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		ns, _, _ := flags.ToRawKubeConfigLoader().Namespace()
+		found := map[string]bool{}
+		for _, gvr := range profileKinds {
+			list, err := client.Resource(gvr).Namespace(ns).List(context.Background(), metav1.ListOptions{Limit: 500})
+			if err != nil {
+				continue
+			}
+			for _, item := range list.Items {
+				for key := range templateAnnotations(item.Object) {
+					if p, ok := inject.ProfileOfStatusKey(key); ok && p != "" && strings.HasPrefix(p, toComplete) {
+						found[p] = true
+					}
+				}
+			}
+		}
+		names := make([]string, 0, len(found))
+		for p := range found {
+			names = append(names, p)
+		}
+		sort.Strings(names)
+		return names, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// templateAnnotations returns the pod template's annotations of a
+// workload (a CronJob's under its job template).
+func templateAnnotations(obj map[string]any) map[string]string {
+	if m, ok, _ := unstructured.NestedStringMap(obj, "spec", "template", "metadata", "annotations"); ok {
+		return m
+	}
+	m, _, _ := unstructured.NestedStringMap(obj, "spec", "jobTemplate", "spec", "template", "metadata", "annotations")
+	return m
 }

@@ -91,6 +91,7 @@ func (o *Options) AddFlags(c *cobra.Command) {
 	_ = c.RegisterFlagCompletionFunc("dry-run", fixedCompletion("none", "client", "server"))
 	_ = c.RegisterFlagCompletionFunc("output", fixedCompletion("yaml", "json", "name"))
 	_ = c.RegisterFlagCompletionFunc("mode", fixedCompletion(string(inject.OptOut), string(inject.OptIn)))
+	_ = c.RegisterFlagCompletionFunc("profile", completeProfiles(o.ConfigFlags))
 }
 
 // wrapConfig makes every client built from o.ConfigFlags (the patcher's,

@@ -29,6 +29,9 @@ const policyExample = `  # Print the policy for the embedded Envoy sidecar (no c
   # Only Pods that opt in, in two namespaces, as native sidecars
   kubectl inject policy --mode opt-in --namespaces shop,payments --native --apply
 
+  # A second sidecar as its own profile (NAME.sidecar.kinject.dev/* annotations), beside the default one
+  kubectl inject policy --profile logs --template log-agent.yaml --apply
+
   # The seed's ConfigMap as the template; remove the policy again
   kubectl inject policy --template-configmap mesh/envoy-initializer --apply
   kubectl inject policy --delete`
@@ -91,12 +94,14 @@ server-side apply; --delete removes them.`,
 	f.BoolVar(&o.Flags.Strict, "strict", false, "Refuse a template that widens privileges instead of warning")
 	f.StringSliceVar(&o.Namespaces, "namespaces", nil, "Inject only Pods in these namespaces (comma-separated; default: all)")
 	f.StringVarP(&o.Flags.Selector, "selector", "l", "", "Inject only Pods whose labels match this selector (=, !=, in, notin, KEY, !KEY)")
-	f.StringVar(&o.Name, "name", o.Name, "Base name of the objects: kinject-NAME and kinject-NAME-conflicts")
+	f.StringVar(&o.Name, "name", o.Name, "Base name of the objects: kinject-NAME and kinject-NAME-conflicts (with --profile P: kinject-NAME-P and kinject-NAME-P-conflicts, beside the default profile's)")
 	f.StringVarP(&o.Flags.Output, "output", "o", "", "yaml (default when printing) or json; with --apply, print what the server stored")
 	f.BoolVar(&o.Apply, "apply", false, "Create or update the policy in the cluster (server-side apply)")
 	f.BoolVar(&o.Delete, "delete", false, "Delete the policy from the cluster")
 	f.BoolVar(&o.ForceConflicts, "force-conflicts", false, "With --apply: take over fields another manager owns")
 	f.StringVar(&o.FieldManager, "field-manager", o.FieldManager, "Name of the field manager for --apply")
+	o.Flags.AddProfileFlag(f)
+	_ = c.RegisterFlagCompletionFunc("profile", completeProfiles(o.ConfigFlags))
 	_ = c.RegisterFlagCompletionFunc("output", fixedCompletion("yaml", "json"))
 	_ = c.RegisterFlagCompletionFunc("mode", fixedCompletion(string(inject.OptOut), string(inject.OptIn)))
 	return c
@@ -126,6 +131,7 @@ func (o *PolicyOptions) Validate() error {
 	if o.FieldManager == "" {
 		add("--field-manager must not be empty")
 	}
+	errs = append(errs, o.Flags.ValidateProfileFlags()...)
 	return errors.Join(errs...)
 }
 

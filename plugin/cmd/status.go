@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -33,7 +34,10 @@ const statusExample = `  # Every workload and Pod of the namespace: outdated fir
   kubectl inject status deploy/web sts -l tier=front -o wide
 
   # What "current" means: another template
-  kubectl inject status -A --template sidecar.yaml -o json`
+  kubectl inject status -A --template sidecar.yaml -o json
+
+  # Another profile's sidecar (records under logs.sidecar.kinject.dev/status), with the override values recorded
+  kubectl inject status --profile logs --template log-agent.yaml -o wide`
 
 // statusResource is a kind the status command lists.
 type statusResource struct {
@@ -72,12 +76,15 @@ func NewCmdStatus(configFlags *genericclioptions.ConfigFlags, streams genericioo
 		Use:   "status [TYPE[/NAME]...] [flags]",
 		Short: "Show which workloads and Pods run the current sidecar, an older one, or none",
 		Long: `Show, for workloads and their Pods, the injection state: current (the current
-template), outdated (another template), not-injected (injection would add the
-sidecar), or skipped:<reason> and error:<reason> with the reasons of every other
-report. Per workload: the sidecar images, the template hashes recorded and
-current, and how many of its Pods run an older record than its template (they
-need a restart; the command that does it is shown). Pods without a controller
-and Pods injected at admission are listed by themselves. Outdated rows first.
+template, with the override values the object's annotations ask for now),
+outdated (another template, or override annotations changed since), not-injected
+(injection would add the sidecar), or skipped:<reason> and error:<reason> with the
+reasons of every other report. Per workload: the sidecar images, the template
+hashes recorded and current, the recorded override values (-o wide), and how many
+of its Pods run an older record than its template (they need a restart; the
+command that does it is shown). Pods without a controller and Pods injected at
+admission are listed by themselves. Outdated rows first. --profile NAME reports
+that profile's sidecar (records under NAME.sidecar.kinject.dev/status).
 
 Read-only: it needs get and list on the kinds it shows, and reads them with
 list calls in pages of --chunk-size. "Current" means the embedded template
@@ -102,6 +109,8 @@ unless --template or --template-configmap says otherwise.`,
 	f.StringVar(&o.Flags.TemplateFile, "template", "", "What current means: a template file (default: the embedded Envoy sidecar)")
 	f.StringVar(&o.TemplateConfigMap, "template-configmap", "", "What current means: a template ConfigMap in the cluster, [NAMESPACE/]NAME[:KEY]")
 	f.Int64Var(&o.PageSize, "chunk-size", o.PageSize, "Objects per list call (as kubectl's --chunk-size)")
+	o.Flags.AddProfileFlag(f)
+	_ = c.RegisterFlagCompletionFunc("profile", completeProfiles(o.ConfigFlags))
 	_ = c.RegisterFlagCompletionFunc("output", fixedCompletion("wide", "json", "yaml"))
 	return c
 }
@@ -120,6 +129,7 @@ func (o *StatusOptions) Validate(args []string) error {
 	if _, err := parseStatusArgs(args); err != nil {
 		errs = append(errs, err)
 	}
+	errs = append(errs, o.Flags.ValidateProfileFlags()...)
 	return errors.Join(errs...)
 }
 
@@ -297,7 +307,7 @@ func (o *StatusOptions) print(rows []fleet.Row) error {
 		header = append([]string{"NAMESPACE"}, header...)
 	}
 	if o.Flags.Output == "wide" {
-		header = append(header, "RECORDED", "CURRENT", "RESTART")
+		header = append(header, "RECORDED", "CURRENT", "VALUES", "RESTART")
 	}
 	fmt.Fprintln(w, strings.Join(header, "\t"))
 	for _, r := range rows {
@@ -307,7 +317,7 @@ func (o *StatusOptions) print(rows []fleet.Row) error {
 			cells = append([]string{r.Namespace}, cells...)
 		}
 		if o.Flags.Output == "wide" {
-			cells = append(cells, orNone(r.RecordedTemplate), r.CurrentTemplate, orNone(r.Restart))
+			cells = append(cells, orNone(r.RecordedTemplate), r.CurrentTemplate, orNone(valuesCell(r.RecordedValues)), orNone(r.Restart))
 		}
 		fmt.Fprintln(w, strings.Join(cells, "\t"))
 	}
@@ -331,6 +341,20 @@ func imagesOnly(images []string) []string {
 		out[i] = image
 	}
 	return out
+}
+
+// valuesCell lists the recorded override values, sorted:
+// "concurrency=2,cpu-request=500m".
+func valuesCell(values map[string]string) string {
+	keys := make([]string, 0, len(values))
+	for k := range values {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for i, k := range keys {
+		keys[i] = k + "=" + values[k]
+	}
+	return strings.Join(keys, ",")
 }
 
 func orNone(s string) string {

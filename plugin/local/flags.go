@@ -51,6 +51,11 @@ type Flags struct {
 	PodTemplatePaths  []string
 	InjectHostNetwork bool
 	Strict            bool
+	// Profile names the sidecar profile to inject, uninject, check or
+	// report ("" is the default profile); AllProfiles makes --uninject
+	// remove every profile.
+	Profile     string
+	AllProfiles bool
 
 	// Verbosity is kubectl's -v: the level of client-go's log lines (the
 	// full command's; --local has none).
@@ -60,6 +65,7 @@ type Flags struct {
 	// given, since their false values override a template's settings too.
 	nativeSet      bool
 	hostNetworkSet bool
+	profileSet     bool
 }
 
 // NewFlags returns Flags with their defaults.
@@ -87,6 +93,8 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.PodTemplatePaths, "pod-template-path", nil, "Where a custom kind keeps its pod template: Kind[.group]=field.path (repeatable)")
 	fs.BoolVar(&f.InjectHostNetwork, "inject-host-network", false, "Inject pods that use the host network too")
 	fs.BoolVar(&f.Strict, "strict", false, "Refuse a template that widens privileges (privileged, added capabilities, root, hostPath) instead of warning")
+	f.AddProfileFlag(fs)
+	fs.BoolVar(&f.AllProfiles, "all-profiles", false, "With --uninject: remove the injections of every profile (NAME.sidecar.kinject.dev/status records and the default one)")
 }
 
 // AddVerbosityFlag registers kubectl's -v, --v on fs: separately from
@@ -102,6 +110,7 @@ func (f *Flags) AddVerbosityFlag(fs *pflag.FlagSet) {
 func (f *Flags) Complete(fs *pflag.FlagSet) {
 	f.nativeSet = fs.Changed("native")
 	f.hostNetworkSet = fs.Changed("inject-host-network")
+	f.profileSet = fs.Changed("profile")
 	if fs.Changed("dry-run") && f.DryRun == "" {
 		f.DryRun = DryRunClient
 	}
@@ -151,6 +160,7 @@ func (f *Flags) Validate(args []string) []error {
 			}
 		}
 	}
+	errs = append(errs, f.ValidateProfileFlags()...)
 	if f.ContinueOnError && !f.InPlace {
 		add("--continue-on-error needs --in-place (without it, failed documents are printed unchanged anyway)")
 	}
@@ -205,14 +215,15 @@ func (f *Flags) LoadTemplate(clusterRef string, lookup inject.ConfigMapLookup) (
 	var (
 		tmpl     *inject.Template
 		settings inject.Settings
+		declared *declaredProfile
 	)
 	switch {
 	case f.TemplateFile != "":
-		cfg, err := loadTemplateFile(f.TemplateFile, lookup)
+		cfg, d, err := loadTemplateFile(f.TemplateFile, lookup)
 		if err != nil {
 			return nil, settings, err
 		}
-		tmpl, settings = cfg.Template, cfg.Settings
+		tmpl, settings, declared = cfg.Template, cfg.Settings, d
 		if tmpl == nil && settings.TemplateConfigMap != "" {
 			if tmpl, err = templateFromConfigMap(settings.TemplateConfigMap, lookup); err != nil {
 				return nil, settings, err
@@ -228,6 +239,9 @@ func (f *Flags) LoadTemplate(clusterRef string, lookup inject.ConfigMapLookup) (
 		tmpl = inject.DefaultTemplate()
 	}
 	if err := f.applySettings(&settings); err != nil {
+		return nil, settings, err
+	}
+	if err := f.applyProfile(&settings, declared); err != nil {
 		return nil, settings, err
 	}
 	return tmpl, settings, nil
@@ -254,17 +268,18 @@ func NoCluster(_, name string) (*yaml.RNode, error) {
 
 // loadTemplateFile reads a configuration file: its first document
 // configures, and ConfigMaps in later documents serve spec.templateRef
-// before lookup is asked.
-func loadTemplateFile(path string, lookup inject.ConfigMapLookup) (*inject.Config, error) {
+// before lookup is asked. It also returns the profile a SidecarInjection
+// names (nil for the other forms, which have no field for it).
+func loadTemplateFile(path string, lookup inject.ConfigMapLookup) (*inject.Config, *declaredProfile, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read template: %w", err)
+		return nil, nil, fmt.Errorf("read template: %w", err)
 	}
 	cfg, err := inject.ParseConfig(data, lookup)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return cfg, nil
+	return cfg, readDeclaredProfile(path, data), nil
 }
 
 // templateFromConfigMap resolves "[NAMESPACE/]NAME[:KEY]" with lookup.
