@@ -9,18 +9,54 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/admission"
 )
 
+// compilePolicies compiles the admission policy of every config that asks
+// for one (nil for the others), before anything is emitted, so that a
+// config that cannot be compiled, or two profiles whose policy objects
+// would have the same name, change nothing.
+func compilePolicies(configs []*Config) ([]*admission.Policy, Results) {
+	policies := make([]*admission.Policy, len(configs))
+	var errs Results
+	owners := map[string]*Config{}
+	for i, cfg := range configs {
+		if !cfg.AdmissionPolicy {
+			continue
+		}
+		p, err := admission.Compile(cfg.Injector, cfg.PolicyName)
+		if err != nil {
+			errs = append(errs, configResult(cfg.Source, err))
+			continue
+		}
+		if name, first := collision(owners, cfg, p.Name, p.ConflictName); first != nil {
+			errs = append(errs, configResult(cfg.Source, &ConfigError{Field: "metadata.name", Err: fmt.Errorf(
+				"admission policy %s: %s and %s would both write it: rename one of them", name, describeConfig(first), describeConfig(cfg))}))
+			continue
+		}
+		policies[i] = p
+	}
+	return policies, errs
+}
+
+// collision claims names for cfg in owners, or returns the first name
+// another config already owns, and that config.
+func collision(owners map[string]*Config, cfg *Config, names ...string) (string, *Config) {
+	for _, name := range names {
+		if first, ok := owners[name]; ok {
+			return name, first
+		}
+	}
+	for _, name := range names {
+		owners[name] = cfg
+	}
+	return "", nil
+}
+
 // emitPolicy adds the admission policy objects to rl instead of injecting
 // its items, which pass through untouched: the API server then injects the
 // Pods they create, and the workloads in git never drift. Objects of the
 // same kind and name already among the items (an earlier run of a kpt
 // pipeline) are replaced in place, keeping their file; new ones go to
-// kinject-NAME.yaml.
-func emitPolicy(rl *ResourceList, cfg *Config) error {
-	p, err := admission.Compile(cfg.Injector, cfg.PolicyName)
-	if err != nil {
-		rl.Results = append(rl.Results, configResult(rl.FunctionConfig, err))
-		return failures(rl.Results)
-	}
+// kinject-NAME.yaml. prefix starts every result's message.
+func emitPolicy(rl *ResourceList, cfg *Config, p *admission.Policy, prefix string) error {
 	nodes, err := p.Nodes()
 	if err != nil {
 		return err
@@ -42,13 +78,13 @@ func emitPolicy(rl *ResourceList, cfg *Config) error {
 			rl.Items = append(rl.Items, n)
 		}
 		rl.Results = append(rl.Results, &Result{
-			Message:     fmt.Sprintf("admission policy object %s (template %s)", verb, cfg.Injector.TemplateHash()),
+			Message:     fmt.Sprintf("%sadmission policy object %s (template %s)", prefix, verb, cfg.Injector.TemplateHash()),
 			Severity:    SeverityInfo,
 			ResourceRef: &ResourceRef{APIVersion: n.GetApiVersion(), Kind: n.GetKind(), Name: n.GetName()},
 			File:        fileOf(n),
 		})
 	}
-	return failures(rl.Results)
+	return nil
 }
 
 // indexOf finds the item with n's apiVersion, kind and name.

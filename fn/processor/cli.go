@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/manifest"
@@ -102,15 +103,18 @@ type FileMode struct {
 // line per workload to stderr. failed reports whether any object could not
 // be processed.
 func (m FileMode) Run(stdout, stderr io.Writer) (failed bool, err error) {
-	cfg, err := m.loadConfig()
+	configs, err := m.loadConfigs()
 	if err != nil {
 		return false, err
 	}
-	if m.Uninject {
-		cfg.Op = inject.OpUninject
-	}
-	for _, w := range cfg.Injector.Template().Warnings() {
-		fmt.Fprintf(stderr, "warning: template widens privileges: %s\n", w)
+	named := nameProfiles(configs)
+	for _, cfg := range configs {
+		if m.Uninject {
+			cfg.Op = inject.OpUninject
+		}
+		for _, w := range cfg.Injector.Template().Warnings() {
+			fmt.Fprintf(stderr, "warning: %stemplate widens privileges: %s\n", profilePrefix(cfg, named), w)
+		}
 	}
 	inputs := m.Inputs
 	if len(inputs) == 0 {
@@ -120,7 +124,7 @@ func (m FileMode) Run(stdout, stderr io.Writer) (failed bool, err error) {
 		if i > 0 {
 			fmt.Fprintln(stdout, "---")
 		}
-		f, err := m.processFile(cfg, path, stdout, stderr)
+		f, err := m.processFile(configs, named, path, stdout, stderr)
 		if err != nil {
 			return failed, err
 		}
@@ -129,7 +133,9 @@ func (m FileMode) Run(stdout, stderr io.Writer) (failed bool, err error) {
 	return failed, nil
 }
 
-func (m FileMode) processFile(cfg *Config, path string, stdout, stderr io.Writer) (failed bool, err error) {
+// processFile runs every config over each document of the file in turn, so
+// that a document carries every profile when it is written.
+func (m FileMode) processFile(configs []*Config, named bool, path string, stdout, stderr io.Writer) (failed bool, err error) {
 	var r io.Reader = m.Stdin
 	if path != "-" {
 		f, err := os.Open(path)
@@ -140,15 +146,23 @@ func (m FileMode) processFile(cfg *Config, path string, stdout, stderr io.Writer
 		r = f
 	}
 	err = manifest.ProcessDocuments(r, stdout, func(d manifest.Document) []byte {
-		out, entries := cfg.Injector.ProcessText(cfg.Op, d.Text, d.Index)
-		for _, e := range entries {
-			if e.Action == inject.Skipped && e.Reason == inject.ReasonNotAWorkload {
-				continue
+		text := d.Text
+		for _, cfg := range configs {
+			var entries []inject.Entry
+			text, entries = cfg.Injector.ProcessText(cfg.Op, text, d.Index)
+			for _, e := range entries {
+				if e.Action == inject.Skipped && e.Reason == inject.ReasonNotAWorkload {
+					continue
+				}
+				failed = failed || e.Action == inject.Failed
+				line := fileLine(path, d, e)
+				if prefix := profilePrefix(cfg, named); prefix != "" {
+					line += " (" + strings.TrimSuffix(prefix, ": ") + ")"
+				}
+				fmt.Fprintln(stderr, line)
 			}
-			failed = failed || e.Action == inject.Failed
-			fmt.Fprintln(stderr, fileLine(path, d, e))
 		}
-		return out
+		return text
 	})
 	if err != nil {
 		return failed, fmt.Errorf("processing %s: %w", path, err)
@@ -156,10 +170,12 @@ func (m FileMode) processFile(cfg *Config, path string, stdout, stderr io.Writer
 	return failed, nil
 }
 
-// loadConfig reads the config file. Template references resolve against
-// the ConfigMaps of the config file and, when not found there, of the input
-// files (not stdin).
-func (m FileMode) loadConfig() (*Config, error) {
+// loadConfigs reads the config file: its first document, or, when that
+// is a SidecarInjection, every SidecarInjection in it, one per profile (as
+// LoadConfigs picks them from a ResourceList). Template references resolve
+// against the ConfigMaps of the config file and, when not found there, of
+// the input files (not stdin).
+func (m FileMode) loadConfigs() ([]*Config, error) {
 	docs, err := readFile(m.Config)
 	if err != nil {
 		return nil, err
@@ -183,11 +199,15 @@ func (m FileMode) loadConfig() (*Config, error) {
 	lookup := inject.DocumentLookup(docs, func(namespace, name string) (*yaml.RNode, error) {
 		return ItemLookup(inputs())(namespace, name)
 	})
-	cfg, err := LoadConfig(fc, lookup)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", m.Config, err)
+	configs, errs := LoadConfigs(fc, docs, lookup)
+	if len(errs) > 0 {
+		msgs := make([]string, len(errs))
+		for i, r := range errs {
+			msgs[i] = r.Message
+		}
+		return nil, fmt.Errorf("%s: %s", m.Config, strings.Join(msgs, "; "))
 	}
-	return cfg, nil
+	return configs, nil
 }
 
 func readFile(path string) ([]*yaml.RNode, error) {

@@ -25,6 +25,9 @@ type Config struct {
 	// named after PolicyName; the items are then left as they are.
 	AdmissionPolicy bool
 	PolicyName      string
+	// Source is the document the config was read from, nil for the
+	// embedded default: results about the config point at it.
+	Source *yaml.RNode
 }
 
 // ConfigError is a function config that cannot be used. Field names the
@@ -82,7 +85,7 @@ func LoadConfig(fc *yaml.RNode, lookup inject.ConfigMapLookup) (*Config, error) 
 	if fe.admissionPolicy && fe.op == inject.OpUninject {
 		return nil, &ConfigError{Field: admissionPolicyKey, Err: fmt.Errorf("cannot be combined with %s", uninjectKey)}
 	}
-	return &Config{Op: fe.op, Injector: in, AdmissionPolicy: fe.admissionPolicy, PolicyName: fe.policyName}, nil
+	return &Config{Op: fe.op, Injector: in, AdmissionPolicy: fe.admissionPolicy, PolicyName: fe.policyName, Source: fc}, nil
 }
 
 // frontEnd holds the settings the function reads itself.

@@ -15,11 +15,40 @@
 //   - the seed Initializer's ConfigMap: a partial Pod spec under data.config,
 //     optionally next to flat settings.
 //
+// Several SidecarInjections configure several profiles (spec.profile:
+// NAME; none is the default profile), each with its own template and
+// settings and its own NAME.sidecar.kinject.dev/* annotations, applied one
+// after the other:
+//
+//   - a function config that is not among the items (kustomize's
+//     transformer config, kpt fn eval --fn-config or -- key=value) is the
+//     only config of the run, whatever the items hold: each kustomize
+//     transformer config is a run of its own, and `uninject=true
+//     allProfiles=true` removes every profile without injecting the
+//     package's again;
+//   - otherwise (no function config, the empty ConfigMap kpt fn eval sends
+//     without arguments, or a function config that is also an item, as
+//     kpt fn render sends a Kptfile's configPath) the SidecarInjections
+//     among the items are the configs, in the order of the items, the
+//     function config at its own place among them; with none, the
+//     function config or the embedded default is used.
+//
+// A profile configured twice, or an allProfiles uninject beside other
+// configs, is an error naming both configs, and nothing changes. Each
+// profile is atomic on each object: when a later profile fails on an
+// object (two profiles adding the same container, volume, port or label
+// is a conflict naming both), the object keeps the earlier profiles'
+// injections and gets an error result. Results name the profile when
+// there are several, or when the only one is a named profile.
+//
 // Each form also takes admissionPolicy (true: emit the admission policy
 // of pkg/admission into the output instead of injecting the items, so a
-// GitOps repository ships it; see emitPolicy) and uninject ("true" in a
-// ConfigMap, true in a
-// SidecarInjection spec), which removes earlier injections instead.
+// GitOps repository ships it; one policy set per profile that asks,
+// kinject-NAME or kinject-NAME-PROFILE after its SidecarInjection NAME, two
+// profiles writing the same object name being an error; see emitPolicy)
+// and uninject ("true" in a ConfigMap, true in a SidecarInjection spec),
+// which removes the profile's earlier injections instead, or every
+// profile's with allProfiles.
 //
 // Items that are not selected pass through untouched, reader annotations
 // included. Every workload gets an info result (injected, updated,
@@ -32,5 +61,7 @@
 //
 // Main is the command line: no arguments runs the KRM function on stdin;
 // `inject-fn CONFIG.yaml INPUT.yaml...` edits plain multi-document YAML
-// files in text form, keeping every byte the injection does not touch.
+// files in text form, keeping every byte the injection does not touch;
+// when the config file starts with a SidecarInjection, each
+// SidecarInjection in it is a profile, applied in order.
 package processor

@@ -51,17 +51,38 @@ SETTINGS (SidecarInjection spec fields or ConfigMap data keys)
   podTemplatePaths      Kind[.group]=path for other kinds, e.g. Rollout.argoproj.io=spec.template
   template-configmap    [NAMESPACE/]NAME[:KEY]: take the template from a ConfigMap
                         among the input resources (default key: config)
-  uninject              true: remove earlier injections instead
+  profile               NAME: a profile of its own, with annotations NAME.sidecar.kinject.dev/*
+                        (status, inject and the overrides); none is the default profile
+  uninject              true: remove earlier injections (of this profile) instead
+  allProfiles           with uninject: remove every profile's injection
   admissionPolicy       true: leave the workloads as they are and add the admission
                         policy (MutatingAdmissionPolicy kinject-NAME, NAME the
-                        SidecarInjection's, and its binding; a ValidatingAdmissionPolicy
-                        that warns of conflicts): the API server injects new Pods
+                        SidecarInjection's, kinject-NAME-PROFILE for a named profile,
+                        and its binding; a ValidatingAdmissionPolicy that warns of
+                        conflicts): the API server injects new Pods; one set per profile
+
+PROFILES
+  Several SidecarInjections among the input resources (kpt fn render without
+  configPath or with configPath naming one of them; kpt fn eval without
+  arguments) are several profiles, applied in the order of the resources, each
+  with its own template and settings. A function config that is not among the
+  resources (a kustomize transformer config, kpt fn eval -- key=value) is the
+  only one of its run. A profile configured twice is an error naming both; two
+  profiles adding the same container, volume, port or label are a conflict.
+
+OVERRIDES
+  A workload may set what the template's parameters declare, by annotation on
+  the object or its pod template (the pod template's wins); the embedded
+  default declares sidecar.kinject.dev/image, cpu-request, memory-request,
+  cpu-limit, memory-limit and concurrency (NAME.sidecar.kinject.dev/... for a
+  profile NAME). A bad value is an error result naming the annotation.
 
 RESULTS
-  One info result per workload (injected, updated, unchanged, skipped with a
+  One info result per workload and profile (injected, updated, unchanged, skipped with a
   reason such as not_opted_in, opted_out, host_network), an error result per
   object that cannot be injected (conflict, invalid_object, ...) and for a bad
-  config (naming the field). The function exits 1 when there is an error
+  config (naming the field). With several profiles, or a named one, each
+  message starts with the profile. The function exits 1 when there is an error
   result, after writing the whole ResourceList.
 
 EXAMPLES

@@ -10,27 +10,41 @@ type Processor struct{}
 
 var _ ResourceListProcessor = Processor{}
 
-// Process injects into the items of rl as its function config says, and
-// appends one result per workload. It returns the results as an error
-// when any of them is an error; rl is complete either way.
+// Process applies every config of rl (one per profile, see LoadConfigs) to
+// its items, in order, and appends one result per workload and profile.
+// It returns the results as an error when any of them is an error; rl is
+// complete either way.
 func (Processor) Process(rl *ResourceList) error {
 	lookup := ItemLookup(rl.Items)
-	cfg, err := LoadConfig(rl.FunctionConfig, lookup)
-	if err != nil {
-		rl.Results = append(rl.Results, configResult(rl.FunctionConfig, err))
+	configs, errs := LoadConfigs(rl.FunctionConfig, rl.Items, lookup)
+	if len(errs) > 0 {
+		rl.Results = append(rl.Results, errs...)
 		return failures(rl.Results)
 	}
-	for _, w := range cfg.Injector.Template().Warnings() {
-		rl.Results = append(rl.Results, &Result{Message: "template widens privileges: " + w, Severity: SeverityWarning})
+	policies, errs := compilePolicies(configs)
+	if len(errs) > 0 {
+		rl.Results = append(rl.Results, errs...)
+		return failures(rl.Results)
 	}
-	if cfg.AdmissionPolicy {
-		return emitPolicy(rl, cfg)
-	}
-	names := cfg.Injector.Template().Names()
-	for i, item := range rl.Items {
-		for _, e := range cfg.Injector.ProcessNode(cfg.Op, item, i) {
-			if r := entryResult(e, item, names); r != nil {
-				rl.Results = append(rl.Results, r)
+	named := nameProfiles(configs)
+	for i, cfg := range configs {
+		prefix := profilePrefix(cfg, named)
+		for _, w := range cfg.Injector.Template().Warnings() {
+			rl.Results = append(rl.Results, &Result{Message: prefix + "template widens privileges: " + w, Severity: SeverityWarning})
+		}
+		if policies[i] != nil {
+			if err := emitPolicy(rl, cfg, policies[i], prefix); err != nil {
+				return err
+			}
+			continue
+		}
+		names := cfg.Injector.Template().Names()
+		for j, item := range rl.Items {
+			for _, e := range cfg.Injector.ProcessNode(cfg.Op, item, j) {
+				if r := entryResult(e, item, names); r != nil {
+					r.Message = prefix + r.Message
+					rl.Results = append(rl.Results, r)
+				}
 			}
 		}
 	}

@@ -65,11 +65,16 @@ const nothingSelected = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: noop}
 
 // uninjectConfig is the ResourceList's own function config with uninject
 // set: spec.uninject in a SidecarInjection, data.uninject in a ConfigMap.
+// When the SidecarInjections among the items configure the run, it is a
+// ConfigMap that removes every profile.
 func uninjectConfig(t *testing.T, rl []byte) string {
 	t.Helper()
 	n, err := yaml.Parse(string(rl))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(sidecarInjections(t, n)) > 0 {
+		return uninjectAll
 	}
 	fc := n.Field("functionConfig")
 	if fc == nil || fc.Value.IsNilOrEmpty() {
