@@ -28,6 +28,8 @@ func frontDoorCases(t *testing.T) []frontDoorCase {
 	tmp := t.TempDir()
 	privileged := filepath.Join(tmp, "privileged.yaml")
 	writeFile(t, privileged, "containers:\n- name: proxy\n  image: envoyproxy/envoy:v1.36.2\n  securityContext:\n    privileged: true\n")
+	metrics := filepath.Join(tmp, "metrics.yaml")
+	writeFile(t, metrics, "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata:\n  name: metrics\nspec:\n  profile: metrics\n  template:\n    containers: [{name: exporter, image: prom/exporter:1}]\n")
 	remoteRef := filepath.Join(tmp, "ref.yaml")
 	writeFile(t, remoteRef, "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata:\n  name: mesh\nspec:\n  templateRef:\n    name: envoy-initializer\n")
 	cases := []frontDoorCase{
@@ -45,6 +47,10 @@ func frontDoorCases(t *testing.T) []frontDoorCase {
 		{name: "verbosity", args: []string{"--local", "-f", app, "-v=6"}, served: true},
 		{name: "verbosity, long form", args: []string{"--v", "4", "--local", "-f", app}, served: true},
 		{name: "bad YAML", args: []string{"--local", "-f", "-"}, stdin: "apiVersion: v1\nkind: Pod\nmetadata:\n  labels: {a: [}\n", served: true},
+		{name: "profile", args: []string{"--local", "-f", app, "--profile", "logs"}, served: true},
+		{name: "all profiles", args: []string{"--local", "-f", app, "--uninject", "--all-profiles"}, served: true},
+		{name: "profile of a SidecarInjection", args: []string{"--local", "-f", app, "--template", metrics, "--profile", "metrics"}, served: true},
+		{name: "profile differs from the template's", args: []string{"--local", "-f", app, "--template", metrics, "--profile", "logs"}, served: true},
 		// Left to the full command: its flags, its help, and the mistakes it explains.
 		{name: "help", args: []string{"--help"}},
 		{name: "version", args: []string{"--version"}},
@@ -57,6 +63,8 @@ func frontDoorCases(t *testing.T) []frontDoorCase {
 		{name: "live-only flag", args: []string{"--local", "-f", app, "--server-side"}},
 		{name: "unknown flag", args: []string{"--local", "-f", app, "--frobnicate"}},
 		{name: "live", args: []string{"deploy/web", "--in-place"}},
+		{name: "bad profile", args: []string{"--local", "-f", app, "--profile", "Logs"}},
+		{name: "all profiles without uninject", args: []string{"--local", "-f", app, "--all-profiles"}},
 		{name: "no cluster", args: []string{"deploy/web"}},
 		{name: "version is not -v", args: []string{"-v"}},
 	}
