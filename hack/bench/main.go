@@ -36,6 +36,7 @@ type options struct {
 	skipProfile       bool
 	skipAdmission     bool
 	skipStatus        bool
+	skipOverrides     bool
 	admissionPods     int
 	admissionRounds   int
 	admissionWorkers  int
@@ -85,6 +86,7 @@ func main() {
 	flag.IntVar(&o.admissionRounds, "admission-rounds", 3, "admission runs with and without the policy, interleaved (the median is reported)")
 	flag.IntVar(&o.admissionWorkers, "admission-workers", 8, "concurrent Pod creations in the admission part")
 	flag.BoolVar(&o.skipStatus, "skip-status", false, "skip part 7 (kubectl inject status -A against kubectl get on a live kube-apiserver)")
+	flag.BoolVar(&o.skipOverrides, "skip-overrides", false, "skip part 8 (profiles and override annotations against plain injection)")
 	flag.IntVar(&o.statusDeployments, "status-deployments", 1000, "Deployments of the status part (3 Pods each, half of them injected)")
 	flag.IntVar(&o.statusRounds, "status-rounds", 5, "status part: runs of each command, interleaved (the median is reported)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory")
@@ -162,6 +164,7 @@ func mainErr(o options) error {
 		{o.skipProfile, "profile", e.profile},
 		{o.skipAdmission, "admission", e.admission},
 		{o.skipStatus, "status", e.status},
+		{o.skipOverrides, "overrides", e.overrides},
 	}
 	for _, p := range parts {
 		if p.skip {
@@ -201,7 +204,7 @@ func (e *env) setup() error {
 	e.plugin = filepath.Join(bin, "kubectl-inject")
 	e.pluginLive = filepath.Join(bin, "kinject-live")
 	e.fn = filepath.Join(bin, "inject-fn")
-	if o := e.opts; o.skipCore && o.skipKustomize && o.skipStartup && o.skipLive && o.skipStatus {
+	if o := e.opts; o.skipCore && o.skipKustomize && o.skipStartup && o.skipLive && o.skipStatus && o.skipOverrides {
 		return nil // the profile and admission parts run no binary of bin/
 	}
 	for _, p := range []string{e.plugin, e.pluginLive, e.fn} {

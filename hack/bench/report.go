@@ -22,6 +22,7 @@ type report struct {
 	profile          *profileResult
 	admission        *admissionResult
 	status           *statusResult
+	overrides        []*overridesRow
 	goals            []goal
 	loadStart        string
 }
@@ -88,6 +89,7 @@ func (r *report) markdown(e *env) string {
 	pr := r.profileSection()
 	adm := r.admissionSection()
 	sts := r.statusSection()
+	ovr := r.overridesSection()
 
 	if len(r.goals) > 0 {
 		p("## Goals\n\n")
@@ -97,7 +99,7 @@ func (r *report) markdown(e *env) string {
 		}
 		p("%s\n", t)
 	}
-	for _, s := range []string{core, kz, st, lv, pr, adm, sts} {
+	for _, s := range []string{core, kz, st, lv, pr, adm, sts, ovr} {
 		b.WriteString(s)
 	}
 	return b.String()

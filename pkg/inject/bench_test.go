@@ -3,6 +3,7 @@ package inject_test
 import (
 	"bytes"
 	"io"
+	"strconv"
 	"testing"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
@@ -103,5 +104,50 @@ func BenchmarkInjectNodes(b *testing.B) {
 		if err := (kio.ByteWriter{Writer: io.Discard}).Write(nodes); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// benchOverrides is the generator's input with a CPU request override on
+// every Deployment's pod template: the same value everywhere, or one per
+// Deployment (a sidecar built per Deployment).
+func benchOverrides(b *testing.B, n int, distinct bool) []byte {
+	src := benchInput(b, n)
+	end := []byte("        tier: web\n    spec:\n")
+	var out bytes.Buffer
+	for i := 0; ; i++ {
+		j := bytes.Index(src, end)
+		if j < 0 {
+			out.Write(src)
+			return out.Bytes()
+		}
+		cpu := "250m"
+		if distinct {
+			cpu = strconv.Itoa(100+i) + "m"
+		}
+		out.Write(src[:j])
+		out.WriteString("        tier: web\n      annotations:\n        sidecar.kinject.dev/cpu-request: " + cpu + "\n    spec:\n")
+		src = src[j+len(end):]
+	}
+}
+
+// BenchmarkInjectTextOverrides: every Deployment asks for the same values.
+func BenchmarkInjectTextOverrides(b *testing.B) {
+	src, in := benchOverrides(b, 100, false), benchInjector(b)
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		injectStream(b, in, src, io.Discard)
+	}
+}
+
+// BenchmarkInjectTextOverridesDistinct: every Deployment asks for a value
+// of its own. A fresh injector per run, as in one kubectl inject run: the
+// sidecars built for the values are not reused across runs.
+func BenchmarkInjectTextOverridesDistinct(b *testing.B) {
+	src := benchOverrides(b, 100, true)
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		injectStream(b, benchInjector(b), src, io.Discard)
 	}
 }
