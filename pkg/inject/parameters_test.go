@@ -178,3 +178,41 @@ func TestReadmeParameterTable(t *testing.T) {
 		}
 	}
 }
+
+// TestParametersWithSettings: --image moves the image parameter's default
+// (an annotation still wins), and parameters follow a sidecar made native.
+func TestParametersWithSettings(t *testing.T) {
+	native := true
+	pod := func(annotations string) []byte {
+		return []byte("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n" + annotations + "spec:\n  containers:\n  - name: app\n    image: example/app:1.0\n")
+	}
+	for _, c := range []struct {
+		name        string
+		s           inject.Settings
+		annotations string
+		want        []string
+	}{
+		{"image setting", inject.Settings{Image: "mirror.example.com/envoy:v1.36.2"}, "", []string{"image: mirror.example.com/envoy:v1.36.2"}},
+		{"annotation wins", inject.Settings{Image: "mirror.example.com/envoy:v1.36.2"}, "  annotations:\n    sidecar.kinject.dev/image: envoyproxy/envoy:v1.37.0\n", []string{"image: envoyproxy/envoy:v1.37.0", `"values":{"image":"envoyproxy/envoy:v1.37.0"}`}},
+		{"native", inject.Settings{Native: &native}, "  annotations:\n    sidecar.kinject.dev/concurrency: \"2\"\n", []string{"  initContainers:\n  - name: envoy\n", "    - --concurrency\n    - \"2\"\n", "    restartPolicy: Always\n"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in, err := inject.New(inject.DefaultTemplate(), c.s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, report := run(t, in, inject.OpInject, pod(c.annotations))
+			if len(report) != 1 || report[0].Action != inject.Injected {
+				t.Fatalf("report: %s", reportText(report))
+			}
+			for _, w := range c.want {
+				if !strings.Contains(string(out), w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			if back, _ := run(t, in, inject.OpUninject, out); string(back) != string(pod(c.annotations)) {
+				t.Errorf("uninject:\n%s", back)
+			}
+		})
+	}
+}
