@@ -211,4 +211,3 @@ func typedScalar(old *yaml.Node, value string, pt ParameterType) *yaml.Node {
 	}
 	return n
 }
-
