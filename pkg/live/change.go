@@ -24,6 +24,9 @@ import (
 type change struct {
 	entry              inject.Entry
 	original, modified []byte
+	// base, when set, is what the patch is computed from instead of
+	// original: for a change of override values only (see values.go).
+	base []byte
 }
 
 // compute runs the core on a copy of obj.
@@ -48,6 +51,9 @@ func (p *Patcher) compute(obj *unstructured.Unstructured) (*change, error) {
 	if ch.modified, err = node.MarshalJSON(); err != nil {
 		return nil, fmt.Errorf("encode injected object: %w", err)
 	}
+	if p.Op == inject.OpInject && ch.entry.Action == inject.Updated {
+		ch.base = p.valuesOnlyBase(ch, obj.GroupVersionKind())
+	}
 	return ch, nil
 }
 
@@ -64,27 +70,41 @@ func (ch *change) object() (*unstructured.Unstructured, error) {
 // strategic merge patch metadata is known.
 func builtin(gvk schema.GroupVersionKind) bool { return scheme.Scheme.Recognizes(gvk) }
 
-// patch computes the patch from original to modified: strategic merge for
-// built-in kinds, JSON merge otherwise, guarded by resourceVersion.
+// patch computes the patch from original (or base) to modified: strategic
+// merge for built-in kinds, JSON merge otherwise, guarded by
+// resourceVersion.
 func (ch *change) patch(gvk schema.GroupVersionKind, resourceVersion string) (types.PatchType, []byte, error) {
-	var (
-		pt   types.PatchType
-		data []byte
-		err  error
-	)
-	if builtin(gvk) {
-		typed, _ := scheme.Scheme.New(gvk)
-		pt = types.StrategicMergePatchType
-		data, err = strategicpatch.CreateTwoWayMergePatch(ch.original, ch.modified, typed)
-	} else {
-		pt = types.MergePatchType
-		data, err = jsonpatch.CreateMergePatch(ch.original, ch.modified)
+	from := ch.original
+	if ch.base != nil {
+		from = ch.base
 	}
+	pt, data, err := twoWay(gvk, from, ch.modified)
 	if err != nil {
 		return "", nil, fmt.Errorf("compute patch: %w", err)
 	}
 	data, err = withResourceVersion(data, resourceVersion)
 	return pt, data, err
+}
+
+// twoWay computes the patch from one serialized object to another.
+func twoWay(gvk schema.GroupVersionKind, from, to []byte) (types.PatchType, []byte, error) {
+	if builtin(gvk) {
+		typed, _ := scheme.Scheme.New(gvk)
+		data, err := strategicpatch.CreateTwoWayMergePatch(from, to, typed)
+		return types.StrategicMergePatchType, data, err
+	}
+	data, err := jsonpatch.CreateMergePatch(from, to)
+	return types.MergePatchType, data, err
+}
+
+// applyPatch applies a patch twoWay computed to a serialized object, as
+// the server would.
+func applyPatch(gvk schema.GroupVersionKind, obj, patch []byte) ([]byte, error) {
+	if builtin(gvk) {
+		typed, _ := scheme.Scheme.New(gvk)
+		return strategicpatch.StrategicMergePatch(obj, patch, typed)
+	}
+	return jsonpatch.MergePatch(obj, patch)
 }
 
 // withResourceVersion makes the patch apply only to the version read.

@@ -11,6 +11,15 @@
 // answer Conflict; the Patcher then reads the object again and retries.
 // Nothing is sent when nothing would change.
 //
+// The Patcher works on one profile, the Injector's: its status record is
+// NAME.sidecar.kinject.dev/status (sidecar.kinject.dev/status for the
+// default profile), and other profiles' sidecars are left as they are. One
+// field manager applies for every profile, so a server-side apply holds
+// the fields of every profile still injected. When only an object's
+// override annotations changed, the PATCH holds only the sidecar values
+// that changed and the record, not the whole sidecar again (which would
+// also undo what the server added to it).
+//
 // A Pod owned by a controller is resolved through its ownerReferences to the
 // workload that owns it (Pod -> ReplicaSet -> Deployment). A bare Pod cannot
 // gain containers once created, so it is refused unless Recreate is set, in
