@@ -21,6 +21,8 @@ import (
 type suite struct {
 	name   string
 	config string
+	// others are other profiles' configs: some Pods carry their injection.
+	others []string
 	pods   [][]byte
 }
 
@@ -117,19 +119,18 @@ spec:
 func TestDifferential(t *testing.T) {
 	c.Require(t)
 	suites := []suite{
-		{name: "default", config: defaultConfig},
-		{name: "native-opt-in", config: nativeOptInConfig},
-		{name: "metadata-init", config: metadataConfig},
-		{name: "two-sidecars", config: twoSidecarsConfig},
+		{name: "default", config: defaultConfig, others: []string{logsConfig, twinConfig}},
+		{name: "native-opt-in", config: nativeOptInConfig, others: []string{logsConfig, tagConfig}},
+		{name: "metadata-init", config: metadataConfig, others: []string{tagConfig, logsConfig}},
+		{name: "two-sidecars", config: twoSidecarsConfig, others: []string{logsConfig}},
+		{name: "profile-mesh", config: meshProfileConfig, others: []string{defaultConfig, logsConfig, tagConfig}},
 	}
 	for _, ns := range []string{"ns-a", "ns-b"} {
 		ensureNamespace(t, ns)
 	}
 	generated := 0
 	for i := range suites {
-		in := injectorFor(t, suites[i].config)
-		sidecar, volume := templateParts(t, in)
-		suites[i].pods = generatedPods(int64(i+1), 60, "gen-"+suites[i].name, sidecar, volume)
+		suites[i].pods = generatedPods(int64(i+1), 60, "gen-"+suites[i].name, generatorFor(t, suites[i].config, suites[i].others...))
 		generated += len(suites[i].pods)
 	}
 	suites[0].pods = append(suites[0].pods, corpusPods(t, "../../pkg/inject/testdata/golden")...)
@@ -194,7 +195,11 @@ func runSuite(t *testing.T, s suite) {
 		out, entry := coreInject(t, in, m)
 		runs[i] = podRun{manifest: m, coreOut: out, entry: entry}
 		if probe == nil && entry.Action == inject.Injected {
-			probe = renamed(t, m, "probe")
+			// The probe must be a Pod the API server accepts once injected
+			// (an override may ask for more than the limit, say).
+			if _, err := createPod(t, renamed(t, out, "probe"), true); err == nil {
+				probe = renamed(t, m, "probe")
+			}
 		}
 	}
 	if probe == nil {
@@ -217,7 +222,7 @@ func runSuite(t *testing.T, s suite) {
 		// A Pod that already carries a record is left as created by the
 		// policy (injected at build time, or re-invoked), where the core
 		// would update a stale record: compare with the manifest itself.
-		_, hadStatus := annotation(podFrom(t, r.manifest).Object, inject.StatusAnnotation)
+		_, hadStatus := annotation(podFrom(t, r.manifest).Object, in.StatusAnnotation())
 		expected := r.coreOut
 		if hadStatus {
 			expected = r.manifest
@@ -229,6 +234,7 @@ func runSuite(t *testing.T, s suite) {
 			key += "/" + string(r.entry.Reason)
 		}
 		counts[key]++
+		countFeatures(counts, r.manifest, want, in)
 		name := podFrom(t, r.manifest).GetName()
 		if hasEmptyFields(podFrom(t, r.manifest).Object) {
 			// The API server drops explicit empty fields before admission: the
@@ -247,7 +253,7 @@ func runSuite(t *testing.T, s suite) {
 			t.Errorf("pod %d (%s, core: %s %s): the stored Pods differ\n--- manifest:\n%s--- with the policy:\n%s\n--- from kubectl inject --local:\n%s",
 				i, name, r.entry.Action, r.entry.Message, r.manifest, toJSON(r.admitted), toJSON(want))
 		}
-		_, admitted := annotation(r.admitted, inject.StatusAnnotation)
+		_, admitted := annotation(r.admitted, in.StatusAnnotation())
 		injectedByPolicy := admitted && !hadStatus
 		if coreInjected := r.entry.Action == inject.Injected; injectedByPolicy != coreInjected {
 			t.Errorf("pod %d (%s): the policy injected=%v, the core %s %s", i, name, injectedByPolicy, r.entry.Action, r.entry.Reason)
@@ -412,7 +418,8 @@ func hasEmptyFields(pod map[string]any) bool {
 	return false
 }
 
-// withoutCreated drops the created and null lists from pod's status record.
+// withoutCreated drops the created and null lists from pod's status
+// records, every profile's.
 func withoutCreated(t *testing.T, pod map[string]any) {
 	t.Helper()
 	if pod == nil {
@@ -420,18 +427,19 @@ func withoutCreated(t *testing.T, pod map[string]any) {
 	}
 	u := unstructured.Unstructured{Object: pod}
 	ann := u.GetAnnotations()
-	record, ok := ann[inject.StatusAnnotation]
-	if !ok {
-		return
+	for key, record := range ann {
+		if _, ok := inject.ProfileOfStatusKey(key); !ok {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(record), &m); err != nil {
+			t.Fatalf("status record %s: %v", key, err)
+		}
+		delete(m, "created")
+		delete(m, "null")
+		delete(m, "nullTokens")
+		b, _ := json.Marshal(m)
+		ann[key] = string(b)
 	}
-	var m map[string]any
-	if err := json.Unmarshal([]byte(record), &m); err != nil {
-		t.Fatalf("status record: %v", err)
-	}
-	delete(m, "created")
-	delete(m, "null")
-	delete(m, "nullTokens")
-	b, _ := json.Marshal(m)
-	ann[inject.StatusAnnotation] = string(b)
 	u.SetAnnotations(ann)
 }

@@ -3,18 +3,61 @@ package admission
 import (
 	"fmt"
 	"math/rand"
+	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
 )
+
+// generator says what generatedPods draws beside plain Pods.
+type generator struct {
+	// sidecar and volume are the template's first container and volume,
+	// copied (identically or not) into some Pods.
+	sidecar, volume map[string]any
+	// profile is the policy's profile: its inject annotation is drawn.
+	profile string
+	// params are the override parameters of the Pods' profiles (the
+	// policy's own and others'), drawn with valid and invalid values.
+	params []overrideKey
+	// others inject some Pods before they are created, as a build-time
+	// injection of another profile would.
+	others []*inject.Injector
+}
+
+// overrideKey is an override annotation of some profile and its type.
+type overrideKey struct {
+	key string
+	typ inject.ParameterType
+}
+
+// overrideKeys returns the override annotations of an injector's profile.
+func overrideKeys(in *inject.Injector) []overrideKey {
+	var out []overrideKey
+	for _, p := range in.Template().Parameters {
+		out = append(out, overrideKey{inject.ProfileAnnotation(in.Profile(), p.Annotation), p.Type})
+	}
+	return out
+}
+
+// overrideValues are values of each type, valid and not, as a workload
+// may write them.
+var overrideValues = map[inject.ParameterType][]string{
+	inject.TypeQuantity: {"250m", "0.5", "1Gi", "2", "+1", ".5", "1e3", "100M", "64Mi", "lots", "-1", "1gi", " 1", "", "1.5.0"},
+	inject.TypeImage:    {"envoyproxy/envoy:v1.35.0", "registry.local:5000/team/proxy:v2", "busybox", "ghcr.io/x/envoy@sha256:" + strings.Repeat("ab", 32), "Envoy:Latest", "a b", "", "proxy:"},
+	inject.TypeInt:      {"2", "0", "-1", "16", "123456789012345678", "lots", "1.5", "+2", "02", "", "1e3"},
+	inject.TypeString:   {"plain", "with \"quotes\" and \\", "line\nbreak", ""},
+}
 
 // generatedPods returns n Pod manifests from a seeded generator: app and
 // init containers with and without ports, volumes, labels and annotations
 // (some with values that need escaping), opt-in and opt-out annotations in
 // any case, hostNetwork, another mesh's proxy, containers and volumes named
 // like the template's (identical or not), ports the sidecar uses, a
-// default-container annotation, and namespaces. sidecar and volume name the
-// template's first container and volume, copied identically when drawn.
-func generatedPods(seed int64, n int, prefix string, sidecar, volume map[string]any) [][]byte {
+// default-container annotation, namespaces, override annotations with
+// valid and invalid values, and other profiles' injections.
+func generatedPods(seed int64, n int, prefix string, g generator) [][]byte {
+	sidecar, volume := g.sidecar, g.volume
 	r := rand.New(rand.NewSource(seed))
 	pick := func(options ...any) any { return options[r.Intn(len(options))] }
 	chance := func(p float64) bool { return r.Float64() < p }
@@ -40,6 +83,15 @@ func generatedPods(seed int64, n int, prefix string, sidecar, volume map[string]
 		ann := map[string]any{}
 		if chance(0.3) {
 			ann["sidecar.kinject.dev/inject"] = pick("true", "false", "TRUE", "False", "")
+		}
+		if g.profile != "" && chance(0.3) {
+			ann[inject.InjectAnnotationFor(g.profile)] = pick("true", "false", "True", "")
+		}
+		for _, k := range g.params {
+			if chance(0.1) {
+				values := overrideValues[k.typ]
+				ann[k.key] = values[r.Intn(len(values))]
+			}
 		}
 		if chance(0.2) {
 			ann["initializer.kubernetes.io/envoy"] = pick("true", "false", "True")
@@ -101,6 +153,12 @@ func generatedPods(seed int64, n int, prefix string, sidecar, volume map[string]
 		b, err := yaml.Marshal(pod)
 		if err != nil {
 			panic(err)
+		}
+		if len(g.others) > 0 && chance(0.35) {
+			// Injected at build time by another profile (or left as it was
+			// when that profile skips or refuses it).
+			pre, _ := g.others[r.Intn(len(g.others))].ProcessText(inject.OpInject, b, 0)
+			b = append([]byte(nil), pre...)
 		}
 		out = append(out, b)
 	}

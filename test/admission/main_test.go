@@ -140,7 +140,9 @@ func applyPolicy(t testing.TB, templateFile string, probe []byte, extra ...strin
 	if out, errOut, code := kubectlInject(t, args...); code != 0 {
 		t.Fatalf("kubectl inject %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
 	}
-	waitPolicy(t, probe, true)
+	// A test that fails must not leave its policy to the next tests.
+	t.Cleanup(func() { kubectlInject(t, "policy", "--delete", "--template", templateFile) })
+	waitPolicyFor(t, statusKeyOf(t, templateFile), probe, true)
 }
 
 // deletePolicy removes the policy and waits until the API server stops
@@ -150,16 +152,38 @@ func deletePolicy(t testing.TB, templateFile string, probe []byte) {
 	if out, errOut, code := kubectlInject(t, "policy", "--delete", "--template", templateFile); code != 0 {
 		t.Fatalf("kubectl inject policy --delete: exit %d\n%s%s", code, out, errOut)
 	}
-	waitPolicy(t, probe, false)
+	waitPolicyFor(t, statusKeyOf(t, templateFile), probe, false)
 }
 
+// statusKeyOf returns the status annotation of the profile of a
+// SidecarInjection file.
+func statusKeyOf(t testing.TB, configFile string) string {
+	t.Helper()
+	data, err := os.ReadFile(configFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := inject.ParseConfig(data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inject.StatusAnnotationFor(cfg.Settings.Profile)
+}
+
+// waitPolicy waits until the default profile's policy is active (or not).
 func waitPolicy(t testing.TB, probe []byte, active bool) {
+	t.Helper()
+	waitPolicyFor(t, inject.StatusAnnotation, probe, active)
+}
+
+// waitPolicyFor waits until the probe gets a record in key (or not).
+func waitPolicyFor(t testing.TB, key string, probe []byte, active bool) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		got, err := createPod(t, probe, true)
 		if err == nil {
-			if _, injected := annotation(got, inject.StatusAnnotation); injected == active {
+			if _, injected := annotation(got, key); injected == active {
 				return
 			}
 		}

@@ -1,0 +1,205 @@
+package admission
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
+)
+
+// Other profiles, whose injections some generated Pods carry, and whose
+// policies TestTwoProfiles installs beside the default one.
+const (
+	// meshProfileConfig is the embedded default as the profile "mesh".
+	meshProfileConfig = `apiVersion: kinject.dev/v1alpha1
+kind: SidecarInjection
+metadata: {name: mesh}
+spec:
+  profile: mesh
+`
+	// logsConfig adds its own sidecar, volume and annotation, and a
+	// volume named as two-sidecars' (a conflict between profiles).
+	logsConfig = `apiVersion: kinject.dev/v1alpha1
+kind: SidecarInjection
+metadata: {name: logs}
+spec:
+  profile: logs
+  template:
+    metadata:
+      annotations: {logs.example/scrape: "true"}
+    containers:
+    - name: log-agent
+      image: fluent/fluent-bit:3.0
+      args: [--workers, "1"]
+      ports: [{containerPort: 2020}]
+      resources: {requests: {cpu: 10m}}
+      volumeMounts: [{name: log-buffer, mountPath: /buffer}]
+    volumes:
+    - name: log-buffer
+      emptyDir: {}
+    parameters:
+    - {annotation: workers, field: "containers[log-agent].args[--workers]", type: int}
+    - {annotation: log-cpu, field: "containers[log-agent].resources.requests.cpu", type: quantity}
+    - {annotation: example.com/log-image, field: "containers[log-agent].image", type: image}
+`
+	// twinConfig adds a container named envoy, as the default profile does.
+	twinConfig = `apiVersion: kinject.dev/v1alpha1
+kind: SidecarInjection
+metadata: {name: twin}
+spec:
+  profile: twin
+  template:
+    containers:
+    - name: envoy
+      image: envoyproxy/envoy:v1.36.2
+      ports: [{containerPort: 10001}]
+`
+	// tagConfig adds metadata-init's label and a native sidecar listening
+	// on the port of metadata-init's proxy.
+	tagConfig = `apiVersion: kinject.dev/v1alpha1
+kind: SidecarInjection
+metadata: {name: tag}
+spec:
+  profile: tag
+  template:
+    metadata:
+      labels: {mesh: kinject, tagged: "yes"}
+    initContainers:
+    - name: tagger
+      image: busybox
+      restartPolicy: Always
+      ports: [{containerPort: 15001}]
+`
+)
+
+// generatorFor is the generator of a suite whose policy is config, with
+// Pods carrying the injections of the other configs.
+func generatorFor(t *testing.T, config string, others ...string) generator {
+	t.Helper()
+	in := injectorFor(t, config)
+	sidecar, volume := templateParts(t, in)
+	g := generator{sidecar: sidecar, volume: volume, profile: in.Profile(), params: overrideKeys(in)}
+	for _, o := range others {
+		oi := injectorFor(t, o)
+		g.others = append(g.others, oi)
+		g.params = append(g.params, overrideKeys(oi)...)
+	}
+	return g
+}
+
+// TestTwoProfiles installs the default profile's policy and the profile
+// "logs"'s together. The API server runs them in an order of its own (see
+// TestPolicyOrder), the same for every Pod while the policies do not
+// change: a probe finds it, and every stored Pod must equal the Pod created
+// from the core's output of the two profiles injected in that order.
+func TestTwoProfiles(t *testing.T) {
+	c.Require(t)
+	ensureNamespace(t, "ns-a")
+	ensureNamespace(t, "ns-b")
+	first, second := injectorFor(t, defaultConfig), injectorFor(t, logsConfig)
+	g := generatorFor(t, defaultConfig)
+	g.params = append(g.params, overrideKeys(second)...)
+	g.sidecar, g.volume = templateParts(t, second)
+	manifests := generatedPods(7, 80, "two", g)
+
+	firstFile, secondFile := writeFile(t, "default.yaml", []byte(defaultConfig)), writeFile(t, "logs.yaml", []byte(logsConfig))
+	probe := []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: probe, namespace: default}\nspec:\n  containers: [{name: app, image: busybox}]\n")
+	applyPolicy(t, firstFile, probe)
+	applyPolicy(t, secondFile, probe)
+	order := func() []*inject.Injector {
+		// Both policies run once the probe has both records; the order of
+		// the sidecars tells which ran first.
+		for {
+			got, err := createPod(t, probe, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, a := annotation(got, first.StatusAnnotation())
+			_, b := annotation(got, second.StatusAnnotation())
+			if !a || !b {
+				continue
+			}
+			names := strings.Join(containerNames(&unstructured.Unstructured{Object: got}), ",")
+			switch names {
+			case "app,envoy,log-agent":
+				return []*inject.Injector{first, second}
+			case "app,log-agent,envoy":
+				return []*inject.Injector{second, first}
+			}
+			t.Fatalf("probe: containers %s", names)
+		}
+	}
+	ran := order()
+	t.Logf("the API server runs %s's policy, then %s's", profileOf(ran[0]), profileOf(ran[1]))
+	admitted := make([]map[string]any, len(manifests))
+	errs := make([]error, len(manifests))
+	for i, m := range manifests {
+		admitted[i], errs[i] = createPod(t, m, false)
+	}
+	if again := order(); again[0] != ran[0] {
+		t.Fatal("the order of the policies changed while the Pods were created")
+	}
+	deletePolicy(t, secondFile, probe)
+	deletePolicy(t, firstFile, probe)
+	both := 0
+	for i, m := range manifests {
+		deletePod(t, m)
+		out, _ := coreInject(t, ran[0], m)
+		out, _ = coreInject(t, ran[1], out)
+		want, wantErr := createPod(t, out, false)
+		deletePod(t, out)
+		name := podFrom(t, m).GetName()
+		if hasEmptyFields(podFrom(t, m).Object) {
+			withoutCreated(t, admitted[i])
+			withoutCreated(t, want)
+		}
+		switch {
+		case errs[i] != nil || wantErr != nil:
+			if errs[i] == nil || wantErr == nil || errs[i].Error() != wantErr.Error() {
+				t.Errorf("pod %s: created with the policies: %v; created from the core's output: %v\n%s", name, errs[i], wantErr, m)
+			}
+		case !reflect.DeepEqual(admitted[i], want):
+			t.Errorf("pod %s: the stored Pods differ\n--- manifest:\n%s--- with the policies:\n%s\n--- from the core (%s, then %s):\n%s",
+				name, m, toJSON(admitted[i]), profileOf(ran[0]), profileOf(ran[1]), toJSON(want))
+		default:
+			_, a := annotation(want, first.StatusAnnotation())
+			_, b := annotation(want, second.StatusAnnotation())
+			if a && b {
+				both++
+			}
+		}
+	}
+	t.Logf("%d Pods, %d with both profiles' sidecars", len(manifests), both)
+	if both == 0 {
+		t.Error("no Pod got both profiles' sidecars: the test compares nothing of interest")
+	}
+}
+
+func profileOf(in *inject.Injector) string {
+	if in.Profile() == "" {
+		return "the default profile"
+	}
+	return "profile " + in.Profile()
+}
+
+// countFeatures counts what a Pod of a suite exercises: another profile's
+// record on the manifest, and override values in the record the Pod got.
+func countFeatures(counts map[string]int, manifest []byte, stored map[string]any, in *inject.Injector) {
+	u := unstructured.Unstructured{Object: map[string]any{}}
+	if err := yaml.Unmarshal(manifest, &u.Object); err != nil {
+		return
+	}
+	for key := range u.GetAnnotations() {
+		if _, ok := inject.ProfileOfStatusKey(key); ok && key != in.StatusAnnotation() {
+			counts["+other-record"]++
+			break
+		}
+	}
+	if record, ok := annotation(stored, in.StatusAnnotation()); ok && strings.Contains(record, `"values":`) {
+		counts["+values"]++
+	}
+}
