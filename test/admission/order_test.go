@@ -29,7 +29,7 @@ func tracePolicy(name, reinvocation string) *unstructured.Unstructured {
 			"matchConstraints": map[string]any{"resourceRules": []any{map[string]any{
 				"apiGroups": []any{""}, "apiVersions": []any{"v1"}, "operations": []any{"CREATE"}, "resources": []any{"pods"},
 			}}},
-			"matchConditions": []any{map[string]any{"name": "traced", "expression": `has(object.metadata.annotations) && "trace" in object.metadata.annotations`}},
+			"matchConditions":    []any{map[string]any{"name": "traced", "expression": `has(object.metadata.annotations) && "trace" in object.metadata.annotations`}},
 			"mutations":          []any{map[string]any{"patchType": "JSONPatch", "jsonPatch": map[string]any{"expression": expr}}},
 			"failurePolicy":      "Fail",
 			"reinvocationPolicy": reinvocation,
