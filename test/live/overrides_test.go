@@ -2,7 +2,6 @@ package live
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -10,7 +9,6 @@ import (
 	"sync"
 	"testing"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	core "github.com/kinject/kubectl-inject/pkg/inject"
@@ -80,13 +78,8 @@ func TestOverrideChange(t *testing.T) {
 	}
 	limits := field(t, obj, "spec", "template", "spec", "containers")
 
-	annotations := obj.GetAnnotations()
-	annotations["sidecar.kinject.dev/cpu-request"] = "500m"
-	obj.SetAnnotations(annotations)
-	obj, err := client(t).Resource(deployments).Namespace(ns).Update(context.Background(), obj, metav1.UpdateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	annotate(t, ns, "web", "sidecar.kinject.dev/cpu-request", "500m")
+	obj = get(t, ns, deployments, "web")
 
 	r := inject(t, "deploy/web", "-n", ns, "--check")
 	expectCode(t, r, 1)
