@@ -45,6 +45,18 @@ func profileConfig(name, profile, spec string) string {
 	return s + spec
 }
 
+// nativeLogsProfile is logsProfile as a native sidecar (an init container
+// with restartPolicy: Always) that also annotates the pod.
+var nativeLogsProfile = profileConfig("logs", "logs", `  native: true
+  template:
+    metadata:
+      annotations:
+        logging.example.com/format: json
+    containers:
+    - name: log-shipper
+      image: fluent/fluent-bit:3.1.9
+`)
+
 // TestProfilesRoundTrip runs every input of the function's corpus with two
 // profiles among its items, in both orders: a second run changes nothing;
 // removing either profile gives the workloads exactly as injecting only the
@@ -65,6 +77,8 @@ func TestProfilesRoundTrip(t *testing.T) {
 		{"logs,mesh", logsProfile, meshProfile, "logs", "mesh"},
 		{"default,logs", defaultProfile, logsProfile, "", "logs"},
 		{"logs,default", logsProfile, defaultProfile, "logs", ""},
+		{"mesh,native-logs", meshProfile, nativeLogsProfile, "mesh", "logs"},
+		{"native-logs,mesh", nativeLogsProfile, meshProfile, "logs", "mesh"},
 	}
 	checked := 0
 	for _, dir := range dirs {
