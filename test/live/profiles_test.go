@@ -182,3 +182,37 @@ func annotate(t *testing.T, ns, name, key, value string) {
 		t.Fatal(err)
 	}
 }
+
+// TestBarePodProfiles: a bare Pod is recreated for each profile's change,
+// and each recreation keeps the other profile's sidecar.
+func TestBarePodProfiles(t *testing.T) {
+	c.Require(t)
+	ns := namespace(t)
+	logs := writeFile(t, "log-agent.yaml", logAgent)
+	create(t, ns, pods, "apiVersion: v1\nkind: Pod\nmetadata: {name: solo}\nspec:\n  containers: [{name: app, image: nginx}]\n")
+	steps := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--recreate"}, "app,envoy"},
+		{[]string{"--recreate", "--profile", "logs", "--template", logs}, "app,envoy,log-agent"},
+		{[]string{"--recreate", "--uninject"}, "app,log-agent"},
+		{[]string{"--recreate"}, "app,log-agent,envoy"},
+		{[]string{"--recreate", "--uninject", "--all-profiles"}, "app"},
+	}
+	for _, s := range steps {
+		before := get(t, ns, pods, "solo")
+		r := inject(t, append([]string{"pod/solo", "-n", ns}, s.args...)...)
+		expectCode(t, r, 0)
+		after := get(t, ns, pods, "solo")
+		if after.GetUID() == before.GetUID() {
+			t.Errorf("%v: the Pod was not recreated", s.args)
+		}
+		if got := strings.Join(containerNames(t, after, "spec"), ","); got != s.want {
+			t.Errorf("%v: containers %s, want %s", s.args, got, s.want)
+		}
+	}
+	if a := get(t, ns, pods, "solo").GetAnnotations(); len(a) != 0 {
+		t.Errorf("annotations left after --all-profiles: %v", a)
+	}
+}
