@@ -9,4 +9,9 @@
 // resident memory). Serve runs a --local command line; any other command
 // line goes to kinject-live, the full command (plugin/cmd), which
 // runs --local through this same package.
+//
+// The flags include --profile and --all-profiles: the profile of a
+// template that has no field for one (a ConfigMap, a partial Pod spec, the
+// embedded default), checked against a SidecarInjection's spec.profile,
+// and the removal of every profile's injection with --uninject.
 package local

@@ -216,3 +216,19 @@ func TestBarePodProfiles(t *testing.T) {
 		t.Errorf("annotations left after --all-profiles: %v", a)
 	}
 }
+
+// TestCompleteProfile: --profile completes with the named profiles whose
+// records the namespace's workloads carry.
+func TestCompleteProfile(t *testing.T) {
+	c.Require(t)
+	ns := namespace(t)
+	create(t, ns, deployments, sameTemplate("web"))
+	expectCode(t, inject(t, "-n", ns, "deploy/web"), 0)
+	expectCode(t, inject(t, "-n", ns, "deploy/web", "--profile", "logs", "--template", writeFile(t, "log-agent.yaml", logAgent)), 0)
+	for _, args := range [][]string{{"__complete", "deploy/web", "-n", ns, "--profile", ""}, {"__complete", "status", "-n", ns, "--profile", "l"}} {
+		r := inject(t, args...)
+		if r.stdout != "logs\n:4\n" {
+			t.Errorf("%v: %q, want the logs profile only", args, r.stdout)
+		}
+	}
+}
