@@ -67,8 +67,10 @@ PROFILES
   arguments) are several profiles, applied in the order of the resources, each
   with its own template and settings. A function config that is not among the
   resources (a kustomize transformer config, kpt fn eval -- key=value) is the
-  only one of its run. A profile configured twice is an error naming both; two
-  profiles adding the same container, volume, port or label are a conflict.
+  only one of its run. In file mode, a CONFIG.yaml that starts with a
+  SidecarInjection is one profile per SidecarInjection in it. A profile
+  configured twice is an error naming both; two profiles adding the same
+  container, volume, port or label are a conflict.
 
 OVERRIDES
   A workload may set what the template's parameters declare, by annotation on
@@ -90,6 +92,8 @@ EXAMPLES
   kpt fn eval --image kinject/inject-fn:dev --image-pull-policy never ./app
   kpt fn eval --exec inject-fn ./app -- template-configmap=envoy-initializer
   kpt fn eval --exec inject-fn ./app -- uninject=true
+  kpt fn eval --exec inject-fn ./app -- uninject=true profile=logs
+  kpt fn eval --exec inject-fn ./app -- uninject=true allProfiles=true
   kpt fn eval --exec inject-fn ./app -- admissionPolicy=true namespaces=shop
 
   kustomize build --enable-alpha-plugins --enable-exec ./overlay
