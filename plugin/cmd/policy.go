@@ -87,7 +87,7 @@ server-side apply; --delete removes them.`,
 	o.ConfigFlags.AddFlags(f)
 	f.StringVar(&o.Flags.TemplateFile, "template", "", "Template file: a SidecarInjection, a template ConfigMap (data.config) or a partial Pod spec (default: the embedded Envoy sidecar)")
 	f.StringVar(&o.TemplateConfigMap, "template-configmap", "", "Read the template from a ConfigMap in the cluster: [NAMESPACE/]NAME[:KEY] (compiled into the policy; apply again after changing it)")
-	f.StringVar(&o.Flags.Mode, "mode", "", `"opt-out" (inject unless annotated sidecar.kinject.dev/inject: "false"; default) or "opt-in"`)
+	f.StringVar(&o.Flags.Mode, "mode", "", `"opt-out" (inject unless annotated sidecar.kinject.dev/inject: "false", NAME.sidecar.kinject.dev/inject with --profile NAME; default) or "opt-in"`)
 	f.BoolVar(&o.Flags.Native, "native", false, "Inject the sidecar as a native sidecar (init container with restartPolicy: Always)")
 	f.StringVar(&o.Flags.Image, "image", "", "Override the sidecar's image")
 	f.BoolVar(&o.Flags.InjectHostNetwork, "inject-host-network", false, "Inject Pods that use the host network too")

@@ -86,7 +86,7 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.Diff, "diff", false, "Change nothing; show what would change as a unified diff (exit 1 when something would change, as kubectl diff)")
 	fs.StringVar(&f.Color, "color", f.Color, `With --diff: "auto" (colors on a terminal), "always" or "never"`)
 	fs.StringVar(&f.TemplateFile, "template", "", "Template file: a SidecarInjection, a template ConfigMap (data.config) or a partial Pod spec (default: the embedded Envoy sidecar)")
-	fs.StringVar(&f.Mode, "mode", "", `Policy: "opt-out" (inject unless annotated sidecar.kinject.dev/inject: "false"; default) or "opt-in"`)
+	fs.StringVar(&f.Mode, "mode", "", `Policy: "opt-out" (inject unless annotated sidecar.kinject.dev/inject: "false", NAME.sidecar.kinject.dev/inject with --profile NAME; default) or "opt-in"`)
 	fs.StringSliceVar(&f.Kinds, "kinds", nil, "Inject only these kinds (comma-separated)")
 	fs.BoolVar(&f.Native, "native", false, "Inject the sidecar as a native sidecar (init container with restartPolicy: Always); --native=false makes it a classic container")
 	fs.StringVar(&f.Image, "image", "", "Override the sidecar's image")

@@ -14,9 +14,9 @@ import (
 
 // ProfileUsage is the help of --profile, shared by every command that takes
 // it.
-const ProfileUsage = "Sidecar profile NAME: its status record, opt-in/out and override annotations are NAME.sidecar.kinject.dev/* " +
-	"(status, inject, cpu-request, ...), so several sidecars are injected, upgraded and removed independently; " +
-	"a SidecarInjection template's spec.profile, when set, must agree (default: the default profile, sidecar.kinject.dev/*)"
+const ProfileUsage = "Sidecar profile `NAME`: its status record, opt-in/out and override annotations are NAME.sidecar.kinject.dev/*, " +
+	"so several sidecars are injected, upgraded, removed and reported on independently; a SidecarInjection's spec.profile, when set, " +
+	"must agree (default: the default profile, sidecar.kinject.dev/*)"
 
 // AddProfileFlag registers --profile on fs. The injection command, status
 // and policy register it on their own flag sets, bound to the same field.
