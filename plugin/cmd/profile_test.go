@@ -71,6 +71,13 @@ func TestLocalProfiles(t *testing.T) {
 			}
 		})
 	}
+	t.Run("two profiles adding the same container", func(t *testing.T) {
+		out, stderr, code := runCmd(t, "", "--local", "-f", withDefault, "--profile", "mesh")
+		want := `deployment.apps/web error: container "envoy" (spec.template.spec.containers) is added by the default profile and by profile "mesh"`
+		if code != 1 || out != slurp(t, withDefault) || !strings.Contains(stderr, want) {
+			t.Errorf("exit %d, stderr:\n%s\nwant exit 1, the input unchanged and %q", code, stderr, want)
+		}
+	})
 	t.Run("check reads the profile's record", func(t *testing.T) {
 		if _, stderr, code := runCmd(t, "", "--local", "-f", withDefault, "--check", "--profile", "logs", "--template", logs); code != 1 || !strings.Contains(stderr, "deployment.apps/web would be injected") {
 			t.Errorf("the default profile's record made the logs profile current: exit %d\n%s", code, stderr)

@@ -80,6 +80,13 @@ func TestTwoProfiles(t *testing.T) {
 				t.Errorf("after uninjecting the default profile:\n%s\nwant (the logs profile only):\n%s", got, want)
 			}
 
+			r = inject(t, append([]string{"-n", ns, "deploy/only-default", "--profile", "mesh"}, mode.args...)...)
+			expectCode(t, r, 1)
+			expectStderr(t, r, `is added by the default profile and by profile "mesh"`)
+			if r.writes() != 0 {
+				t.Errorf("a conflict between profiles sent writes: %v", r.requests)
+			}
+
 			in("deploy/web")
 			r = in("deploy/web", "--uninject", "--all-profiles")
 			expectStderr(t, r, "deployment.apps/web uninjected\n")
