@@ -136,6 +136,7 @@ func TestStatusProfile(t *testing.T) {
 	expectCode(t, inject(t, "-n", ns, "deploy/tuned", "--profile", "logs"), 0)
 	wide := inject(t, "status", "-n", ns, "deploy/tuned", "--profile", "logs", "-o", "wide")
 	expectCode(t, wide, 0)
+	t.Logf("status -o wide:\n%s", wide.stdout)
 	lines := strings.Split(strings.TrimSpace(wide.stdout), "\n")
 	if len(lines) != 2 || !strings.Contains(lines[0], "VALUES") || !strings.Contains(lines[1], "cpu-request=100m,memory-request=128Mi") || !strings.Contains(lines[1], " current ") {
 		t.Errorf("-o wide:\n%s", wide.stdout)
