@@ -1,6 +1,7 @@
 package admission_test
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -83,5 +84,64 @@ func TestCompileInjectHostNetwork(t *testing.T) {
 	y, _ := p.YAML()
 	if strings.Contains(string(y), "not-host-network") {
 		t.Error("with injectHostNetwork the policy must not skip hostNetwork Pods")
+	}
+}
+
+func TestCompileProfile(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, profile, base string
+		names               []string
+		want, wantNot       []string
+	}{
+		{"default profile", "", "", []string{"kinject-envoy", "kinject-envoy", "kinject-envoy-conflicts", "kinject-envoy-conflicts"}, []string{
+			`"sidecar.kinject.dev/status" in object.metadata.annotations`, `"initializer.kubernetes.io/envoy"`,
+			`"sidecar.kinject.dev/cpu-request"`,
+		}, []string{"mesh.sidecar"}},
+		{"named profile", "mesh", "", []string{"kinject-envoy-mesh", "kinject-envoy-mesh", "kinject-envoy-mesh-conflicts", "kinject-envoy-mesh-conflicts"}, []string{
+			`"mesh.sidecar.kinject.dev/status" in object.metadata.annotations`, `"mesh.sidecar.kinject.dev/inject"`,
+			`"mesh.sidecar.kinject.dev/cpu-request"`, `path: "/metadata/annotations/mesh.sidecar.kinject.dev~1status"`,
+			`and by profile \"mesh\": two profiles cannot add the same container`,
+		}, []string{"initializer.kubernetes.io/envoy", `"sidecar.kinject.dev/inject"`, `"sidecar.kinject.dev/cpu-request"`}},
+		{"named profile and base name", "logs", "agent", []string{"kinject-agent-logs", "kinject-agent-logs", "kinject-agent-logs-conflicts", "kinject-agent-logs-conflicts"}, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			in, err := inject.New(inject.DefaultTemplate(), inject.Settings{Profile: tc.profile, Policy: inject.Policy{Mode: inject.OptIn}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := admission.Compile(in, tc.base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nodes, err := p.Nodes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, n := range nodes {
+				names = append(names, n.GetName())
+			}
+			if strings.Join(names, ",") != strings.Join(tc.names, ",") {
+				t.Errorf("objects %v, want %v", names, tc.names)
+			}
+			// The expressions as written, without YAML's line folding.
+			objs, err := p.Objects()
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := strings.ReplaceAll(string(bytes.Join(objs, nil)), `\"`, `"`)
+			for _, want := range tc.want {
+				if !strings.Contains(text, strings.ReplaceAll(want, `\"`, `\\"`)) {
+					t.Errorf("policy lacks %s", want)
+				}
+			}
+			for _, not := range tc.wantNot {
+				if strings.Contains(text, not) {
+					t.Errorf("policy has %s", not)
+				}
+			}
+		})
 	}
 }

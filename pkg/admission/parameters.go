@@ -212,8 +212,14 @@ func (c *compiler) valuesField() string {
 	parts := make([]string, 0, len(byName))
 	for _, n := range sortedKeys(byName) {
 		p := byName[n]
+		value := "variables." + p.val
+		if p.Type == inject.TypeString {
+			// The other types' patterns admit no character JSON escapes,
+			// and a value that does not match them is never recorded.
+			value = celJSONEscape(value)
+		}
 		parts = append(parts, fmt.Sprintf(`(variables.%s ? [%s + '"' + %s + '"'] : [])`,
-			p.set, celString(jsonString(n)+":"), celJSONEscape("variables."+p.val)))
+			p.set, celString(jsonString(n)+":"), value))
 	}
 	list := "(" + strings.Join(parts, " + ") + ")"
 	return fmt.Sprintf(`(size(%s) > 0 ? ',"values":{' + %s.join(",") + '}' : '')`, list, list)
