@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/kinject/kubectl-inject/pkg/manifest/gen"
 )
 
 // Part 8: what profiles and override annotations cost kubectl-inject
@@ -51,31 +53,6 @@ spec:
     - {annotation: role, field: "containers[secrets-agent].args[-role]", default: app}
 `
 
-// podTemplateEnd is where the generator's pod template labels end: the
-// override annotations go right after them.
-var podTemplateEnd = []byte("        tier: web\n    spec:\n")
-
-// withOverrides adds override annotations to every Deployment's pod
-// template: the same values everywhere (shared), or a CPU request of its
-// own per Deployment (distinct: more sets than the injector keeps).
-func withOverrides(src []byte, distinct bool) []byte {
-	var out bytes.Buffer
-	for i := 0; ; i++ {
-		j := bytes.Index(src, podTemplateEnd)
-		if j < 0 {
-			out.Write(src)
-			return out.Bytes()
-		}
-		cpu := "250m"
-		if distinct {
-			cpu = fmt.Sprintf("%dm", 100+i%5000)
-		}
-		out.Write(src[:j])
-		fmt.Fprintf(&out, "        tier: web\n      annotations:\n        sidecar.kinject.dev/cpu-request: %s\n        sidecar.kinject.dev/memory-limit: 1Gi\n    spec:\n", cpu)
-		src = src[j+len(podTemplateEnd):]
-	}
-}
-
 // overrides is part 8.
 func (e *env) overrides() error {
 	agent := filepath.Join(e.tmp, "agent.yaml")
@@ -95,10 +72,10 @@ func (e *env) overrides() error {
 			return err
 		}
 		shared, distinct := filepath.Join(e.tmp, fmt.Sprintf("shared-%d.yaml", n)), filepath.Join(e.tmp, fmt.Sprintf("distinct-%d.yaml", n))
-		if err := os.WriteFile(shared, withOverrides(src, false), 0o644); err != nil {
+		if err := os.WriteFile(shared, gen.WithOverrides(src, false), 0o644); err != nil {
 			return err
 		}
-		if err := os.WriteFile(distinct, withOverrides(src, true), 0o644); err != nil {
+		if err := os.WriteFile(distinct, gen.WithOverrides(src, true), 0o644); err != nil {
 			return err
 		}
 		row := &overridesRow{N: n, Cases: []*overrideCase{

@@ -3,7 +3,6 @@ package inject_test
 import (
 	"bytes"
 	"io"
-	"strconv"
 	"testing"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
@@ -107,27 +106,10 @@ func BenchmarkInjectNodes(b *testing.B) {
 	}
 }
 
-// benchOverrides is the generator's input with a CPU request override on
-// every Deployment's pod template: the same value everywhere, or one per
-// Deployment (a sidecar built per Deployment).
+// benchOverrides is the generator's input with override annotations on
+// every Deployment's pod template (gen.WithOverrides).
 func benchOverrides(b *testing.B, n int, distinct bool) []byte {
-	src := benchInput(b, n)
-	end := []byte("        tier: web\n    spec:\n")
-	var out bytes.Buffer
-	for i := 0; ; i++ {
-		j := bytes.Index(src, end)
-		if j < 0 {
-			out.Write(src)
-			return out.Bytes()
-		}
-		cpu := "250m"
-		if distinct {
-			cpu = strconv.Itoa(100+i) + "m"
-		}
-		out.Write(src[:j])
-		out.WriteString("        tier: web\n      annotations:\n        sidecar.kinject.dev/cpu-request: " + cpu + "\n    spec:\n")
-		src = src[j+len(end):]
-	}
+	return gen.WithOverrides(benchInput(b, n), distinct)
 }
 
 // BenchmarkInjectTextOverrides: every Deployment asks for the same values.

@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 )
@@ -98,3 +99,30 @@ data:
     greeting=hello
     workers=4
 `
+
+// podTemplateLabelsEnd is where the pod template's labels of appTemplate
+// end: override annotations go right after them.
+const podTemplateLabelsEnd = "        tier: web\n    spec:\n"
+
+// WithOverrides adds the override annotations of the embedded default
+// template to every Deployment's pod template in src (a stream Write
+// wrote): a CPU request and a memory limit, the same everywhere, or, when
+// distinct, a CPU request of its own per Deployment.
+func WithOverrides(src []byte, distinct bool) []byte {
+	end := []byte(podTemplateLabelsEnd)
+	var out bytes.Buffer
+	for i := 0; ; i++ {
+		j := bytes.Index(src, end)
+		if j < 0 {
+			out.Write(src)
+			return out.Bytes()
+		}
+		cpu := "250m"
+		if distinct {
+			cpu = fmt.Sprintf("%dm", 100+i%5000)
+		}
+		out.Write(src[:j])
+		fmt.Fprintf(&out, "        tier: web\n      annotations:\n        sidecar.kinject.dev/cpu-request: %s\n        sidecar.kinject.dev/memory-limit: 1Gi\n    spec:\n", cpu)
+		src = src[j+len(end):]
+	}
+}
