@@ -107,7 +107,7 @@ func (c *compiler) profileConflict(what, owner string) string {
 		self = fmt.Sprintf("profile %q", c.profile)
 	}
 	return fmt.Sprintf("%s + %s + %s", celString(what+" is added by "), owner,
-		celString(fmt.Sprintf(" and by %s: two profiles cannot add the same %s (rename it in one template)", self, kind)))
+		celString(fmt.Sprintf(" and by %s: two profiles cannot add the same %s (change one of the templates)", self, kind)))
 }
 
 // recordFields are the fields a record lists as created or null, sorted

@@ -1,0 +1,82 @@
+package admission
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
+)
+
+// TestWarnings installs the default profile's policy and creates Pods the
+// core refuses: each is stored as created, and the client gets the core's
+// reason as a warning, naming both profiles for a clash between profiles
+// and the annotation and its value for an override of the wrong type.
+func TestWarnings(t *testing.T) {
+	c.Require(t)
+	ensureNamespace(t, "warn")
+	probe := []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: probe, namespace: warn}\nspec:\n  containers: [{name: app, image: busybox}]\n")
+	configFile := writeFile(t, "config.yaml", []byte(defaultConfig))
+	applyPolicy(t, configFile, probe)
+	defer deletePolicy(t, configFile, probe)
+
+	twin := injectorFor(t, twinConfig)
+	plain := []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: twin, namespace: warn}\nspec:\n  containers: [{name: app, image: busybox}]\n")
+	twinned, entry := coreInject(t, twin, plain)
+	if entry.Action != inject.Injected {
+		t.Fatalf("the twin profile did not inject: %s %s", entry.Action, entry.Message)
+	}
+	bad := []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: lots, namespace: warn, annotations: {sidecar.kinject.dev/cpu-request: lots}}\nspec:\n  containers: [{name: app, image: busybox}]\n")
+	unreadable := []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: bad, namespace: warn, annotations: {mesh.sidecar.kinject.dev/status: '{\"v\":1}'}}\nspec:\n  containers: [{name: app, image: busybox}]\n")
+	for _, tc := range []struct {
+		name     string
+		manifest []byte
+		// core is in the core's message; want, when set, is the warning
+		// (by default the core's message).
+		core, want string
+	}{
+		{"a container of another profile", twinned, `container "envoy" (spec.containers) is added by profile "twin" and by the default profile`, ""},
+		{"an override of the wrong type", bad, `metadata.annotations["sidecar.kinject.dev/cpu-request"]: "lots" is not a resource quantity`, ""},
+		// The policy cannot parse JSON: it names the record, not the error.
+		{"an unreadable record of another profile", unreadable, "annotation mesh.sidecar.kinject.dev/status: status record has no template hash",
+			"metadata.annotations: annotation mesh.sidecar.kinject.dev/status: not a valid status record (not as kubectl-inject writes it)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// The core refuses it too.
+			_, e := coreInject(t, injectorFor(t, defaultConfig), tc.manifest)
+			if e.Action != inject.Failed || !strings.Contains(e.Message, tc.core) {
+				t.Fatalf("the core: %s %s", e.Action, e.Message)
+			}
+			if tc.want == "" {
+				tc.want = e.Message
+			}
+			tc.want = "sidecar not injected by kinject-envoy: " + tc.want
+			w := &warnings{}
+			cfg := c.AdminConfig()
+			cfg.WarningHandler = w
+			dc, err := dynamic.NewForConfig(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u := podFrom(t, tc.manifest)
+			// The validating policy may start a moment after the mutating one.
+			for deadline := time.Now().Add(60 * time.Second); !strings.Contains(w.all(), tc.want) && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+				_, _ = dc.Resource(pods).Namespace("warn").Create(context.Background(), u, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			}
+			if !strings.Contains(w.all(), tc.want) {
+				t.Fatalf("warnings %q do not contain %q", w.all(), tc.want)
+			}
+			got, err := createPod(t, tc.manifest, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, injected := annotation(got, inject.StatusAnnotation); injected {
+				t.Errorf("the Pod was injected: %s", toJSON(got))
+			}
+		})
+	}
+}
