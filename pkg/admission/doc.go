@@ -6,19 +6,51 @@
 //     Kubernetes 1.36+) whose JSON patches, written in CEL, add the
 //     template's containers, init containers (native sidecars before the
 //     app's own), volumes, labels and annotations, the default-container
-//     annotation, and the same status record sidecar.kinject.dev/status,
-//     with the same template hash, as the core would;
+//     annotation (first, as the core places it), and the same status
+//     record, with the same template hash and override values, as the core
+//     would;
 //   - its binding, which carries the namespaces and the label selector;
 //   - a ValidatingAdmissionPolicy and binding (Warn, Audit) that tell the
 //     client why a Pod was left as created.
 //
 // The core's pod-level skips (opted out, not opted in, hostNetwork,
-// another mesh's proxy, a status record already there) are match
-// conditions. Conflicts (a container or volume of the template's name
-// that differs, a port a container already uses) are computed in CEL in
-// the core's order with the core's message; a Pod with one is never half
+// another mesh's proxy, the profile's own status record already there)
+// are match conditions. Conflicts (a container or volume of the template's
+// name that differs, a port a container already uses) are computed in CEL
+// in the core's order with the core's message; a Pod with one is never half
 // injected: it is left as created and the validating policy returns the
 // message as a warning and in the audit log.
+//
+// # Profiles
+//
+// A policy compiled for a named profile reads and writes that profile's
+// annotations (NAME.sidecar.kinject.dev/status, .../inject, overrides; the
+// seed's annotation opts in only the default profile) and its objects are
+// called kinject-BASE-NAME, so every profile's policy can be installed
+// beside the others. Other profiles' records on the Pod (injected at build
+// time, or by another profile's policy earlier in the same admission) are
+// read as the core reads them, by regular expressions over the compact
+// JSON that inject.Status.Encode writes (CEL has no JSON parser): what
+// they list is a conflict naming both profiles; a field they created is
+// recorded as created here too; the default-container annotation another
+// profile added is claimed; the first app container skips their sidecars.
+// A record not written as Encode writes it (edited by hand) is a conflict.
+//
+// The API server runs two mutating policies in an order of its own: it
+// lists them from a Go map whenever any policy or binding changes, so the
+// order is fixed between changes and may differ after one (TestPolicyOrder
+// in test/admission shows it). Each policy runs once (reinvocationPolicy
+// Never; with IfNeeded both would run again and find their own record).
+// The Pod stored is the core's injection of the profiles in that order.
+//
+// # Overrides
+//
+// The template's parameters are read from the Pod's annotations and
+// checked with the core's own patterns (ParameterType.Pattern, RE2 in both
+// places); the value replaces the template's at the parameter's field,
+// typed as the core types it, and is recorded in the status values. A
+// value of the wrong type is handled as a conflict: the Pod is left as
+// created, and the warning names the annotation and the value.
 //
 // Only Pods are injected, at CREATE. The package imports the core; the
 // core knows nothing of it. Objects are plain structs marshalled to JSON,
