@@ -247,12 +247,15 @@ func (h hole) celExpr() (string, error) {
 // subsetExpr is true when the Pod's value at expr is the hole's value.
 func (h hole) subsetExpr(expr string, path []string) string {
 	v := "variables." + h.p.val
+	if isQuantityPath(path) && !isListOrMap(h.orig) {
+		// One comparison, against whichever quantity applies.
+		want := fmt.Sprintf("(variables.%s ? %s : %s)", h.p.set, v, celString(fmt.Sprint(h.orig)))
+		return quantityExprOf(expr, want)
+	}
 	var set string
 	switch {
 	case h.prefix != "":
 		set = fmt.Sprintf("%s == %s + %s", expr, celString(h.prefix), v)
-	case isQuantityPath(path):
-		set = quantityExprOf(expr, v)
 	case isInt(h.orig):
 		set = fmt.Sprintf("(%s.matches(%s) ? %s == int(%s) : %s == %s)", v, celString(intPattern), expr, v, expr, v)
 	default:
