@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -30,6 +31,18 @@ func TestWarnings(t *testing.T) {
 	if entry.Action != inject.Injected {
 		t.Fatalf("the twin profile did not inject: %s %s", entry.Action, entry.Message)
 	}
+	porter := injectorFor(t, `apiVersion: kinject.dev/v1alpha1
+kind: SidecarInjection
+metadata: {name: porter}
+spec:
+  profile: porter
+  template:
+    containers: [{name: port-agent, image: busybox, ports: [{containerPort: 10000}]}]
+`)
+	ported, entry := coreInject(t, porter, bytes.Replace(plain, []byte("name: twin"), []byte("name: ported"), 1))
+	if entry.Action != inject.Injected {
+		t.Fatalf("the porter profile did not inject: %s %s", entry.Action, entry.Message)
+	}
 	bad := []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: lots, namespace: warn, annotations: {sidecar.kinject.dev/cpu-request: lots}}\nspec:\n  containers: [{name: app, image: busybox}]\n")
 	unreadable := []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: bad, namespace: warn, annotations: {mesh.sidecar.kinject.dev/status: '{\"v\":1}'}}\nspec:\n  containers: [{name: app, image: busybox}]\n")
 	for _, tc := range []struct {
@@ -40,6 +53,7 @@ func TestWarnings(t *testing.T) {
 		core, want string
 	}{
 		{"a container of another profile", twinned, `container "envoy" (spec.containers) is added by profile "twin" and by the default profile`, ""},
+		{"a port of another profile's sidecar", ported, `port 10000/TCP (spec.containers, sidecars "port-agent" and "envoy") is added by profile "porter" and by the default profile`, ""},
 		{"an override of the wrong type", bad, `metadata.annotations["sidecar.kinject.dev/cpu-request"]: "lots" is not a resource quantity`, ""},
 		// The policy cannot parse JSON: it names the record, not the error.
 		{"an unreadable record of another profile", unreadable, "annotation mesh.sidecar.kinject.dev/status: status record has no template hash",
