@@ -78,7 +78,9 @@ func (c *compiler) addConflictVariable() {
 }
 
 // conflictVariables are the variables the validating policy needs to name
-// a conflict: the presence flags and the conflict itself.
+// a conflict: the override values, the other profiles' records, the
+// presence flags and checks, and the conflict itself (every variable up to
+// it).
 func (c *compiler) conflictVariables() []namedCondition {
 	var out []namedCondition
 	for _, v := range c.vars {
