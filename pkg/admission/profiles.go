@@ -79,8 +79,9 @@ func (c *compiler) addOtherVariables() {
 	lists := func(field string) string {
 		return fmt.Sprintf("%s[k].find(%s)", annotationsExpr, celString(`,"`+field+`":`+reList))
 	}
-	display := fmt.Sprintf(`string(k) == %s ? "the default profile" : 'profile "' + string(k).substring(0, string(k).size() - %d) + '"'`,
-		celString(inject.StatusAnnotation), len(statusSuffix))
+	// inject.ProfileName of the record's profile.
+	display := fmt.Sprintf(`string(k) == %s ? %s : 'profile "' + string(k).substring(0, string(k).size() - %d) + '"'`,
+		celString(inject.StatusAnnotation), celString(inject.ProfileName("")), len(statusSuffix))
 	c.variable("others", fmt.Sprintf("variables.otherKeys.map(k, [%s, string(%s[k]), string(%s + %s)])",
 		display, annotationsExpr, lists("containers"), lists("initContainers")))
 	c.variable("sidecarNames", `variables.others.map(o, o[2]).join("")`)
@@ -99,15 +100,12 @@ func listsName(text, name string) string {
 }
 
 // profileConflict is the core's message when another profile owns what
-// this one would add: what names the thing, owner is a CEL expression.
+// this one would add: what names the thing, owner is a CEL expression
+// giving the owner's name as inject.ProfileName does.
 func (c *compiler) profileConflict(what, owner string) string {
-	kind, _, _ := strings.Cut(what, " ")
-	self := "the default profile"
-	if c.profile != "" {
-		self = fmt.Sprintf("profile %q", c.profile)
-	}
-	return fmt.Sprintf("%s + %s + %s", celString(what+" is added by "), owner,
-		celString(fmt.Sprintf(" and by %s: two profiles cannot add the same %s (change one of the templates)", self, kind)))
+	const marker = "\x00owner\x00"
+	before, after, _ := strings.Cut(inject.ProfileConflict(what, marker, c.profile), marker)
+	return fmt.Sprintf("%s + %s + %s", celString(before), owner, celString(after))
 }
 
 // recordFields are the fields a record lists as created or null, sorted

@@ -102,8 +102,7 @@ type profileTarget struct {
 // conflict names both profiles when another profile owns what this one
 // would add.
 func (pt profileTarget) conflict(what, owner string) error {
-	return &conflictError{fmt.Sprintf("%s is added by %s and by %s: two profiles cannot add the same %s (change one of the templates)",
-		what, profileName(owner), profileName(pt.profile), strings.SplitN(what, " ", 2)[0])}
+	return &conflictError{ProfileConflict(what, ProfileName(owner), pt.profile)}
 }
 
 // checkKeys refuses labels and annotations another profile added or

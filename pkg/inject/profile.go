@@ -73,12 +73,22 @@ func ProfileOfStatusKey(key string) (profile string, ok bool) {
 	return prefix, true
 }
 
-// profileName names a profile in messages.
-func profileName(profile string) string {
+// ProfileName names a profile in messages: "the default profile" or
+// `profile "NAME"`.
+func ProfileName(profile string) string {
 	if profile == "" {
 		return `the default profile`
 	}
 	return fmt.Sprintf("profile %q", profile)
+}
+
+// ProfileConflict is the message when another profile (ownerName, as
+// ProfileName gives it) already added what profile would add. what names
+// the thing, its kind first: `container "envoy" (spec.containers)`.
+func ProfileConflict(what, ownerName, profile string) string {
+	kind, _, _ := strings.Cut(what, " ")
+	return fmt.Sprintf("%s is added by %s and by %s: two profiles cannot add the same %s (change one of the templates)",
+		what, ownerName, ProfileName(profile), kind)
 }
 
 // record is one profile's status record found on a pod template.
