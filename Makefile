@@ -76,6 +76,7 @@ fuzz:
 	go test ./pkg/inject -run '^$$' -fuzz '^FuzzParseStatus$$' -fuzztime $(FUZZTIME)
 	go test ./pkg/inject -run '^$$' -fuzz '^FuzzQuantityPattern$$' -fuzztime $(FUZZTIME)
 	go test ./pkg/inject -run '^$$' -fuzz '^FuzzProfiles$$' -fuzztime $(FUZZTIME)
+	go test ./pkg/inject -run '^$$' -fuzz '^FuzzParameterChecks$$' -fuzztime $(FUZZTIME)
 
 ## bench: benchmarks as ratios measured in one run; writes docs/benchmarks.md
 bench: tools build

@@ -20,6 +20,7 @@ type overrideCase struct {
 	Input, Prev string
 	Args        []string
 	Runs        []run
+	InputBytes  int64
 }
 
 // overridesRow is part 8 at one N.
@@ -103,6 +104,7 @@ func (e *env) overrides() error {
 				}
 				if round > 0 {
 					c.Runs = append(c.Runs, r)
+					c.InputBytes = fileSize(in)
 				}
 			}
 		}

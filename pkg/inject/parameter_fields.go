@@ -201,7 +201,7 @@ func typedScalar(old *yaml.Node, value string, pt ParameterType) *yaml.Node {
 	n := newString(value)
 	if old != nil {
 		n.Style = old.Style
-		if old.Tag == "!!int" && parameterRegexps[TypeInt].MatchString(value) {
+		if old.Tag == "!!int" && validInt(value) {
 			n.Tag = "!!int"
 		}
 		return n

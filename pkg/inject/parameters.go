@@ -2,7 +2,6 @@ package inject
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -39,14 +38,6 @@ var parameterPatterns = map[ParameterType]string{
 	TypeString: `^(.|\n)*$`,
 }
 
-var parameterRegexps = func() map[ParameterType]*regexp.Regexp {
-	out := map[ParameterType]*regexp.Regexp{}
-	for t, p := range parameterPatterns {
-		out[t] = regexp.MustCompile(p)
-	}
-	return out
-}()
-
 var parameterExamples = map[ParameterType]string{
 	TypeQuantity: "a resource quantity such as 250m, 0.5 or 1Gi",
 	TypeImage:    "an image reference such as envoyproxy/envoy:v1.36.2",
@@ -57,13 +48,23 @@ var parameterExamples = map[ParameterType]string{
 // Pattern returns the regular expression (RE2) a value of the type matches.
 func (pt ParameterType) Pattern() string { return parameterPatterns[pt] }
 
-// Check reports whether value is a valid value of the type.
+// Check reports whether value is a valid value of the type: exactly what
+// Pattern matches.
 func (pt ParameterType) Check(value string) error {
-	re := parameterRegexps[pt]
-	if re == nil {
+	var ok bool
+	switch pt {
+	case TypeQuantity:
+		ok = validQuantity(value)
+	case TypeImage:
+		ok = validImage(value)
+	case TypeInt:
+		ok = validInt(value)
+	case TypeString:
+		ok = true
+	default:
 		return fmt.Errorf("unknown type %q", string(pt))
 	}
-	if !re.MatchString(value) {
+	if !ok {
 		return fmt.Errorf("%q is not %s", value, parameterExamples[pt])
 	}
 	return nil
@@ -170,10 +171,10 @@ func checkAnnotationName(s string) error {
 	if !full {
 		name, prefix = s, ""
 	}
-	if !annotationNameRE.MatchString(name) || len(name) > 63 {
+	if !validAnnotationName(name) || len(name) > 63 {
 		return fmt.Errorf("%q is not a valid annotation name", s)
 	}
-	if full && (len(prefix) > 253 || !dnsSubdomainRE.MatchString(prefix)) {
+	if full && (len(prefix) > 253 || !validDNSSubdomain(prefix)) {
 		return fmt.Errorf("%q: the prefix is not a DNS subdomain", s)
 	}
 	if !full && (name == statusName || name == injectName) {
@@ -181,11 +182,6 @@ func checkAnnotationName(s string) error {
 	}
 	return nil
 }
-
-var (
-	annotationNameRE = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$`)
-	dnsSubdomainRE   = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
-)
 
 // bindParameters checks every parameter against the template's items and
 // settles its default: a declared default is written into the template

@@ -216,3 +216,24 @@ func TestParametersWithSettings(t *testing.T) {
 		})
 	}
 }
+
+// FuzzParameterChecks: the checks the binaries run accept exactly what the
+// patterns an admission policy's CEL runs match.
+func FuzzParameterChecks(f *testing.F) {
+	for _, s := range append(quantitySamples, "envoyproxy/envoy:v1.36.2", "a/b_c__d-e.f:tag_1.2-x", "[::1]:5000/app:1",
+		"ghcr.io/org/app@sha256:"+strings.Repeat("ab", 32), "Envoy Latest", "app:", "-1", "007", "123456789012345678", "1234567890123456789",
+		"localhost:5000", "x.y:1/a", "a@sha256+b.c:"+strings.Repeat("f", 32), "a@sha256-:"+strings.Repeat("f", 32), "A.b-c/d") {
+		f.Add(s)
+	}
+	patterns := map[inject.ParameterType]*regexp.Regexp{}
+	for _, pt := range []inject.ParameterType{inject.TypeQuantity, inject.TypeImage, inject.TypeInt, inject.TypeString} {
+		patterns[pt] = regexp.MustCompile(pt.Pattern())
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for pt, re := range patterns {
+			if check, match := pt.Check(s) == nil, re.MatchString(s); check != match {
+				t.Errorf("%s %q: the check says %v, the pattern %v", pt, s, check, match)
+			}
+		}
+	})
+}

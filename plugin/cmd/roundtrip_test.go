@@ -37,3 +37,65 @@ func TestGoldenLocalRoundTrip(t *testing.T) {
 		})
 	}
 }
+
+// logsTemplate is the second profile of TestGoldenLocalProfiles: a partial
+// Pod spec, so that --profile names its profile.
+const logsTemplate = `containers:
+- name: log-shipper
+  image: fluent/fluent-bit:3.2
+  volumeMounts:
+  - {name: varlog, mountPath: /var/log/app}
+volumes:
+- name: varlog
+  emptyDir: {}
+metadata:
+  labels:
+    logging.example.com/enabled: "true"
+  annotations:
+    logging.example.com/format: json
+`
+
+// TestGoldenLocalProfiles: through kubectl inject --local, two profiles
+// (the embedded Envoy and a log shipper) in both orders over the core's
+// corpus: idempotent; --uninject of one profile gives what injecting only
+// the other gives; --uninject --all-profiles gives the input back.
+func TestGoldenLocalProfiles(t *testing.T) {
+	dirs, err := filepath.Glob("../../pkg/inject/testdata/golden/*")
+	if err != nil || len(dirs) == 0 {
+		t.Fatal("no golden corpus")
+	}
+	logs := filepath.Join(t.TempDir(), "logs.yaml")
+	writeFile(t, logs, logsTemplate)
+	envoyArgs, logsArgs := []string{}, []string{"--profile", "logs", "--template", logs}
+	inject := func(t *testing.T, file string, args []string) string {
+		out, _, _ := runCmd(t, "", append([]string{"--local", "-f", file}, args...)...)
+		path := filepath.Join(t.TempDir(), "out.yaml")
+		writeFile(t, path, out)
+		return path
+	}
+	for _, dir := range dirs {
+		input := filepath.Join(dir, "input.yaml")
+		if strings.Contains(slurp(t, input), ".dev/status") {
+			continue
+		}
+		for name, order := range map[string][2][]string{"envoy+logs": {envoyArgs, logsArgs}, "logs+envoy": {logsArgs, envoyArgs}} {
+			first, second := order[0], order[1]
+			t.Run(filepath.Base(dir)+"/"+name, func(t *testing.T) {
+				onlyFirst, onlySecond := inject(t, input, first), inject(t, input, second)
+				both := inject(t, onlyFirst, second)
+				if again := slurp(t, inject(t, both, first)); again != slurp(t, both) {
+					t.Errorf("injecting the first profile again changed the output:\n%s", again)
+				}
+				if back, _, _ := runCmd(t, "", append([]string{"--local", "-f", both, "--uninject"}, second...)...); back != slurp(t, onlyFirst) {
+					t.Errorf("uninject of the second profile != the first alone:\n%s", back)
+				}
+				if back, _, _ := runCmd(t, "", append([]string{"--local", "-f", both, "--uninject"}, first...)...); back != slurp(t, onlySecond) {
+					t.Errorf("uninject of the first profile != the second alone:\n%s", back)
+				}
+				if back, _, _ := runCmd(t, "", "--local", "-f", both, "--uninject", "--all-profiles"); back != slurp(t, input) {
+					t.Errorf("--all-profiles != the input:\n%s", back)
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,196 @@
+package inject
+
+import "strings"
+
+// Hand-written checks of the typed values. They accept exactly what the
+// patterns of parameterPatterns match (FuzzParameterChecks compares them):
+// the patterns are what an admission policy's CEL runs, the checks are
+// what the binaries run, without compiling a regular expression at every
+// start.
+
+func isDigit(c byte) bool      { return c >= '0' && c <= '9' }
+func isLowerAlnum(c byte) bool { return c >= 'a' && c <= 'z' || isDigit(c) }
+func isAlnum(c byte) bool      { return isLowerAlnum(c) || c >= 'A' && c <= 'Z' }
+func isHexDigit(c byte) bool   { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+func allBytes(s string, ok func(byte) bool) bool {
+	for i := 0; i < len(s); i++ {
+		if !ok(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// validInt: -?(0|[1-9][0-9]{0,17})
+func validInt(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	return s == "0" || len(s) >= 1 && len(s) <= 18 && s[0] != '0' && allBytes(s, isDigit)
+}
+
+// validQuantity: \+?([0-9]+(\.[0-9]*)?|\.[0-9]+)(SUFFIX|[eE][+-]?[0-9]+)?
+func validQuantity(s string) bool {
+	s = strings.TrimPrefix(s, "+")
+	i := 0
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	intDigits := i
+	fracDigits := 0
+	if i < len(s) && s[i] == '.' {
+		i++
+		for i < len(s) && isDigit(s[i]) {
+			i++
+			fracDigits++
+		}
+	}
+	if intDigits == 0 && fracDigits == 0 {
+		return false
+	}
+	switch suffix := s[i:]; suffix {
+	case "", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "n", "u", "m", "k", "M", "G", "T", "P", "E":
+		return true
+	default:
+		if suffix[0] != 'e' && suffix[0] != 'E' {
+			return false
+		}
+		exp := suffix[1:]
+		if exp != "" && (exp[0] == '+' || exp[0] == '-') {
+			exp = exp[1:]
+		}
+		return exp != "" && allBytes(exp, isDigit)
+	}
+}
+
+// validImage: [DOMAIN/]PATH[:TAG][@DIGEST], the distribution reference
+// grammar.
+func validImage(s string) bool {
+	if name, digest, ok := strings.Cut(s, "@"); ok {
+		if !validDigest(digest) {
+			return false
+		}
+		s = name
+	}
+	if i := strings.LastIndexByte(s, ':'); i > strings.LastIndexByte(s, '/') {
+		if !validTag(s[i+1:]) {
+			return false
+		}
+		s = s[:i]
+	}
+	parts := strings.Split(s, "/")
+	if allPathComponents(parts) {
+		return true
+	}
+	return len(parts) > 1 && validDomain(parts[0]) && allPathComponents(parts[1:])
+}
+
+func allPathComponents(parts []string) bool {
+	for _, p := range parts {
+		if !validPathComponent(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// validPathComponent: [a-z0-9]+(([._]|__|-+)[a-z0-9]+)*
+func validPathComponent(p string) bool {
+	if p == "" || !isLowerAlnum(p[0]) || !isLowerAlnum(p[len(p)-1]) {
+		return false
+	}
+	for i := 0; i < len(p); {
+		if isLowerAlnum(p[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(p) && !isLowerAlnum(p[j]) {
+			j++
+		}
+		switch sep := p[i:j]; {
+		case sep == "." || sep == "_" || sep == "__" || strings.Trim(sep, "-") == "":
+		default:
+			return false
+		}
+		i = j
+	}
+	return true
+}
+
+// validDomain: host[:port], the host DNS-like labels or an IPv6 address in
+// brackets.
+func validDomain(d string) bool {
+	host, port := d, ""
+	bracketed := strings.HasPrefix(d, "[")
+	if bracketed {
+		end := strings.IndexByte(d, ']')
+		if end < 2 || !allBytes(d[1:end], func(c byte) bool { return isHexDigit(c) || c == ':' }) {
+			return false
+		}
+		port = d[end+1:]
+	} else if i := strings.IndexByte(d, ':'); i >= 0 {
+		host, port = d[:i], d[i:]
+	}
+	if port != "" && (port[0] != ':' || len(port) == 1 || !allBytes(port[1:], isDigit)) {
+		return false
+	}
+	if bracketed {
+		return true
+	}
+	for _, label := range strings.Split(host, ".") {
+		if label == "" || !isAlnum(label[0]) || !isAlnum(label[len(label)-1]) ||
+			!allBytes(label, func(c byte) bool { return isAlnum(c) || c == '-' }) {
+			return false
+		}
+	}
+	return true
+}
+
+// validTag: [a-zA-Z0-9_][a-zA-Z0-9_.-]{0,127}
+func validTag(t string) bool {
+	return len(t) >= 1 && len(t) <= 128 && (isAlnum(t[0]) || t[0] == '_') &&
+		allBytes(t, func(c byte) bool { return isAlnum(c) || c == '_' || c == '.' || c == '-' })
+}
+
+// validDigest: ALGORITHM:HEX, at least 32 hex digits; the algorithm is
+// [a-zA-Z][a-zA-Z0-9]* components joined by one of -_+.
+func validDigest(d string) bool {
+	algo, hex, ok := strings.Cut(d, ":")
+	if !ok || len(hex) < 32 || !allBytes(hex, isHexDigit) {
+		return false
+	}
+	start := true // a component starts here
+	for i := 0; i < len(algo); i++ {
+		c := algo[i]
+		switch {
+		case start:
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+				return false
+			}
+			start = false
+		case strings.IndexByte("-_+.", c) >= 0:
+			start = true
+		case !isAlnum(c):
+			return false
+		}
+	}
+	return !start
+}
+
+// validAnnotationName: the name part of an annotation key,
+// [A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?
+func validAnnotationName(s string) bool {
+	return s != "" && isAlnum(s[0]) && isAlnum(s[len(s)-1]) &&
+		allBytes(s, func(c byte) bool { return isAlnum(c) || c == '-' || c == '_' || c == '.' })
+}
+
+// validDNSSubdomain: lower-case labels of letters, digits and '-' (not at
+// either end) joined by dots.
+func validDNSSubdomain(s string) bool {
+	for _, label := range strings.Split(s, ".") {
+		if label == "" || !isLowerAlnum(label[0]) || !isLowerAlnum(label[len(label)-1]) ||
+			!allBytes(label, func(c byte) bool { return isLowerAlnum(c) || c == '-' }) {
+			return false
+		}
+	}
+	return true
+}
