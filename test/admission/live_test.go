@@ -211,6 +211,14 @@ func TestREADME(t *testing.T) {
 	}
 	ensureNamespace(t, "shop")
 	ensureNamespace(t, "payments")
+	// Leave no policy behind for the other tests, whatever happens here.
+	t.Cleanup(func() {
+		kubectlInject(t, "policy", "--delete")
+		kubectlInject(t, "policy", "--delete", "--name", "mesh")
+		kubectlInject(t, "policy", "--delete", "--profile", "logs")
+	})
+	// The README's second profile: a log shipper.
+	logs := writeFile(t, "logs.yaml", []byte("containers:\n- name: log-shipper\n  image: fluent/fluent-bit:3.2\n"))
 	ran := 0
 	for _, line := range strings.Split(block, "\n") {
 		line, _, _ = strings.Cut(line, "#")
@@ -223,8 +231,11 @@ func TestREADME(t *testing.T) {
 		}
 		args := fields[2:]
 		for i, a := range args {
-			if a == "sidecar.yaml" {
+			switch a {
+			case "sidecar.yaml":
 				args[i] = "../../examples/cli/sidecar.yaml"
+			case "logs.yaml":
+				args[i] = logs
 			}
 		}
 		out, errOut, code := kubectlInject(t, args...)
@@ -241,9 +252,6 @@ func TestREADME(t *testing.T) {
 	if ran < 4 {
 		t.Errorf("README: only %d commands found", ran)
 	}
-	// Leave no policy behind for the other tests.
-	kubectlInject(t, "policy", "--delete")
-	kubectlInject(t, "policy", "--delete", "--name", "mesh")
 }
 
 // TestPolicyFromSeedConfigMap compiles the policy from the seed's
