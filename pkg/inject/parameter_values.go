@@ -27,7 +27,7 @@ func validInt(s string) bool {
 	return s == "0" || len(s) >= 1 && len(s) <= 18 && s[0] != '0' && allBytes(s, isDigit)
 }
 
-// validQuantity: \+?([0-9]+(\.[0-9]*)?|\.[0-9]+)(SUFFIX|[eE][+-]?[0-9]+)?
+// validQuantity: \+?([0-9]+(\.[0-9]*)?|\.[0-9]+)(SUFFIX|[eE][+-]?[0-9]{1,2})?
 func validQuantity(s string) bool {
 	s = strings.TrimPrefix(s, "+")
 	i := 0
@@ -57,7 +57,7 @@ func validQuantity(s string) bool {
 		if exp != "" && (exp[0] == '+' || exp[0] == '-') {
 			exp = exp[1:]
 		}
-		return exp != "" && allBytes(exp, isDigit)
+		return exp != "" && len(exp) <= 2 && allBytes(exp, isDigit)
 	}
 }
 
