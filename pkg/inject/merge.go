@@ -253,16 +253,27 @@ func appendItems(spec *yaml.Node, field string, list *yaml.Node, items []*yaml.N
 }
 
 // beforeKeyFor keeps the usual field order when a field is created:
-// initContainers before containers, metadata before spec, labels before
-// annotations (so that a profile creating labels writes them where it would
-// have alone).
+// initContainers, containers, volumes; metadata before spec; labels before
+// annotations. A created field goes before the first of the fields that
+// follow it, so that fields several profiles create stand in the same
+// order whichever profile created which: removing one profile then leaves
+// what the others would have written alone.
 func beforeKeyFor(m *yaml.Node, field string) *yaml.Node {
-	next := map[string]string{"initContainers": "containers", "metadata": "spec", "labels": "annotations"}[field]
-	if next == "" {
-		return nil
+	for _, next := range fieldsAfter[field] {
+		if key, _ := mapLookup(m, next); key != nil {
+			return key
+		}
 	}
-	key, _ := mapLookup(m, next)
-	return key
+	return nil
+}
+
+// fieldsAfter lists, for each field injection may create, the fields that
+// come after it.
+var fieldsAfter = map[string][]string{
+	"initContainers": {"containers", "volumes"},
+	"containers":     {"volumes"},
+	"metadata":       {"spec"},
+	"labels":         {"annotations"},
 }
 
 // placeField sets field of mapping m to value: a new field before the key
