@@ -348,6 +348,10 @@ func (td *textDoc) flowDelete(e edit) (change, error) {
 		last++
 	}
 	switch {
+	case first == 0 && last == len(children)-1 && !bytes.ContainsAny(td.src[open:close], "\r\n"):
+		// On one line, the children are all an insert added: what was
+		// between the brackets before ("{ }") stays.
+		return change{start: children[0].start, end: children[last].end}, nil
 	case first == 0 && last == len(children)-1:
 		return change{start: open + 1, end: close}, nil
 	case first == 0:
