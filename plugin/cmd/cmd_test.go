@@ -234,6 +234,20 @@ func TestGoldenLocal(t *testing.T) {
 	}
 }
 
+// checkGoldenFile compares got with the file at path, or rewrites the file
+// with -update.
+func checkGoldenFile(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := slurp(t, path); got != want {
+		t.Errorf("the output differs from %s (go test ./plugin/cmd -update rewrites it):\n%s", path, got)
+	}
+}
+
 // The helpers the tests of every binary share.
 var (
 	writeFile = testbin.WriteFile

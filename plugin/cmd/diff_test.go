@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,14 +23,7 @@ func TestLocalDiff(t *testing.T) {
 	}
 	got := strings.ReplaceAll(out, path, "app.yaml")
 	golden := filepath.Join("testdata", "app.diff")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if want := slurp(t, golden); got != want {
-		t.Errorf("--diff differs from %s:\n%s", golden, got)
-	}
+	checkGoldenFile(t, golden, got)
 	for _, line := range strings.Split(out, "\n") {
 		if strings.HasPrefix(line, "-") && !strings.HasPrefix(line, "--- ") {
 			t.Errorf("injection's diff removes a line: %q", line)

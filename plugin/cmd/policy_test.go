@@ -3,7 +3,6 @@ package cmd
 import (
 	"encoding/json"
 	"flag"
-	"os"
 	"strings"
 	"testing"
 )
@@ -18,14 +17,7 @@ func TestPolicyExample(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if *update {
-		if err := os.WriteFile(example, []byte(out), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if want := slurp(t, example); out != want {
-		t.Errorf("kubectl inject policy differs from %s (run go test ./plugin/cmd -run TestPolicyExample -update)\n%s", example, out)
-	}
+	checkGoldenFile(t, example, out)
 }
 
 func TestPolicyJSON(t *testing.T) {

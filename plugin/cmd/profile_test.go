@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -101,14 +100,7 @@ func TestLocalProfileDiff(t *testing.T) {
 	}
 	got := strings.ReplaceAll(out, withDefault, "default.yaml")
 	golden := filepath.Join("testdata", "profile-logs.diff")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if want := slurp(t, golden); got != want {
-		t.Errorf("--diff differs from %s:\n%s", golden, got)
-	}
+	checkGoldenFile(t, golden, got)
 	for _, line := range strings.Split(out, "\n") {
 		if strings.HasPrefix(line, "-") && !strings.HasPrefix(line, "--- ") {
 			t.Errorf("injecting a second profile removes a line: %q", line)
