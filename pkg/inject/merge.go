@@ -15,15 +15,12 @@ func (e *conflictError) Error() string { return e.msg }
 
 // planInject computes the edits that add the template (with the object's
 // override values) to a pod template that carries no injection of this
-// profile. Other profiles' injections stay as they are: what they own is a
-// conflict, and fields they created are recorded as created here too.
-func (in *Injector) planInject(t *podTarget, values map[string]string) ([]edit, error) {
+// profile. Other profiles' injections (rest, as decide read them: removing
+// this profile's old injection leaves them as they were) stay as they are:
+// what they own is a conflict, and fields they created are recorded as
+// created here too.
+func (in *Injector) planInject(t *podTarget, values map[string]string, rest others) ([]edit, error) {
 	tpl := in.templateFor(values)
-	records, err := readRecords(t)
-	if err != nil {
-		return nil, err
-	}
-	rest := others(records).without(in.settings.Profile)
 	pt := profileTarget{podTarget: t, profile: in.settings.Profile, rest: rest}
 	status := &Status{Version: statusVersion, Template: in.hash, Values: values}
 	containers := mapValue(t.spec, "containers")

@@ -14,6 +14,7 @@ type plan struct {
 	strip  []edit // removes an earlier injection (uninject, or update)
 	inject bool   // add the template in the second pass
 	values map[string]string
+	rest   others // the other profiles' records, read once in the first pass
 }
 
 // process runs op over every object of the document in two passes: first
@@ -36,7 +37,7 @@ func (in *Injector) process(op Op, d *document) []Entry {
 			if !plans[i].inject {
 				continue
 			}
-			edits, err := in.planInjectObject(refs[i].node, plans[i].values)
+			edits, err := in.planInjectObject(refs[i].node, plans[i].values, plans[i].rest)
 			if err != nil {
 				plans[i].entry = failEntry(plans[i].entry, err)
 				continue
@@ -119,7 +120,7 @@ func (in *Injector) decide(op Op, ref objectRef, docIndex int) plan {
 	if err != nil {
 		return plan{entry: failEntry(p.entry, err)}
 	}
-	p.values = values
+	p.values, p.rest = values, rest
 	if own != nil && own.status.Template == in.hash && sameValues(own.status.Values, values) && statusIntact(t, own.status) {
 		p.entry.Action = Unchanged
 		return p
@@ -130,7 +131,7 @@ func (in *Injector) decide(op Op, ref objectRef, docIndex int) plan {
 	p.entry.Action, p.inject = Injected, true
 	if own != nil {
 		p.entry.Action, p.strip = Updated, planUninject(t, *own, rest)
-		if err := in.dryRunUpdate(obj, path, p.strip, values); err != nil {
+		if err := in.dryRunUpdate(obj, path, p.strip, values, rest); err != nil {
 			return plan{entry: failEntry(p.entry, err)}
 		}
 	}
@@ -150,7 +151,7 @@ func findRecord(records []record, profile string) *record {
 // dryRunUpdate checks on a copy that the new template can be injected once
 // the old injection is gone, so that a failing update leaves the object as
 // it was rather than stripped.
-func (in *Injector) dryRunUpdate(obj *yaml.Node, path PodTemplatePath, strip []edit, values map[string]string) error {
+func (in *Injector) dryRunUpdate(obj *yaml.Node, path PodTemplatePath, strip []edit, values map[string]string, rest others) error {
 	copied, mapped := copyWithMap(obj)
 	remapped := make([]edit, len(strip))
 	for i, e := range strip {
@@ -164,19 +165,19 @@ func (in *Injector) dryRunUpdate(obj *yaml.Node, path PodTemplatePath, strip []e
 	if err != nil {
 		return err
 	}
-	_, err = in.planInject(t, values)
+	_, err = in.planInject(t, values, rest)
 	return err
 }
 
 // planInjectObject plans the injection into an object the first pass
 // accepted.
-func (in *Injector) planInjectObject(obj *yaml.Node, values map[string]string) ([]edit, error) {
+func (in *Injector) planInjectObject(obj *yaml.Node, values map[string]string, rest others) ([]edit, error) {
 	path, _ := lookupPath(in.settings.Paths, scalarField(obj, "apiVersion"), scalarField(obj, "kind"))
 	t, err := findPodTarget(obj, path)
 	if err != nil {
 		return nil, err
 	}
-	return in.planInject(t, values)
+	return in.planInject(t, values, rest)
 }
 
 func failEntry(e Entry, err error) Entry {
