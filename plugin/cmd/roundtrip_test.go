@@ -38,25 +38,9 @@ func TestGoldenLocalRoundTrip(t *testing.T) {
 	}
 }
 
-// logsTemplate is the second profile of TestGoldenLocalProfiles: a partial
-// Pod spec, so that --profile names its profile.
-const logsTemplate = `containers:
-- name: log-shipper
-  image: fluent/fluent-bit:3.2
-  volumeMounts:
-  - {name: varlog, mountPath: /var/log/app}
-volumes:
-- name: varlog
-  emptyDir: {}
-metadata:
-  labels:
-    logging.example.com/enabled: "true"
-  annotations:
-    logging.example.com/format: json
-`
-
 // TestGoldenLocalProfiles: through kubectl inject --local, two profiles
-// (the embedded Envoy and a log shipper) in both orders over the core's
+// (the embedded Envoy and logAgent, a partial Pod spec that --profile
+// names) in both orders over the core's
 // corpus: idempotent; --uninject of one profile gives what injecting only
 // the other gives; --uninject --all-profiles gives the input back.
 func TestGoldenLocalProfiles(t *testing.T) {
@@ -65,7 +49,7 @@ func TestGoldenLocalProfiles(t *testing.T) {
 		t.Fatal("no golden corpus")
 	}
 	logs := filepath.Join(t.TempDir(), "logs.yaml")
-	writeFile(t, logs, logsTemplate)
+	writeFile(t, logs, logAgent)
 	envoyArgs, logsArgs := []string{}, []string{"--profile", "logs", "--template", logs}
 	inject := func(t *testing.T, file string, args []string) string {
 		out, _, _ := runCmd(t, "", append([]string{"--local", "-f", file}, args...)...)
