@@ -7,6 +7,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kinject/kubectl-inject/pkg/admission"
+	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
 // compilePolicies compiles the admission policy of every config that asks
@@ -90,7 +91,7 @@ func emitPolicy(rl *ResourceList, cfg *Config, p *admission.Policy, prefix strin
 // indexOf finds the item with n's apiVersion, kind and name.
 func indexOf(items []*yaml.RNode, n *yaml.RNode) int {
 	for i, it := range items {
-		if it.GetApiVersion() == n.GetApiVersion() && it.GetKind() == n.GetKind() && it.GetName() == n.GetName() {
+		if inject.ObjectKind(it) != "" && it.GetApiVersion() == n.GetApiVersion() && it.GetKind() == n.GetKind() && it.GetName() == n.GetName() {
 			return i
 		}
 	}

@@ -55,7 +55,7 @@ func LoadConfig(fc *yaml.RNode, lookup inject.ConfigMapLookup) (*Config, error) 
 		fe  frontEnd
 		err error
 	)
-	switch kind := kindOf(fc); {
+	switch kind := inject.ObjectKind(fc); {
 	case fc == nil || fc.IsNilOrEmpty():
 		cfg = &inject.Config{}
 	case kind == "ConfigMap":
@@ -214,10 +214,3 @@ func opFor(uninject bool) inject.Op {
 	return inject.OpInject
 }
 
-// kindOf reads the kind of a mapping node without failing on other nodes.
-func kindOf(n *yaml.RNode) string {
-	if n == nil || n.YNode() == nil || n.YNode().Kind != yaml.MappingNode {
-		return ""
-	}
-	return n.GetKind()
-}

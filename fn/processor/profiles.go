@@ -69,7 +69,7 @@ func emptyConfig(fc *yaml.RNode) bool {
 	if fc == nil || fc.IsNilOrEmpty() {
 		return true
 	}
-	if kindOf(fc) != "ConfigMap" {
+	if inject.ObjectKind(fc) != "ConfigMap" {
 		return false
 	}
 	data := fc.Field("data")
@@ -80,7 +80,7 @@ func emptyConfig(fc *yaml.RNode) bool {
 // kinject.dev group (any version, so that a wrong one gets a clear error
 // rather than being taken for an ordinary resource).
 func isSidecarInjection(n *yaml.RNode) bool {
-	return kindOf(n) == inject.ConfigKind &&
+	return inject.ObjectKind(n) == inject.ConfigKind &&
 		strings.HasPrefix(n.GetApiVersion(), strings.SplitN(inject.ConfigAPIVersion, "/", 2)[0]+"/")
 }
 
@@ -88,7 +88,7 @@ func isSidecarInjection(n *yaml.RNode) bool {
 // name.
 func indexOfObject(items []*yaml.RNode, n *yaml.RNode) int {
 	for i, it := range items {
-		if kindOf(it) != "" && it.GetApiVersion() == n.GetApiVersion() && it.GetKind() == n.GetKind() &&
+		if inject.ObjectKind(it) != "" && it.GetApiVersion() == n.GetApiVersion() && it.GetKind() == n.GetKind() &&
 			it.GetNamespace() == n.GetNamespace() && it.GetName() == n.GetName() {
 			return i
 		}
@@ -162,7 +162,7 @@ func profileLabel(profile string) string {
 // describeConfig names a config and the file it came from:
 // `SidecarInjection "mesh" (mesh.yaml)`.
 func describeConfig(cfg *Config) string {
-	if cfg.Source == nil || kindOf(cfg.Source) == "" {
+	if cfg.Source == nil || inject.ObjectKind(cfg.Source) == "" {
 		return "the embedded default"
 	}
 	s := fmt.Sprintf("%s %q", cfg.Source.GetKind(), cfg.Source.GetName())

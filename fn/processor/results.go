@@ -65,7 +65,7 @@ func configResult(fc *yaml.RNode, err error) *Result {
 	if errors.As(err, &ce) && ce.Field != "" {
 		r.Field = &Field{Path: ce.Field}
 	}
-	if kindOf(fc) != "" {
+	if inject.ObjectKind(fc) != "" {
 		r.ResourceRef = &ResourceRef{APIVersion: fc.GetApiVersion(), Kind: fc.GetKind(), Name: fc.GetName(), Namespace: fc.GetNamespace()}
 		r.File = fileOf(fc)
 	}
@@ -76,7 +76,7 @@ func configResult(fc *yaml.RNode, err error) *Result {
 // (internal.config.kubernetes.io/path|index, or the legacy
 // config.kubernetes.io/path|index).
 func fileOf(item *yaml.RNode) *File {
-	if kindOf(item) == "" {
+	if inject.ObjectKind(item) == "" {
 		return nil
 	}
 	a := item.GetAnnotations()

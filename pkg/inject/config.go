@@ -272,6 +272,20 @@ func decodeDocuments(data []byte) ([]*yaml.RNode, error) {
 	}
 }
 
+// ObjectKind reads the kind of a document that is a mapping, and is empty
+// for anything else: kyaml's own getters assume a mapping and panic on a
+// sequence with an odd number of items.
+func ObjectKind(doc *yaml.RNode) string {
+	if doc == nil {
+		return ""
+	}
+	node := resolveDocument(doc.YNode())
+	if node == nil || node.Kind != yaml.MappingNode {
+		return ""
+	}
+	return scalarField(node, "kind")
+}
+
 // DocumentLookup finds a ConfigMap by name among docs, then asks fallback
 // (which may be nil). A ConfigMap without a namespace matches any
 // namespace; two that match are an error rather than a guess.
@@ -279,7 +293,7 @@ func DocumentLookup(docs []*yaml.RNode, fallback ConfigMapLookup) ConfigMapLooku
 	return func(namespace, name string) (*yaml.RNode, error) {
 		var found []*yaml.RNode
 		for _, d := range docs {
-			if d.GetKind() != "ConfigMap" || d.GetName() != name {
+			if ObjectKind(d) != "ConfigMap" || d.GetName() != name {
 				continue
 			}
 			if ns := d.GetNamespace(); namespace != "" && ns != "" && ns != namespace {

@@ -70,7 +70,7 @@ func readDeclaredProfile(path string, data []byte) *declaredProfile {
 			continue
 		}
 		rn := yaml.NewRNode(&doc)
-		if rn.GetKind() != inject.ConfigKind {
+		if inject.ObjectKind(rn) != inject.ConfigKind {
 			return nil
 		}
 		profile, err := rn.Pipe(yaml.Lookup("spec", "profile"))
