@@ -46,6 +46,11 @@ func Run(p ResourceListProcessor, r io.Reader, w io.Writer) error {
 	if rw.WrappingKind != ResourceListKind {
 		return fmt.Errorf("reading the ResourceList: input is not a %s (to edit YAML files, run inject-fn CONFIG.yaml FILE.yaml...)", ResourceListKind)
 	}
+	for i, item := range items {
+		if item.YNode() == nil || item.YNode().Kind != yaml.MappingNode {
+			return fmt.Errorf("reading the ResourceList: items[%d]: not an object (%s); every item of a ResourceList is a Kubernetes object", i, nodeKindName(item.YNode()))
+		}
+	}
 	rl := &ResourceList{Items: items, FunctionConfig: rw.FunctionConfig}
 	procErr := p.Process(rl)
 	var results Results
@@ -65,6 +70,23 @@ func Run(p ResourceListProcessor, r io.Reader, w io.Writer) error {
 		return fmt.Errorf("writing the ResourceList: %w", err)
 	}
 	return procErr
+}
+
+// nodeKindName names a YAML node's kind as a user would.
+func nodeKindName(n *yaml.Node) string {
+	switch {
+	case n == nil:
+		return "empty"
+	case n.Kind == yaml.SequenceNode:
+		return "a list"
+	case n.Kind == yaml.ScalarNode && n.Tag == "!!null":
+		return "null"
+	case n.Kind == yaml.ScalarNode:
+		return "a scalar"
+	case n.Kind == yaml.AliasNode:
+		return "an alias"
+	}
+	return "a mapping"
 }
 
 // resourceListWriter writes a ResourceList byte for byte as

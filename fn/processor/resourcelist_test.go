@@ -202,3 +202,25 @@ results:
 	"commented results": "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nresults: # c\n# h\n- message: earlier # m\n",
 	"v1alpha1":          "apiVersion: config.kubernetes.io/v1alpha1\nkind: ResourceList\nitems:\n- kind: X\n",
 }
+
+// TestRunRejectsItemsThatAreNotObjects checks that an item that is a list,
+// a scalar or null is reported by its index before anything is processed,
+// and that nothing is written.
+func TestRunRejectsItemsThatAreNotObjects(t *testing.T) {
+	for item, want := range map[string]string{
+		"[a]":    "items[1]: not an object (a list)",
+		"text":   "items[1]: not an object (a scalar)",
+		"null":   "items[1]: not an object (null)",
+		"[a, b]": "items[1]: not an object (a list)",
+	} {
+		in := "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: p}\n- " + item + "\n"
+		var out bytes.Buffer
+		err := Run(Processor{}, strings.NewReader(in), &out)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("item %s: error %v, want it to contain %q", item, err, want)
+		}
+		if out.Len() != 0 {
+			t.Errorf("item %s: wrote %q, want nothing", item, out.String())
+		}
+	}
+}
