@@ -213,4 +213,3 @@ func opFor(uninject bool) inject.Op {
 	}
 	return inject.OpInject
 }
-
