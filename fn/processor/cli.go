@@ -180,6 +180,11 @@ func (m FileMode) loadConfigs() ([]*Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	for i, d := range docs {
+		if err := inject.CheckObjectShape(d); err != nil {
+			return nil, fmt.Errorf("%s: document %d: %w", m.Config, i+1, err)
+		}
+	}
 	var fc *yaml.RNode
 	if len(docs) > 0 {
 		fc = docs[0]

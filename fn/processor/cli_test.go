@@ -69,6 +69,29 @@ func TestMain_fileMode(t *testing.T) {
 	}
 }
 
+// TestMain_fileModeConfigNotAnObject checks that a config file whose
+// document has a list for metadata is an error naming the file, the
+// document and the field, and that nothing is written.
+func TestMain_fileModeConfigNotAnObject(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yaml")
+	app := filepath.Join(dir, "app.yaml")
+	if err := os.WriteFile(cfg, []byte("apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: a}\nspec: {}\n---\napiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: [b]\nspec: {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(app, []byte(appYAML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	code := processor.Main([]string{cfg, app}, strings.NewReader(""), &out, &errOut)
+	if want := cfg + ": document 2: metadata: must be a mapping, not a list"; code == 0 || !strings.Contains(errOut.String(), want) {
+		t.Errorf("exit %d, stderr %q, want it to contain %q", code, errOut.String(), want)
+	}
+	if out.Len() != 0 {
+		t.Errorf("wrote %q, want nothing", out.String())
+	}
+}
+
 func TestMain_flags(t *testing.T) {
 	for _, tc := range []struct {
 		name string

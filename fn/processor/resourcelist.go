@@ -8,6 +8,8 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
 // ResourceListKind is the kind of the KRM function's input and output.
@@ -46,9 +48,16 @@ func Run(p ResourceListProcessor, r io.Reader, w io.Writer) error {
 	if rw.WrappingKind != ResourceListKind {
 		return fmt.Errorf("reading the ResourceList: input is not a %s (to edit YAML files, run inject-fn CONFIG.yaml FILE.yaml...)", ResourceListKind)
 	}
+	// kyaml reads items and the function config with getters that panic
+	// on a list where a mapping should be: stop before anything runs.
 	for i, item := range items {
-		if item.YNode() == nil || item.YNode().Kind != yaml.MappingNode {
-			return fmt.Errorf("reading the ResourceList: items[%d]: not an object (%s); every item of a ResourceList is a Kubernetes object", i, nodeKindName(item.YNode()))
+		if err := inject.CheckObjectShape(item); err != nil {
+			return fmt.Errorf("reading the ResourceList: items[%d]: %w; every item of a ResourceList is a Kubernetes object", i, err)
+		}
+	}
+	if fc := rw.FunctionConfig; fc != nil && !fc.IsNilOrEmpty() {
+		if err := inject.CheckObjectShape(fc); err != nil {
+			return fmt.Errorf("reading the ResourceList: functionConfig: %w", err)
 		}
 	}
 	rl := &ResourceList{Items: items, FunctionConfig: rw.FunctionConfig}
@@ -70,23 +79,6 @@ func Run(p ResourceListProcessor, r io.Reader, w io.Writer) error {
 		return fmt.Errorf("writing the ResourceList: %w", err)
 	}
 	return procErr
-}
-
-// nodeKindName names a YAML node's kind as a user would.
-func nodeKindName(n *yaml.Node) string {
-	switch {
-	case n == nil:
-		return "empty"
-	case n.Kind == yaml.SequenceNode:
-		return "a list"
-	case n.Kind == yaml.ScalarNode && n.Tag == "!!null":
-		return "null"
-	case n.Kind == yaml.ScalarNode:
-		return "a scalar"
-	case n.Kind == yaml.AliasNode:
-		return "an alias"
-	}
-	return "a mapping"
 }
 
 // resourceListWriter writes a ResourceList byte for byte as

@@ -204,14 +204,18 @@ results:
 }
 
 // TestRunRejectsItemsThatAreNotObjects checks that an item that is a list,
-// a scalar or null is reported by its index before anything is processed,
-// and that nothing is written.
+// a scalar or null, or whose metadata is not a mapping, is reported by its
+// index and field before anything is processed, and that nothing is
+// written.
 func TestRunRejectsItemsThatAreNotObjects(t *testing.T) {
 	for item, want := range map[string]string{
 		"[a]":    "items[1]: not an object (a list)",
 		"text":   "items[1]: not an object (a scalar)",
 		"null":   "items[1]: not an object (null)",
 		"[a, b]": "items[1]: not an object (a list)",
+		"{apiVersion: apps/v1, kind: Deployment, metadata: [a], spec: {template: {spec: {containers: [{name: a, image: b}]}}}}": "items[1]: metadata: must be a mapping, not a list",
+		"{kind: ConfigMap, metadata: {name: cm, annotations: [a]}}":                                                             "items[1]: metadata.annotations: must be a mapping, not a list",
+		"{kind: ConfigMap, metadata: {name: cm, labels: x}}":                                                                    "items[1]: metadata.labels: must be a mapping, not a scalar",
 	} {
 		in := "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: p}\n- " + item + "\n"
 		var out bytes.Buffer
@@ -222,5 +226,19 @@ func TestRunRejectsItemsThatAreNotObjects(t *testing.T) {
 		if out.Len() != 0 {
 			t.Errorf("item %s: wrote %q, want nothing", item, out.String())
 		}
+	}
+}
+
+// TestRunRejectsAFunctionConfigThatIsNotAnObject checks the same for the
+// function config.
+func TestRunRejectsAFunctionConfigThatIsNotAnObject(t *testing.T) {
+	in := "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n  apiVersion: kinject.dev/v1alpha1\n  kind: SidecarInjection\n  metadata: [a]\n"
+	var out bytes.Buffer
+	err := Run(Processor{}, strings.NewReader(in), &out)
+	if want := "functionConfig: metadata: must be a mapping, not a list"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want it to contain %q", err, want)
+	}
+	if out.Len() != 0 {
+		t.Errorf("wrote %q, want nothing", out.String())
 	}
 }

@@ -77,7 +77,7 @@ func TemplateFromConfigMap(cm *yaml.RNode, key string) (*Template, error) {
 	if key == "" {
 		key = DefaultConfigKey
 	}
-	name := cm.GetName()
+	_, name := ObjectName(cm)
 	data := mapValue(resolveDocument(cm.YNode()), "data")
 	text := mapValue(data, key)
 	if text == nil || text.Kind != yaml.ScalarNode {
@@ -101,8 +101,11 @@ func loadSidecarInjection(node *yaml.Node, lookup ConfigMapLookup) (*Config, err
 		return nil, fmt.Errorf("%s %q: %w", ConfigKind, name, err)
 	}
 	spec := mapValue(node, "spec")
-	if spec == nil || spec.Kind != yaml.MappingNode {
+	if isNull(spec) {
 		return fail(fmt.Errorf("spec: is required"))
+	}
+	if spec.Kind != yaml.MappingNode {
+		return fail(fmt.Errorf("spec: must be a mapping, not %s", describeNode(spec)))
 	}
 	cfg := &Config{}
 	var ref *TemplateRef
@@ -272,20 +275,6 @@ func decodeDocuments(data []byte) ([]*yaml.RNode, error) {
 	}
 }
 
-// ObjectKind reads the kind of a document that is a mapping, and is empty
-// for anything else: kyaml's own getters assume a mapping and panic on a
-// sequence with an odd number of items.
-func ObjectKind(doc *yaml.RNode) string {
-	if doc == nil {
-		return ""
-	}
-	node := resolveDocument(doc.YNode())
-	if node == nil || node.Kind != yaml.MappingNode {
-		return ""
-	}
-	return scalarField(node, "kind")
-}
-
 // DocumentLookup finds a ConfigMap by name among docs, then asks fallback
 // (which may be nil). A ConfigMap without a namespace matches any
 // namespace; two that match are an error rather than a guess.
@@ -293,10 +282,11 @@ func DocumentLookup(docs []*yaml.RNode, fallback ConfigMapLookup) ConfigMapLooku
 	return func(namespace, name string) (*yaml.RNode, error) {
 		var found []*yaml.RNode
 		for _, d := range docs {
-			if ObjectKind(d) != "ConfigMap" || d.GetName() != name {
+			ns, n := ObjectName(d)
+			if ObjectKind(d) != "ConfigMap" || n != name {
 				continue
 			}
-			if ns := d.GetNamespace(); namespace != "" && ns != "" && ns != namespace {
+			if namespace != "" && ns != "" && ns != namespace {
 				continue
 			}
 			found = append(found, d)

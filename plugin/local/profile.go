@@ -77,8 +77,9 @@ func readDeclaredProfile(path string, data []byte) *declaredProfile {
 		if err != nil || profile == nil {
 			return nil
 		}
+		_, name := inject.ObjectName(rn)
 		return &declaredProfile{
-			source:  fmt.Sprintf("%s %q in %s", inject.ConfigKind, rn.GetName(), path),
+			source:  fmt.Sprintf("%s %q in %s", inject.ConfigKind, name, path),
 			profile: yaml.GetValue(profile),
 		}
 	}
