@@ -3,6 +3,7 @@ package admission
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -216,6 +217,12 @@ func TestREADME(t *testing.T) {
 		kubectlInject(t, "policy", "--delete")
 		kubectlInject(t, "policy", "--delete", "--name", "mesh")
 		kubectlInject(t, "policy", "--delete", "--profile", "logs")
+		for _, ns := range []string{"default", "shop", "payments"} {
+			probe := []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: readme-probe, namespace: " + ns + "}\nspec:\n  containers: [{name: app, image: busybox}]\n")
+			waitProbe(t, probe, "the README's policies to be gone in "+ns, func(pod map[string]any) bool {
+				return len(containerNames(&unstructured.Unstructured{Object: pod})) == 1
+			})
+		}
 	})
 	// The README's second profile: a log shipper.
 	logs := writeFile(t, "logs.yaml", []byte("containers:\n- name: log-shipper\n  image: fluent/fluent-bit:3.2\n"))
@@ -275,7 +282,11 @@ func TestPolicyFromSeedConfigMap(t *testing.T) {
 		t.Fatalf("policy --template-configmap: exit %d\n%s%s", code, out, errOut)
 	}
 	probe := []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: seed-probe, namespace: mesh}\nspec:\n  containers: [{name: app, image: busybox, ports: [{containerPort: 8080}]}]\n")
-	waitPolicy(t, probe, true)
+	// Wait for this policy's sidecar, not just any record: a policy
+	// another test removed may still run for a moment.
+	waitProbe(t, probe, "the seed's policy to add envoy", func(pod map[string]any) bool {
+		return slices.Contains(containerNames(&unstructured.Unstructured{Object: pod}), "envoy")
+	})
 	got, err := createPod(t, probe, true)
 	if err != nil {
 		t.Fatal(err)

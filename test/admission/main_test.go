@@ -141,7 +141,10 @@ func applyPolicy(t testing.TB, templateFile string, probe []byte, extra ...strin
 		t.Fatalf("kubectl inject %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
 	}
 	// A test that fails must not leave its policy to the next tests.
-	t.Cleanup(func() { kubectlInject(t, "policy", "--delete", "--template", templateFile) })
+	t.Cleanup(func() {
+		kubectlInject(t, "policy", "--delete", "--template", templateFile)
+		waitPolicyFor(t, statusKeyOf(t, templateFile), probe, false)
+	})
 	waitPolicyFor(t, statusKeyOf(t, templateFile), probe, true)
 }
 
@@ -179,16 +182,27 @@ func waitPolicy(t testing.TB, probe []byte, active bool) {
 // waitPolicyFor waits until the probe gets a record in key (or not).
 func waitPolicyFor(t testing.TB, key string, probe []byte, active bool) {
 	t.Helper()
+	waitProbe(t, probe, fmt.Sprintf("the policy of %s to become active=%v", key, active), func(pod map[string]any) bool {
+		_, injected := annotation(pod, key)
+		return injected == active
+	})
+}
+
+// waitProbe creates probe with a server-side dry run until done accepts
+// the Pod that comes back, for at most 60 s. The API server learns of
+// policies created or deleted through its informers, a moment later: a
+// test waits for the policy it needs, and for the ones it removed to be
+// gone, so that no test sees another's policy.
+func waitProbe(t testing.TB, probe []byte, what string, done func(pod map[string]any) bool) {
+	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		got, err := createPod(t, probe, true)
-		if err == nil {
-			if _, injected := annotation(got, key); injected == active {
-				return
-			}
+		if err == nil && done(got) {
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the policy did not become active=%v within 60s (last error: %v)", active, err)
+			t.Fatalf("waited 60s for %s (last error: %v)", what, err)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
