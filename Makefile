@@ -77,6 +77,7 @@ fuzz:
 	go test ./pkg/inject -run '^$$' -fuzz '^FuzzQuantityPattern$$' -fuzztime $(FUZZTIME)
 	go test ./pkg/inject -run '^$$' -fuzz '^FuzzProfiles$$' -fuzztime $(FUZZTIME)
 	go test ./pkg/inject -run '^$$' -fuzz '^FuzzParameterChecks$$' -fuzztime $(FUZZTIME)
+	go test ./fn/processor -run '^$$' -fuzz '^FuzzResourceList$$' -fuzztime $(FUZZTIME)
 
 ## bench: benchmarks as ratios measured in one run; writes docs/benchmarks.md
 bench: tools build

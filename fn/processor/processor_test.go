@@ -67,29 +67,39 @@ func TestRunRejectsPlainYAML(t *testing.T) {
 
 func readInput(t *testing.T, dir string) []byte {
 	t.Helper()
-	in, err := os.ReadFile(filepath.Join(dir, "input.yaml"))
+	rl, err := composeInput(dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return rl
+}
+
+// composeInput reads a golden case's ResourceList: input.yaml with
+// config.yaml, when there is one, as its functionConfig.
+func composeInput(dir string) ([]byte, error) {
+	in, err := os.ReadFile(filepath.Join(dir, "input.yaml"))
+	if err != nil {
+		return nil, err
 	}
 	cfg, err := os.ReadFile(filepath.Join(dir, "config.yaml"))
 	if os.IsNotExist(err) {
-		return in
+		return in, nil
 	}
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	rl, err := yaml.Parse(string(in))
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	fc, err := yaml.Parse(string(cfg))
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if err := rl.PipeE(yaml.SetField("functionConfig", fc)); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	return []byte(rl.MustString())
+	return []byte(rl.MustString()), nil
 }
 
 func run(t *testing.T, in []byte) ([]byte, error) {
