@@ -105,7 +105,7 @@ func loadSidecarInjection(node *yaml.Node, lookup ConfigMapLookup) (*Config, err
 		return fail(fmt.Errorf("spec: is required"))
 	}
 	if spec.Kind != yaml.MappingNode {
-		return fail(fmt.Errorf("spec: must be a mapping, not %s", describeNode(spec)))
+		return fail(fmt.Errorf("spec: must be a mapping, not %s", describeNonObject(spec)))
 	}
 	cfg := &Config{}
 	var ref *TemplateRef
@@ -282,11 +282,11 @@ func DocumentLookup(docs []*yaml.RNode, fallback ConfigMapLookup) ConfigMapLooku
 	return func(namespace, name string) (*yaml.RNode, error) {
 		var found []*yaml.RNode
 		for _, d := range docs {
-			ns, n := ObjectName(d)
-			if ObjectKind(d) != "ConfigMap" || n != name {
+			if ObjectKind(d) != "ConfigMap" {
 				continue
 			}
-			if namespace != "" && ns != "" && ns != namespace {
+			ns, n := ObjectName(d)
+			if n != name || namespace != "" && ns != "" && ns != namespace {
 				continue
 			}
 			found = append(found, d)

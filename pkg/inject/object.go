@@ -31,18 +31,18 @@ func ObjectName(doc *yaml.RNode) (namespace, name string) {
 func CheckObjectShape(doc *yaml.RNode) error {
 	root := documentRoot(doc)
 	if root == nil || root.Kind != yaml.MappingNode {
-		return fmt.Errorf("not an object (%s)", describeNode(root))
+		return fmt.Errorf("not an object (%s)", describeNonObject(root))
 	}
 	meta := mapValue(root, "metadata")
 	if isNull(meta) {
 		return nil
 	}
 	if meta.Kind != yaml.MappingNode {
-		return fmt.Errorf("metadata: must be a mapping, not %s", describeNode(meta))
+		return fmt.Errorf("metadata: must be a mapping, not %s", describeNonObject(meta))
 	}
 	for _, field := range []string{"annotations", "labels"} {
 		if v := mapValue(meta, field); !isNull(v) && v.Kind != yaml.MappingNode {
-			return fmt.Errorf("metadata.%s: must be a mapping, not %s", field, describeNode(v))
+			return fmt.Errorf("metadata.%s: must be a mapping, not %s", field, describeNonObject(v))
 		}
 	}
 	return nil
@@ -54,21 +54,4 @@ func documentRoot(doc *yaml.RNode) *yaml.Node {
 		return nil
 	}
 	return resolveDocument(doc.YNode())
-}
-
-// describeNode names a node's kind as a user would.
-func describeNode(n *yaml.Node) string {
-	switch {
-	case n == nil:
-		return "empty"
-	case n.Kind == yaml.SequenceNode:
-		return "a list"
-	case n.Kind == yaml.AliasNode:
-		return "an alias"
-	case n.Kind == yaml.ScalarNode && n.Tag == "!!null":
-		return "null"
-	case n.Kind == yaml.ScalarNode:
-		return "a scalar"
-	}
-	return "a mapping"
 }

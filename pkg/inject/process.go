@@ -189,7 +189,8 @@ func failEntry(e Entry, err error) Entry {
 	return e
 }
 
-// describeNonObject says what a List item that is not an object is.
+// describeNonObject says what a node that is not an object is: a List
+// item, a ResourceList item, a metadata field.
 func describeNonObject(n *yaml.Node) string {
 	if isNull(n) {
 		return "null"
