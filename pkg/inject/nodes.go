@@ -74,21 +74,31 @@ func newSequence(items ...*yaml.Node) *yaml.Node {
 	return &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: items}
 }
 
-// deepCopy copies a node tree. Positions are dropped: a copy is new content.
+// deepCopy copies a node tree. Positions are dropped: a copy is new
+// content. Each node is copied once, so an alias shares the copy of its
+// anchor as it shared the original: an alias bomb costs linear time.
 func deepCopy(n *yaml.Node) *yaml.Node {
+	return deepCopyShared(n, map[*yaml.Node]*yaml.Node{})
+}
+
+func deepCopyShared(n *yaml.Node, copied map[*yaml.Node]*yaml.Node) *yaml.Node {
 	if n == nil {
 		return nil
 	}
+	if c, ok := copied[n]; ok {
+		return c
+	}
 	c := *n
+	copied[n] = &c
 	c.Line, c.Column = 0, 0
 	if n.Content != nil {
 		c.Content = make([]*yaml.Node, len(n.Content))
 		for i, child := range n.Content {
-			c.Content[i] = deepCopy(child)
+			c.Content[i] = deepCopyShared(child, copied)
 		}
 	}
 	if n.Alias != nil {
-		c.Alias = deepCopy(n.Alias)
+		c.Alias = deepCopyShared(n.Alias, copied)
 	}
 	return &c
 }
