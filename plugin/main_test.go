@@ -51,7 +51,11 @@ func frontDoorCases(t *testing.T) []frontDoorCase {
 		{name: "all profiles", args: []string{"--local", "-f", app, "--uninject", "--all-profiles"}, served: true},
 		{name: "profile of a SidecarInjection", args: []string{"--local", "-f", app, "--template", metrics, "--profile", "metrics"}, served: true},
 		{name: "profile differs from the template's", args: []string{"--local", "-f", app, "--template", metrics, "--profile", "logs"}, served: true},
+		{name: "diff", args: []string{"--local", "-f", app, "--diff", "--color=always"}, served: true},
+		{name: "diff of a missing file", args: []string{"--local", "-f", filepath.Join(tmp, "none.yaml"), "--diff"}, served: true},
+		{name: "diff of bad YAML", args: []string{"--local", "-f", "-", "--diff"}, stdin: "apiVersion: v1\nkind: Pod\nmetadata:\n  labels: {a: [}\n", served: true},
 		// Left to the full command: its flags, its help, and the mistakes it explains.
+		{name: "diff with a flag mistake", args: []string{"--local", "-f", app, "--diff", "--in-place"}},
 		{name: "help", args: []string{"--help"}},
 		{name: "version", args: []string{"--version"}},
 		{name: "completion", args: []string{"__complete", ""}},

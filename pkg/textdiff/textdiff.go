@@ -22,6 +22,18 @@ type Options struct {
 	Context int
 	// Color writes ANSI colors.
 	Color bool
+	// Sections name parts of a (the objects of a multi-document file),
+	// in order of their first lines. A hunk's header ends with the names
+	// of the sections it changes, as git names the function a hunk is in:
+	// "@@ -10,3 +10,9 @@ deployment.apps/web". patch(1) reads past them.
+	Sections []Section
+}
+
+// Section is a part of the old text: from line Line (1-based) to the
+// next section.
+type Section struct {
+	Line int
+	Name string
 }
 
 // op is one line of an edit script.
@@ -49,8 +61,13 @@ func Write(w io.Writer, from, to, a, b string, o Options) (bool, error) {
 	var sb strings.Builder
 	sb.WriteString(paint(colorHeader, "--- "+from) + "\n")
 	sb.WriteString(paint(colorHeader, "+++ "+to) + "\n")
+	section := sectionsOf(ops, o.Sections)
 	for _, h := range hunks(ops, o.Context) {
-		sb.WriteString(paint(colorHunk, fmt.Sprintf("@@ -%s +%s @@", rangeOf(h.aStart, h.aLen), rangeOf(h.bStart, h.bLen))) + "\n")
+		header := fmt.Sprintf("@@ -%s +%s @@", rangeOf(h.aStart, h.aLen), rangeOf(h.bStart, h.bLen))
+		if name := h.section(ops, section, o.Sections); name != "" {
+			header += " " + name
+		}
+		sb.WriteString(paint(colorHunk, header) + "\n")
 		for _, l := range ops[h.from:h.to] {
 			line := string(l.kind) + strings.TrimSuffix(l.text, "\n")
 			switch l.kind {
@@ -159,6 +176,46 @@ type hunk struct {
 	from, to     int
 	aStart, aLen int
 	bStart, bLen int
+}
+
+// sectionsOf gives every op the index of the section of a it belongs to
+// (-1 before the first one, or with no sections). A line added belongs
+// where the line before it is: text added at the end of a document is
+// that document's change, not the next one's.
+func sectionsOf(ops []op, sections []Section) []int {
+	out := make([]int, len(ops))
+	aLine, k := 1, -1
+	for idx, o := range ops {
+		line := aLine
+		if o.kind == '+' {
+			line = aLine - 1
+		}
+		for k+1 < len(sections) && sections[k+1].Line <= line {
+			k++
+		}
+		kk := k
+		for kk >= 0 && sections[kk].Line > line {
+			kk--
+		}
+		out[idx] = kk
+		if o.kind != '+' {
+			aLine++
+		}
+	}
+	return out
+}
+
+// section names the sections a hunk changes ("" when none).
+func (h hunk) section(ops []op, section []int, sections []Section) string {
+	var names []string
+	last := -1
+	for idx := h.from; idx < h.to; idx++ {
+		if k := section[idx]; ops[idx].kind != ' ' && k >= 0 && k != last {
+			names = append(names, sections[k].Name)
+			last = k
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // hunks groups the changes with context lines around them.

@@ -29,6 +29,37 @@ func TestWrite(t *testing.T) {
 	}
 }
 
+// TestSections: a hunk's header names the sections (objects) it
+// changes; a line added at the end of a section is that section's change.
+func TestSections(t *testing.T) {
+	a := "kind: A\nx: 1\n---\nkind: B\n" + strings.Repeat("y: 1\n", 10) + "---\nkind: C\nz: 1\n"
+	b := "kind: A\nx: 1\nadded: a\n---\nkind: B\n" + strings.Repeat("y: 1\n", 10) + "---\nkind: C\nz: 1\nadded: c\n"
+	sections := []textdiff.Section{{Line: 1, Name: "a/one"}, {Line: 4, Name: "b/two"}, {Line: 16, Name: "c/three"}}
+	var sb strings.Builder
+	if _, err := textdiff.Write(&sb, "f", "f", a, b, textdiff.Options{Sections: sections}); err != nil {
+		t.Fatal(err)
+	}
+	var headers []string
+	for _, l := range strings.Split(sb.String(), "\n") {
+		if strings.HasPrefix(l, "@@") {
+			headers = append(headers, l)
+		}
+	}
+	want := []string{"@@ -1,5 +1,6 @@ a/one", "@@ -15,3 +16,4 @@ c/three"}
+	if strings.Join(headers, "\n") != strings.Join(want, "\n") {
+		t.Errorf("hunk headers:\n%s\nwant:\n%s\n%s", strings.Join(headers, "\n"), strings.Join(want, "\n"), sb.String())
+	}
+	// Two sections' changes close together share a hunk that names both.
+	sb.Reset()
+	close := "kind: A\nx: 1\n---\nkind: B\ny: 1\n"
+	if _, err := textdiff.Write(&sb, "f", "f", close, "kind: A\nx: 1\nadded: a\n---\nkind: B\ny: 1\nadded: b\n", textdiff.Options{Sections: sections[:2]}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sb.String(), "@@ -1,5 +1,7 @@ a/one, b/two\n") {
+		t.Errorf("one hunk for both:\n%s", sb.String())
+	}
+}
+
 // TestPatchApplies: the diff applies with patch(1) when it is installed,
 // and gives the new text.
 func TestPatchApplies(t *testing.T) {
@@ -43,8 +74,12 @@ func TestPatchApplies(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sb strings.Builder
-	if _, err := textdiff.Write(&sb, "f", "f", a, b, textdiff.Options{}); err != nil {
+	// Section names after the hunk ranges do not disturb patch(1).
+	if _, err := textdiff.Write(&sb, "f", "f", a, b, textdiff.Options{Sections: []textdiff.Section{{Line: 1, Name: "pod/a"}, {Line: 12, Name: "pod/b"}}}); err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(sb.String(), "@@ pod/a\n") || !strings.Contains(sb.String(), "@@ pod/b\n") {
+		t.Errorf("section names missing:\n%s", sb.String())
 	}
 	cmd := exec.Command(patch, "-s", filepath.Join(dir, "f"))
 	cmd.Stdin = strings.NewReader(sb.String())

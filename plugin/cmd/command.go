@@ -86,10 +86,14 @@ Each object gets one line on stderr; the exit code is 1 when any object failed
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			// Complete validates the flags before it reads a file or the cluster.
-			if err := o.Complete(c, args); err != nil {
-				return err
+			err := o.Complete(c, args)
+			if err == nil {
+				err = o.Run(c.Context())
 			}
-			return o.Run(c.Context())
+			if o.Diff {
+				err = local.DiffExit(err)
+			}
+			return err
 		},
 		ValidArgsFunction: o.completeArgs,
 	}

@@ -49,7 +49,17 @@ func TestLocalDiff(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "\x1b[31m-        - name: envoy") {
 		t.Errorf("--diff --uninject --color always: exit %d\n%q", code, out)
 	}
-	if _, stderr, code := runCmd(t, "", "--local", "-f", path, "--diff", "--in-place"); code == 0 || !strings.Contains(stderr, "--diff shows the change and makes none; it cannot be combined with --in-place") {
-		t.Errorf("--diff --in-place: exit %d\n%s", code, stderr)
+	// As kubectl diff: an error exits above 1, so that a script tells it
+	// from "something would change".
+	if _, stderr, code := runCmd(t, "", "--local", "-f", path, "--diff", "--in-place"); code != 2 || !strings.Contains(stderr, "--diff shows the change and makes none; it cannot be combined with --in-place") {
+		t.Errorf("--diff --in-place: exit %d, want 2\n%s", code, stderr)
+	}
+	if _, stderr, code := runCmd(t, "", "--local", "-f", filepath.Join(dir, "none.yaml"), "--diff"); code != 2 || !strings.Contains(stderr, "none.yaml") {
+		t.Errorf("--diff of a missing file: exit %d, want 2\n%s", code, stderr)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	writeFile(t, bad, strings.Replace(app, "  template:\n    metadata:\n", "  template:\n    metadata:\n      annotations: {sidecar.kinject.dev/cpu-request: lots}\n", 1))
+	if _, stderr, code := runCmd(t, "", "--local", "-f", bad, "--diff"); code != 2 || !strings.Contains(stderr, "sidecar.kinject.dev/cpu-request") {
+		t.Errorf("--diff of an object that fails: exit %d, want 2\n%s", code, stderr)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kinject/kubectl-inject/pkg/live"
+	"github.com/kinject/kubectl-inject/plugin/local"
 )
 
 // runLive resolves the arguments to objects, processes them with bounded
@@ -50,7 +51,7 @@ func (o *Options) runLive(ctx context.Context) error {
 			return err
 		}
 		if failed == 0 && differ > 0 {
-			return &ExitError{Code: 1, Silent: true, Err: fmt.Errorf("%d objects would change", differ)}
+			return local.DiffChanged(differ, "objects")
 		}
 	}
 	total := len(targets) + len(resolveErrs)

@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -176,8 +177,12 @@ func (o *StatusOptions) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if o.Flags.Selector != "" {
-		settings.Policy.Selector = o.Flags.Selector
+	// -l selects the rows shown, as kubectl get -l does; it is not the
+	// template's label selection (that would report every other object
+	// as skipped).
+	shown, err := labels.Parse(o.Flags.Selector)
+	if err != nil {
+		return fmt.Errorf("--selector %q: %w", o.Flags.Selector, err)
 	}
 	in, err := local.NewInjector(tmpl, settings, io.Discard)
 	if err != nil {
@@ -198,21 +203,52 @@ func (o *StatusOptions) Run(ctx context.Context, args []string) error {
 		return fmt.Errorf("client: %w", err)
 	}
 	var objs []*unstructured.Unstructured
+	var forbidden []error
 	for _, r := range statusResources {
 		if filter != nil && filter[r.gvr.Resource] == nil && !neededFor(r.gvr.Resource, filter) {
 			continue
 		}
 		listed, err := o.list(ctx, client, r.gvr, namespace)
+		if errors.Is(err, errForbidden) {
+			// As kubectl get does with several kinds: show what may be
+			// read, name what may not, and fail at the end.
+			forbidden = append(forbidden, err)
+			continue
+		}
 		if err != nil {
 			return err
 		}
 		objs = append(objs, listed...)
 	}
-	rows := selectRows(fleet.Build(in, objs), filter)
+	rows := selectRows(fleet.Build(in, objs), filter, matchingLabels(objs, shown))
 	if err := o.print(rows); err != nil {
 		return err
 	}
-	return o.summary(rows)
+	if err := o.summary(rows); err != nil {
+		return err
+	}
+	return errors.Join(forbidden...)
+}
+
+// errForbidden marks a list call the user's RBAC refuses.
+var errForbidden = errors.New("forbidden")
+
+// rowKey names a row's object: namespace, kind and name.
+type rowKey struct{ namespace, kind, name string }
+
+// matchingLabels is the set of objs whose labels sel matches (nil: every
+// object, when sel is empty).
+func matchingLabels(objs []*unstructured.Unstructured, sel labels.Selector) map[rowKey]bool {
+	if sel.Empty() {
+		return nil
+	}
+	out := map[rowKey]bool{}
+	for _, o := range objs {
+		if sel.Matches(labels.Set(o.GetLabels())) {
+			out[rowKey{o.GetNamespace(), o.GetKind(), o.GetName()}] = true
+		}
+	}
+	return out
 }
 
 // neededFor: Pods are listed for every workload's counts, and ReplicaSets
@@ -229,18 +265,24 @@ func neededFor(resource string, filter statusFilter) bool {
 	return false
 }
 
-// selectRows keeps the rows the arguments name.
-func selectRows(rows []fleet.Row, filter statusFilter) []fleet.Row {
-	if filter == nil {
+// selectRows keeps the rows the arguments name whose objects are in
+// labelled (every row when labelled is nil).
+func selectRows(rows []fleet.Row, filter statusFilter, labelled map[rowKey]bool) []fleet.Row {
+	if filter == nil && labelled == nil {
 		return rows
 	}
 	var out []fleet.Row
 	for _, r := range rows {
-		res := strings.ToLower(r.Kind) + "s"
-		names, ok := filter[res]
-		if ok && (len(names) == 0 || names[r.Name]) {
-			out = append(out, r)
+		if labelled != nil && !labelled[rowKey{r.Namespace, r.Kind, r.Name}] {
+			continue
 		}
+		if filter != nil {
+			names, ok := filter[strings.ToLower(r.Kind)+"s"]
+			if !ok || (len(names) > 0 && !names[r.Name]) {
+				continue
+			}
+		}
+		out = append(out, r)
 	}
 	return out
 }
@@ -256,7 +298,7 @@ func (o *StatusOptions) list(ctx context.Context, client dynamic.Interface, gvr 
 			if namespace == "" {
 				where = "all namespaces"
 			}
-			return nil, fmt.Errorf("listing %s in %s: forbidden: kubectl inject status is read-only and needs only get and list on %s (RBAC): %w", gvr.Resource, where, gvr.GroupResource(), err)
+			return nil, fmt.Errorf("listing %s in %s: %w: kubectl inject status is read-only and needs only get and list on %s (RBAC): %w", gvr.Resource, where, errForbidden, gvr.GroupResource(), err)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("listing %s: %w", gvr.GroupResource(), err)

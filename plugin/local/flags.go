@@ -83,7 +83,7 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.Output, "output", "o", "", "Print the resulting objects: yaml, json or name")
 	fs.BoolVar(&f.Uninject, "uninject", false, "Remove exactly what an earlier injection added")
 	fs.BoolVar(&f.Check, "check", false, "Change nothing; exit 1 when any object is not injected with the current template")
-	fs.BoolVar(&f.Diff, "diff", false, "Change nothing; show what would change as a unified diff (exit 1 when something would change, as kubectl diff)")
+	fs.BoolVar(&f.Diff, "diff", false, "Change nothing; show what would change as a unified diff (exit 0: no change, 1: a change, 2: an error, as kubectl diff)")
 	fs.StringVar(&f.Color, "color", f.Color, `With --diff: "auto" (colors on a terminal), "always" or "never"`)
 	fs.StringVar(&f.TemplateFile, "template", "", "Template file: a SidecarInjection, a template ConfigMap (data.config) or a partial Pod spec (default: the embedded Envoy sidecar)")
 	fs.StringVar(&f.Mode, "mode", "", `Policy: "opt-out" (inject unless annotated sidecar.kinject.dev/inject: "false", NAME.sidecar.kinject.dev/inject with --profile NAME; default) or "opt-in"`)
@@ -337,6 +337,42 @@ type ExitError struct {
 
 func (e *ExitError) Error() string { return e.Err.Error() }
 func (e *ExitError) Unwrap() error { return e.Err }
+
+// Exit codes of --diff, as kubectl diff's: 0 nothing would change, 1 the
+// diff shows a change, anything above 1 an error.
+const (
+	DiffChangedCode = 1
+	DiffErrorCode   = 2
+)
+
+// DiffChanged is the result of a --diff run that printed a change: n
+// objects or files differ.
+func DiffChanged(n int, what string) error {
+	return &ExitError{Code: DiffChangedCode, Silent: true, Err: &diffChanged{n, what}}
+}
+
+type diffChanged struct {
+	n    int
+	what string
+}
+
+func (d *diffChanged) Error() string { return fmt.Sprintf("%d %s would change", d.n, d.what) }
+
+// DiffExit maps the error of a --diff run to kubectl diff's exit codes: a
+// change found stays 1, every failure (a flag, a file, an object that
+// failed) becomes 2, so that a script tells them apart.
+func DiffExit(err error) error {
+	var changed *diffChanged
+	if err == nil || errors.As(err, &changed) {
+		return err
+	}
+	ee := &ExitError{Code: DiffErrorCode, Err: err}
+	var inner *ExitError
+	if errors.As(err, &inner) {
+		ee.Silent, ee.Err = inner.Silent, inner.Err
+	}
+	return ee
+}
 
 // ExitCode maps the error of a run to the process exit code (0 for nil),
 // printing it to errOut as kubectl does unless it was reported already.

@@ -99,3 +99,13 @@ func reportLine(src string, withFile bool, d manifest.Document, e inject.Entry, 
 	}
 	return b.String()
 }
+
+// objectNames names a document's objects as the report lines do
+// ("deployment.apps/web"), for the headers of --diff's hunks.
+func objectNames(entries []inject.Entry) string {
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = report.Object(e)
+	}
+	return strings.Join(names, ", ")
+}

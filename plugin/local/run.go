@@ -96,6 +96,7 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 			_, _ = io.WriteString(w, "---\n")
 		}
 		var before, after bytes.Buffer // --diff: this file's text, and what it would become
+		var sections []textdiff.Section // --diff: the objects of the file, to name them in the hunks
 		if f.Diff {
 			w = &after
 		}
@@ -131,6 +132,9 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 			if converted != nil {
 				converted.add(file.name, d.Index, text, entries)
 			}
+			if f.Diff {
+				sections = append(sections, textdiff.Section{Line: d.Line, Name: objectNames(entries)})
+			}
 			// Once a document failed nothing is written (no temporary file),
 			// unless asked to write the rest anyway.
 			if rewrite != nil && (failed == 0 || f.ContinueOnError) && !bytes.Equal(text, doc) {
@@ -155,7 +159,7 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 			}
 		}
 		if f.Diff {
-			changed, err := textdiff.Write(s.Out, "a/"+file.name, "b/"+file.name, before.String(), after.String(), textdiff.Options{Color: f.ColorFor(s.Out)})
+			changed, err := textdiff.Write(s.Out, "a/"+file.name, "b/"+file.name, before.String(), after.String(), textdiff.Options{Color: f.ColorFor(s.Out), Sections: sections})
 			if err != nil {
 				return fmt.Errorf("write the diff: %w", err)
 			}
@@ -195,8 +199,7 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed; the output holds them as they were in the input", failed, total)}
 	case f.Diff:
 		if differ > 0 {
-			// As kubectl diff: 1 means "there are differences".
-			return &ExitError{Code: 1, Silent: true, Err: fmt.Errorf("%d files would change", differ)}
+			return DiffChanged(differ, "files")
 		}
 		return nil
 	case f.Check:

@@ -30,5 +30,8 @@ func Serve(args []string, s Streams) (code int, served bool) {
 	if err == nil {
 		err = f.Run(in, s)
 	}
+	if f.Diff {
+		err = DiffExit(err)
+	}
 	return ExitCode(err, s.ErrOut), true
 }

@@ -50,6 +50,10 @@ func TestLiveDiff(t *testing.T) {
 	if r := inject(t, "deploy/web", "-n", ns, "--diff"); r.code != 0 || r.stdout != "" {
 		t.Errorf("--diff of a current object: exit %d, output %q", r.code, r.stdout)
 	}
+	// As kubectl diff: an error exits 2, apart from "a change" (1).
+	r := inject(t, "deploy/web", "deploy/missing", "-n", ns, "--diff")
+	expectCode(t, r, 2)
+	expectStderr(t, r, `"missing" not found`)
 }
 
 func render(t *testing.T, obj *unstructured.Unstructured) string {

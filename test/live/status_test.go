@@ -81,11 +81,28 @@ func TestStatus(t *testing.T) {
 
 	table := inject(t, "status", "-n", ns)
 	expectCode(t, table, 0)
-	lines := strings.Split(strings.TrimSpace(table.stdout), "\n")
-	if len(lines) != 7 || !strings.HasPrefix(lines[0], "NAME ") || !strings.Contains(lines[1], "deployment.apps/old") || !strings.Contains(lines[1], "envoyproxy/envoy:v1.30.0") {
-		t.Errorf("table:\n%s", table.stdout)
-	}
+	expectTable(t, table.stdout,
+		"NAME STATE SIDECAR PODS BEHIND",
+		"deployment.apps/old outdated envoyproxy/envoy:v1.30.0 0 0",
+		"deployment.apps/current current envoyproxy/envoy:v1.36.2 2 1",
+		"deployment.apps/plain not-injected <none> 0 0",
+		"pod/bare not-injected <none> - 0",
+		"deployment.apps/optout skipped:opted_out <none> 0 0",
+		"pod/plain-1-admitted current envoyproxy/envoy:v1.36.2 admission 0")
 	expectStderr(t, table, "deployment.apps/current: 1 of 2 Pods run an older sidecar than the template; restart: kubectl rollout restart deployment.apps/current -n "+ns)
+
+	// -l selects rows by the objects' own labels, as kubectl get -l does:
+	// the Pods still count for their workload, and the others are not
+	// shown (not reported as skipped).
+	labelled := inject(t, "status", "-n", ns, "-l", "app in (old,current)")
+	expectCode(t, labelled, 0)
+	expectTable(t, labelled.stdout,
+		"NAME STATE SIDECAR PODS BEHIND",
+		"deployment.apps/old outdated envoyproxy/envoy:v1.30.0 0 0",
+		"deployment.apps/current current envoyproxy/envoy:v1.36.2 2 1",
+		"pod/plain-1-admitted current envoyproxy/envoy:v1.36.2 admission 0")
+	expectCode(t, inject(t, "status", "-n", ns, "-l", "app=plain", "--check"), 0)
+	expectCode(t, inject(t, "status", "-n", ns, "-l", "app=old", "--check"), 1)
 
 	expectCode(t, inject(t, "status", "-n", ns, "--check"), 1)
 	expectCode(t, inject(t, "status", "-n", ns, "deploy/plain", "deploy/optout", "--check"), 0)
@@ -125,4 +142,40 @@ func podFrom(t *testing.T, ns string, owner *unstructured.Unstructured, name str
 
 func controllerRef(owner *unstructured.Unstructured) map[string]any {
 	return map[string]any{"apiVersion": owner.GetAPIVersion(), "kind": owner.GetKind(), "name": owner.GetName(), "uid": string(owner.GetUID()), "controller": true}
+}
+
+// expectTable checks a table's lines, cell by cell (any run of spaces
+// between cells).
+func expectTable(t *testing.T, got string, want ...string) {
+	t.Helper()
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(got), "\n") {
+		lines = append(lines, strings.Join(strings.Fields(l), " "))
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("table:\n%s\nwant (cells):\n%s", got, strings.Join(want, "\n"))
+	}
+}
+
+// TestStatusForbidden runs status as a user who may list Deployments and
+// nothing else: the Deployments are shown, every kind it may not list is
+// named with the RBAC it needs, the exit code is 1, and nothing is written.
+func TestStatusForbidden(t *testing.T) {
+	c.Require(t)
+	ns := namespace(t)
+	create(t, ns, deployments, deployment("web", ""))
+	if err := c.GrantViewer(ctx(t), ns); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, runOpts{kubeconfig: c.ViewerKubeconfig}, "status", "-n", ns)
+	expectCode(t, r, 1)
+	if r.writes() != 0 {
+		t.Errorf("status wrote: %v", r.requests)
+	}
+	expectTable(t, r.stdout,
+		"NAME STATE SIDECAR PODS BEHIND",
+		"deployment.apps/web not-injected <none> 0 0")
+	for _, kind := range []string{"statefulsets.apps", "daemonsets.apps", "replicasets.apps", "cronjobs.batch", "jobs.batch", "pods"} {
+		expectStderr(t, r, "needs only get and list on "+kind+" (RBAC)")
+	}
 }
