@@ -95,7 +95,7 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 			}
 			_, _ = io.WriteString(w, "---\n")
 		}
-		var before, after bytes.Buffer // --diff: this file's text, and what it would become
+		var before, after bytes.Buffer  // --diff: this file's text, and what it would become
 		var sections []textdiff.Section // --diff: the objects of the file, to name them in the hunks
 		if f.Diff {
 			w = &after
