@@ -21,10 +21,15 @@ const (
 
 // ValidateProfile checks a profile name: "" is the default profile; any
 // other name is a DNS label, so that NAME.sidecar.kinject.dev is a valid
-// annotation prefix.
+// annotation prefix. "default" is refused: the default profile has no
+// name, and a profile called so would be a second one that messages
+// could not tell from it.
 func ValidateProfile(name string) error {
 	if name == "" {
 		return nil
+	}
+	if name == "default" {
+		return fmt.Errorf(`profile "default": the default profile has no name; leave the profile out to use it (a named profile is another sidecar of its own)`)
 	}
 	if !isDNSLabel(name) || len(name)+len(annotationDomain)+1 > 253 {
 		return fmt.Errorf("profile %q: not a valid name (lower-case letters, digits and '-', at most 63)", name)
