@@ -17,6 +17,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/textdiff"
 	"github.com/kinject/kubectl-inject/plugin/local"
 )
 
@@ -25,6 +26,9 @@ const policyExample = `  # Print the policy for the embedded Envoy sidecar (no c
 
   # Install it: every new Pod gets the sidecar from the API server itself
   kubectl inject policy --apply
+
+  # What an upgrade would change in the installed policy (a dry run; exit 1 when it would)
+  kubectl inject policy --apply --diff --image envoyproxy/envoy:v1.37.0
 
   # Only Pods that opt in, in two namespaces, as native sidecars
   kubectl inject policy --mode opt-in --namespaces shop,payments --native --apply
@@ -77,10 +81,14 @@ server-side apply; --delete removes them.`,
 		SilenceErrors: true,
 		RunE: func(c *cobra.Command, _ []string) error {
 			o.Flags.Complete(c.Flags())
-			if err := o.Validate(); err != nil {
-				return err
+			err := o.Validate()
+			if err == nil {
+				err = o.Run(c.Context())
 			}
-			return o.Run(c.Context())
+			if o.Flags.Diff {
+				err = local.DiffExit(err)
+			}
+			return err
 		},
 	}
 	f := c.Flags()
@@ -100,6 +108,8 @@ server-side apply; --delete removes them.`,
 	f.BoolVar(&o.Delete, "delete", false, "Delete the policy from the cluster")
 	f.BoolVar(&o.ForceConflicts, "force-conflicts", false, "With --apply: take over fields another manager owns")
 	f.StringVar(&o.FieldManager, "field-manager", o.FieldManager, "Name of the field manager for --apply")
+	f.BoolVar(&o.Flags.Diff, "diff", false, "With --apply or --delete: change nothing; show what would change in the cluster as a unified diff, as kubectl diff (exit 0: no change, 1: a change, 2: an error)")
+	f.StringVar(&o.Flags.Color, "color", o.Flags.Color, `With --diff: "auto" (colors on a terminal), "always" or "never"`)
 	o.Flags.AddProfileFlag(f)
 	_ = c.RegisterFlagCompletionFunc("profile", completeProfiles(o.ConfigFlags))
 	_ = c.RegisterFlagCompletionFunc("output", fixedCompletion("yaml", "json"))
@@ -130,6 +140,17 @@ func (o *PolicyOptions) Validate() error {
 	}
 	if o.FieldManager == "" {
 		add("--field-manager must not be empty")
+	}
+	if o.Flags.Diff && !o.Apply && !o.Delete {
+		add("--diff shows what --apply or --delete would change in the cluster; give one of them (printing the policy changes nothing)")
+	}
+	if o.Flags.Diff && o.Flags.Output != "" {
+		add("--diff prints the change; it cannot be combined with --output")
+	}
+	switch o.Flags.Color {
+	case "auto", "always", "never":
+	default:
+		add("--color must be auto, always or never, not %q", o.Flags.Color)
 	}
 	errs = append(errs, o.Flags.ValidateProfileFlags()...)
 	return errors.Join(errs...)
@@ -178,10 +199,64 @@ func (o *PolicyOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if o.Flags.Diff {
+		return o.diff(ctx, client, objs)
+	}
 	if o.Delete {
 		return o.delete(ctx, client, objs)
 	}
 	return o.apply(ctx, client, objs)
+}
+
+// diff shows, per object, the change --apply or --delete would make, as
+// kubectl diff does: the live object against a server-side dry run of the
+// apply (or nothing, for a delete), without managedFields and
+// resourceVersion. Nothing is stored.
+func (o *PolicyOptions) diff(ctx context.Context, client dynamic.Interface, objs [][]byte) error {
+	differ := 0
+	for _, data := range objs {
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(data); err != nil {
+			return err
+		}
+		gvr := policyResource(u.GetKind())
+		ref := fmt.Sprintf("%s.%s/%s", kindLower(u.GetKind()), gvr.Group, u.GetName())
+		before, after := "", ""
+		current, err := client.Resource(gvr).Get(ctx, u.GetName(), metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+		case err != nil:
+			return fmt.Errorf("reading %s: %w", ref, err)
+		default:
+			if before, err = diffYAML(current); err != nil {
+				return err
+			}
+		}
+		to := "deleted/" + ref
+		if o.Apply {
+			to = "applied/" + ref
+			got, err := client.Resource(gvr).Apply(ctx, u.GetName(), u, metav1.ApplyOptions{
+				FieldManager: o.FieldManager, Force: o.ForceConflicts, DryRun: []string{metav1.DryRunAll},
+			})
+			if err != nil {
+				return fmt.Errorf("applying %s (dry run): %w", ref, err)
+			}
+			if after, err = diffYAML(got); err != nil {
+				return err
+			}
+		}
+		changed, err := textdiff.Write(o.Out, "live/"+ref, to, before, after, textdiff.Options{Color: o.Flags.ColorFor(o.Out)})
+		if err != nil {
+			return fmt.Errorf("write the diff: %w", err)
+		}
+		if changed {
+			differ++
+		}
+	}
+	if differ > 0 {
+		return local.DiffChanged(differ, "objects")
+	}
+	return nil
 }
 
 func (o *PolicyOptions) print(p *admission.Policy) error {

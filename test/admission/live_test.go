@@ -246,8 +246,15 @@ func TestREADME(t *testing.T) {
 			}
 		}
 		out, errOut, code := kubectlInject(t, args...)
-		if code != 0 {
-			t.Fatalf("README: %s: exit %d\n%s", line, code, errOut)
+		want := 0
+		if slices.Contains(args, "--diff") {
+			want = 1 // as kubectl diff: the policy installed would change
+			if !strings.Contains(out, "+++ applied/mutatingadmissionpolicy.admissionregistration.k8s.io/kinject-envoy\n") {
+				t.Errorf("README: %s: no diff of the mutating policy:\n%s", line, out)
+			}
+		}
+		if code != want {
+			t.Fatalf("README: %s: exit %d, want %d\n%s", line, code, want, errOut)
 		}
 		if len(args) == 1 {
 			if want, _ := os.ReadFile("../../examples/admission/policy.yaml"); out != string(want) {
