@@ -1,7 +1,6 @@
 package processor
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,7 +12,6 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/manifest"
 	"github.com/kinject/kubectl-inject/pkg/report"
 	"github.com/kinject/kubectl-inject/pkg/version"
-	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -215,14 +213,36 @@ func (m FileMode) loadConfigs() ([]*Config, error) {
 	return configs, nil
 }
 
+// readFile reads every document of a file as the injection core reads
+// them: JSON values one after the other are documents of their own, and a
+// document that does not parse is an error naming it (kyaml's reader would
+// keep only the first of several JSON values, and say nothing).
 func readFile(path string) ([]*yaml.RNode, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	docs, err := (&kio.ByteReader{Reader: bytes.NewReader(b), OmitReaderAnnotations: true, DisableUnwrapping: true}).Read()
+	defer f.Close()
+	var docs []*yaml.RNode
+	var parseErr error
+	err = manifest.ProcessDocuments(f, io.Discard, func(d manifest.Document) []byte {
+		if parseErr != nil {
+			return nil
+		}
+		n, err := inject.ParseDocument(d.Text)
+		switch {
+		case err != nil:
+			parseErr = fmt.Errorf("reading %s: document %d (line %d): %w", path, d.Index+1, d.ContentLine(), err)
+		case n != nil:
+			docs = append(docs, n)
+		}
+		return nil
+	})
+	if err == nil {
+		err = parseErr
+	}
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+		return nil, err
 	}
 	return docs, nil
 }

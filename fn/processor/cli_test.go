@@ -69,6 +69,41 @@ func TestMain_fileMode(t *testing.T) {
 	}
 }
 
+// TestMain_fileModeJSONValues: JSON values one after the other (jq's
+// output) are each injected and reported, uninject gives the file back byte
+// for byte, and a template ConfigMap among them is found by templateRef.
+func TestMain_fileModeJSONValues(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	const jq = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"},"spec":{"containers":[{"name":"a","image":"x"}]}}` + "\n" +
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"tmpl"},"data":{"config":"containers:\n- name: proxy\n  image: proxy:1\n"}}` + "\n" +
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"b"},"spec":{"containers":[{"name":"b","image":"x"}]}}` + "\n"
+	input := write("jq.json", jq)
+	cfg := write("config.yaml", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {templateRef: {name: tmpl}}\n")
+	run := func(args ...string) (string, string, int) {
+		var out, errOut bytes.Buffer
+		code := processor.Main(args, strings.NewReader(""), &out, &errOut)
+		return out.String(), errOut.String(), code
+	}
+	injected, report, code := run(cfg, input)
+	if code != 0 || strings.Count(injected, `{"name":"proxy","image":"proxy:1"}`) != 2 {
+		t.Fatalf("exit %d, stderr:\n%s\noutput:\n%s", code, report, injected)
+	}
+	if want := input + ": pod/a injected\n" + input + ": pod/b injected\n"; report != want {
+		t.Errorf("report:\n%s\nwant:\n%s", report, want)
+	}
+	back, _, code := run("--uninject", cfg, write("injected.json", injected))
+	if code != 0 || back != jq {
+		t.Errorf("uninject (exit %d) did not restore the input byte for byte:\n%s", code, back)
+	}
+}
+
 // TestMain_fileModeConfigNotAnObject checks that a config file whose
 // document has a list for metadata is an error naming the file, the
 // document and the field, and that nothing is written.

@@ -59,12 +59,36 @@ func parseDocument(src []byte, index int) (*document, *Entry) {
 	return &document{node: node, root: root, text: src, index: index}, nil
 }
 
+// ParseDocument parses the text of one document as ProcessText reads it:
+// an error for text that holds more than one document, and a nil node for
+// a document with no content. Front ends that convert ProcessText's output
+// read it with this, so that they accept exactly what it accepts.
+func ParseDocument(src []byte) (*yaml.RNode, error) {
+	node, err := decodeDocument(src)
+	if err != nil || node == nil {
+		return nil, err
+	}
+	return yaml.NewRNode(node), nil
+}
+
+// decodeDocument parses the text of one document. Text that holds more
+// than one (two JSON values one after the other, or a second YAML document
+// after "...") is an error: editing only the first would pass the others
+// over in silence.
 func decodeDocument(src []byte) (*yaml.Node, error) {
 	var node yaml.Node
-	if err := yaml.NewDecoder(bytes.NewReader(src)).Decode(&node); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	if err := dec.Decode(&node); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, nil
 		}
+		return nil, err
+	}
+	var more yaml.Node
+	switch err := dec.Decode(&more); {
+	case err == nil:
+		return nil, fmt.Errorf("a second document begins at line %d without a \"---\" line before it", more.Line)
+	case !errors.Is(err, io.EOF):
 		return nil, err
 	}
 	if len(node.Content) == 0 || (isNull(node.Content[0]) && node.Content[0].Value == "") {

@@ -120,8 +120,8 @@ func runNodes(t *testing.T, in *inject.Injector, op inject.Op, src []byte) []byt
 		if i > 0 {
 			out.WriteString("---\n")
 		}
-		n, err := yaml.Parse(doc)
-		if err != nil || n.IsNil() {
+		n, err := inject.ParseDocument([]byte(doc))
+		if err != nil || n == nil {
 			out.WriteString(doc)
 			continue
 		}

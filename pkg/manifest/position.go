@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	yamlv4 "go.yaml.in/yaml/v4"
@@ -53,10 +54,21 @@ func position(line, column int) string {
 // problems that line is where the enclosing collection began (counted from
 // 0). This parser, of the same libyaml lineage, keeps the exact line and
 // column of the problem and of its context.
+//
+// Text that holds a second document without a "---" line before it (YAML
+// allows one after "...") is an error here too, at the second document:
+// the injection core reads one document at a time.
 func (d Document) SyntaxError() *SyntaxError {
-	var node yamlv4.Node
-	err := yamlv4.Unmarshal(d.Text, &node)
+	dec := yamlv4.NewDecoder(bytes.NewReader(d.Text))
+	var node, more yamlv4.Node
+	err := dec.Decode(&node)
 	if err == nil {
+		err = dec.Decode(&more)
+		if err == nil {
+			return &SyntaxError{Line: d.LineOf(more.Line), Column: more.Column, Problem: `a second document begins here without a "---" line before it`}
+		}
+	}
+	if err == nil || errors.Is(err, io.EOF) {
 		return nil
 	}
 	var le *yamlv4.LoadError

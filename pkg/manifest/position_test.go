@@ -24,6 +24,9 @@ func TestDocumentLines(t *testing.T) {
 		{"crlf", "a: 1\r\n---\r\nb: 2\r\n", []int{1, 3}, []int{1, 3}},
 		{"separator with comment", "a: 1\n--- # b\n\nb: 2\n", []int{1, 3}, []int{1, 4}},
 		{"long line", "a: " + strings.Repeat("x", 200<<10) + "\n---\nb: 2\n", []int{1, 3}, []int{1, 3}},
+		{"JSON values one per line", "{\"a\": 1}\n{\"b\": 2}\n\n{\"c\": 3}\n", []int{1, 2, 4}, []int{1, 2, 4}},
+		{"JSON values on one line", "{\"a\": 1}{\"b\": 2} {\"c\": 3}\n", []int{1, 1, 1}, []int{1, 1, 1}},
+		{"indented JSON values", "{\n  \"a\": 1\n}\n{\n  \"b\": 2\n}\n---\n{\"c\": 3}\n", []int{1, 4, 8}, []int{1, 4, 8}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -65,6 +68,10 @@ func TestSyntaxError(t *testing.T) {
 		{"list item in a mapping", "a:\n  - b\n  c: d\n",
 			"line 8, column 3: did not find expected '-' indicator (while parsing a block collection that began at line 7, column 3)"},
 		{"unknown alias", "a: *nope\n", "line 6, column 4: unknown anchor 'nope' referenced"},
+		{"second document after the end marker", "a: 1\n...\nb: 2\n",
+			`line 8, column 1: a second document begins here without a "---" line before it`},
+		{"JSON value followed by a comment and another value", "{\"a\": 1}\n# b\n{\"b\": 2}\n",
+			"line 8, column 1: did not find expected <document start>"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

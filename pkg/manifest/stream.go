@@ -35,20 +35,42 @@ func ProcessDocuments(r io.Reader, w io.Writer, fn func(Document) []byte) error 
 	br := bufio.NewReaderSize(r, 64<<10)
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var doc bytes.Buffer
+	var values jsonValues // where concatenated JSON values begin
 	index := 0
 	lines, docLine := 0, 1 // lines read so far; the line doc starts on
-	flush := func() error {
-		if doc.Len() == 0 {
-			return nil
-		}
-		out := doc.Bytes()
-		if HasContent(out) {
-			out = fn(Document{Index: index, Line: docLine, Text: out})
+	emit := func(text []byte) error {
+		out := text
+		if HasContent(text) {
+			out = fn(Document{Index: index, Line: docLine, Text: text})
 			index++
 		}
 		_, err := bw.Write(out)
+		return err
+	}
+	flush := func() error {
+		defer func() { values = jsonValues{} }()
+		if doc.Len() == 0 {
+			return nil
+		}
+		err := emit(doc.Bytes())
 		doc.Reset()
 		return err
+	}
+	// cutValues hands each complete JSON value of doc that another one
+	// follows to fn as a document of its own.
+	cutValues := func() error {
+		for {
+			at := values.next(doc.Bytes())
+			if at < 0 {
+				return nil
+			}
+			part := doc.Next(at)
+			if err := emit(part); err != nil {
+				return err
+			}
+			docLine += bytes.Count(part, []byte("\n"))
+			values.cut(at)
+		}
 	}
 	for {
 		line, err := br.ReadSlice('\n')
@@ -73,6 +95,9 @@ func ProcessDocuments(r io.Reader, w io.Writer, fn func(Document) []byte) error 
 			docLine = lines + 1
 		} else {
 			doc.Write(line)
+			if err := cutValues(); err != nil {
+				return err
+			}
 		}
 		if err == io.EOF {
 			break
