@@ -74,8 +74,20 @@ func ParseDocument(src []byte) (*yaml.RNode, error) {
 // decodeDocument parses the text of one document. Text that holds more
 // than one (two JSON values one after the other, or a second YAML document
 // after "...") is an error: editing only the first would pass the others
-// over in silence.
+// over in silence. JSON's "\/" escape, which the YAML parser lacks, is read
+// as "/" (see jsonWithoutSolidus).
 func decodeDocument(src []byte) (*yaml.Node, error) {
+	text, solidus := jsonWithoutSolidus(src)
+	node, err := decodeText(text)
+	if node != nil && solidus {
+		if err := restoreSolidus(node, src); err != nil {
+			return nil, err
+		}
+	}
+	return node, err
+}
+
+func decodeText(src []byte) (*yaml.Node, error) {
 	var node yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	if err := dec.Decode(&node); err != nil {

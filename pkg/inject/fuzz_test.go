@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // addGoldenSeeds seeds a fuzz target with every golden input document.
@@ -108,11 +107,11 @@ func FuzzInject(f *testing.F) {
 		}
 		reformatted := reformattedAny(entries)
 		if !reformatted {
-			if node, err := yaml.Parse(string(doc)); err == nil && !node.IsNil() {
+			if node, err := inject.ParseDocument(doc); err == nil && node != nil {
 				in.ProcessNode(inject.OpInject, node, 0)
 				want, _ := node.MarshalJSON()
-				got, err := yaml.Parse(string(out))
-				if err != nil {
+				got, err := inject.ParseDocument(out)
+				if err != nil || got == nil {
 					t.Fatalf("output does not parse: %v\n%s", err, out)
 				}
 				if gotJSON, _ := got.MarshalJSON(); !bytes.Equal(gotJSON, want) {

@@ -185,9 +185,9 @@ func sameDocuments(t *testing.T, a, b []byte) bool {
 		return false
 	}
 	for i := range da {
-		x, err1 := yaml.Parse(da[i])
-		y, err2 := yaml.Parse(db[i])
-		if err1 != nil || err2 != nil {
+		x, err1 := inject.ParseDocument([]byte(da[i]))
+		y, err2 := inject.ParseDocument([]byte(db[i]))
+		if err1 != nil || err2 != nil || x == nil || y == nil {
 			if da[i] != db[i] {
 				return false
 			}
