@@ -135,6 +135,22 @@ func (d *document) objects() []objectRef {
 	return []objectRef{{node: d.root, item: -1}}
 }
 
+// emptyInner returns the reader of what is between the brackets of empty
+// collections that injected items replace (textDoc.emptyInner), for the
+// planner to record; nil on the node path.
+func (d *document) emptyInner() func(*yaml.Node) string {
+	if d.text == nil || d.err != nil {
+		return nil
+	}
+	var td *textDoc
+	return func(n *yaml.Node) string {
+		if td == nil {
+			td = newTextDoc(d.text)
+		}
+		return td.emptyInner(n)
+	}
+}
+
 // apply applies edits to the document. On the text path the text is
 // spliced; a splice that relied on more than the plain indentation rules is
 // parsed again and compared with the edited tree, and one that is

@@ -38,7 +38,10 @@ type edit struct {
 	key    string     // insert into a mapping: the new key
 	value  *yaml.Node // insert: the new value or item
 	target *yaml.Node // delete: key node or item; set: the scalar; fill, nullify: the value
-	text   string     // set: the new scalar value; nullify: the null token
+	// text is, for set, the new scalar value; for nullify, the null token;
+	// for delete from a flow collection, what goes back between its
+	// brackets when the deletes leave it empty (Status.Empty).
+	text string
 	// origin and originN name the template items an insert copies, so the
 	// text they render to can be reused across documents.
 	origin  *yaml.Node

@@ -308,6 +308,8 @@ func (td *textDoc) flowInsert(e edit) (change, error) {
 		nth := td.flowInserted[e.parent]
 		td.flowInserted[e.parent]++
 		switch {
+		case nth > 0 && l.multiline:
+			text = "," + td.eol + strings.Repeat(" ", l.indent) + text
 		case nth > 0:
 			text = l.sep + text
 		case l.multiline:
@@ -315,7 +317,14 @@ func (td *textDoc) flowInsert(e edit) (change, error) {
 		}
 		c := change{start: open + 1, end: open + 1, text: text}
 		if nth == 0 && l.multiline {
-			td.extra = append(td.extra, change{start: close, end: close, text: td.eol + strings.Repeat(" ", l.indent-l.step), depth: -1})
+			// The closing bracket goes on a line of its own, in place of
+			// the blank space that was between the brackets (the record
+			// keeps it, see emptyInner).
+			inner := td.src[open+1 : close]
+			if len(inner) > 0 && blankOnly(inner) == "" {
+				return change{}, errNotSpliceable // a comment between the brackets
+			}
+			td.extra = append(td.extra, change{start: open + 1, end: close, text: td.eol + strings.Repeat(" ", l.indent-l.step), depth: -1})
 		}
 		return c, nil
 	default:
@@ -348,12 +357,15 @@ func (td *textDoc) flowDelete(e edit) (change, error) {
 		last++
 	}
 	switch {
-	case first == 0 && last == len(children)-1 && !bytes.ContainsAny(td.src[open:close], "\r\n"):
-		// On one line, the children are all an insert added: what was
-		// between the brackets before ("{ }") stays.
+	case first == 0 && last == len(children)-1 && !bytes.ContainsAny(td.src[open+1:children[0].start], "\r\n"):
+		// The children are all an insert added right after the opening
+		// bracket: what was between the brackets before ("{ }", "[\n  ]")
+		// follows them and stays.
 		return change{start: children[0].start, end: children[last].end}, nil
 	case first == 0 && last == len(children)-1:
-		return change{start: open + 1, end: close}, nil
+		// Laid out on lines of their own (indented JSON): what was between
+		// the brackets before comes back from the record.
+		return change{start: open + 1, end: close, text: e.text}, nil
 	case first == 0:
 		return change{start: children[0].start, end: children[last+1].start}, nil
 	default:
@@ -380,27 +392,4 @@ func (td *textDoc) noteFlowDeletes(edits []edit) {
 		}
 		td.flowDeleted[e.parent][at] = true
 	}
-}
-
-// flowFill replaces an explicit null value ("volumes": null) with the
-// rendered collection.
-func (td *textDoc) flowFill(e edit) (change, error) {
-	td.unsure = true
-	s, err := td.flowNodeSpan(e.target)
-	if err != nil || s.start == s.end {
-		return change{}, errNotSpliceable
-	}
-	open := s.start // the collection's indentation follows the key's line
-	l, err := td.layout(&yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}, open, open, nil)
-	if err != nil {
-		return change{}, err
-	}
-	if l.multiline {
-		l.indent = indentOf(td.line(td.lineOf(open)))
-	}
-	var b strings.Builder
-	if err := l.render(&b, e.value, l.indent); err != nil {
-		return change{}, err
-	}
-	return change{start: s.start, end: s.end, text: b.String()}, nil
 }

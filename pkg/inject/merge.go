@@ -63,6 +63,7 @@ func (in *Injector) planInject(t *podTarget, values map[string]string, rest othe
 	} {
 		if len(l.items) > 0 && !isNull(l.list) {
 			rest.inherit(status, l.created)
+			status.noteEmpty(l.created, t.emptyText(l.list))
 		}
 		more, err := appendItems(t.spec, l.field, l.list, l.items, l.front, status, l.created)
 		if err != nil {
@@ -324,6 +325,7 @@ func planMetadata(t *podTarget, labels, annotations []KeyValue, status *Status, 
 		return []edit{placeField(t.template, "metadata", meta, beforeKeyFor(t.template, "metadata"))}, nil
 	}
 	rest.inherit(status, createdMetadata)
+	status.noteEmpty(createdMetadata, t.emptyText(t.meta)) // empty: annotations go in
 	edits, err := planStringMap(t, "labels", labels, &status.Labels, status, createdLabels, rest, "")
 	if err != nil {
 		return nil, err
@@ -358,6 +360,9 @@ func planStringMap(t *podTarget, field string, kvs []KeyValue, added *[]string, 
 		return nil, fmt.Errorf("%s: must be a mapping", joinField(t.field, "metadata."+field))
 	}
 	rest.inherit(status, created)
+	if len(kvs) > 0 || statusKey != "" {
+		status.noteEmpty(created, t.emptyText(m))
+	}
 	var edits []edit
 	for _, kv := range kvs {
 		existing := mapValue(m, kv.Key)

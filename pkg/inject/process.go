@@ -33,11 +33,12 @@ func (in *Injector) process(op Op, d *document) []Entry {
 	if op == OpInject {
 		refs = d.objects() // the text path parsed the document again
 		var add []edit
+		blank := d.emptyInner()
 		for i := range plans {
 			if !plans[i].inject {
 				continue
 			}
-			edits, err := in.planInjectObject(refs[i].node, plans[i].values, plans[i].rest)
+			edits, err := in.planInjectObject(refs[i].node, blank, plans[i].values, plans[i].rest)
 			if err != nil {
 				plans[i].entry = failEntry(plans[i].entry, err)
 				continue
@@ -170,13 +171,15 @@ func (in *Injector) dryRunUpdate(obj *yaml.Node, path PodTemplatePath, strip []e
 }
 
 // planInjectObject plans the injection into an object the first pass
-// accepted.
-func (in *Injector) planInjectObject(obj *yaml.Node, values map[string]string, rest others) ([]edit, error) {
+// accepted; blank reads the text between empty brackets (nil on the node
+// path).
+func (in *Injector) planInjectObject(obj *yaml.Node, blank func(*yaml.Node) string, values map[string]string, rest others) ([]edit, error) {
 	path, _ := lookupPath(in.settings.Paths, scalarField(obj, "apiVersion"), scalarField(obj, "kind"))
 	t, err := findPodTarget(obj, path)
 	if err != nil {
 		return nil, err
 	}
+	t.blank = blank
 	return in.planInject(t, values, rest)
 }
 

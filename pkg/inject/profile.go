@@ -214,14 +214,18 @@ func (rs others) sidecars() map[string]bool {
 	return out
 }
 
-// inherit records field as created (or filled) in s when another profile
-// created it: the field would not exist without the profiles, so each one
+// inherit records field as created (or filled, or laid out in place of
+// the blank space it held when empty) in s when another profile recorded
+// it so: the field would not be so without the profiles, so each one
 // that adds to it records that, and the last one removed takes it away.
 // This keeps every profile's record the same whatever the order of
 // injection.
 func (rs others) inherit(s *Status, field string) {
 	for _, r := range rs {
 		switch {
+		case r.status.emptyText(field) != "":
+			s.noteEmpty(field, r.status.emptyText(field))
+			return
 		case r.status.created(field):
 			s.addField(field, nil)
 			return

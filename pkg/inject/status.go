@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -49,6 +50,12 @@ type Status struct {
 	// NullTokens holds how an empty field of Null was written when it was
 	// not simply left empty ("null", "~"), so uninject writes it back.
 	NullTokens map[string]string `json:"nullTokens,omitempty"`
+	// Empty holds, by field, what was between the brackets of a field that
+	// was an empty collection the items were laid out around ("[\n  ]" in
+	// indented JSON, which gets encoding/json's layout), so uninject writes
+	// it back. It is recorded on the text path only: the node path has no
+	// text, and its serializer writes "[]" anyway.
+	Empty map[string]string `json:"empty,omitempty"`
 	// Values holds the override annotations that were set, by parameter
 	// name, with the values used. An object is current only while its
 	// annotations ask for exactly these values.
@@ -113,10 +120,18 @@ func ParseStatusAt(key, value string) (*Status, error) {
 			return nil, fmt.Errorf("annotation %s: status record: nullTokens: %q: %q is not the null token of a field listed in null", key, field, token)
 		}
 	}
+	empty := make([]string, 0, len(s.Empty))
+	for field, text := range s.Empty {
+		if text == "" || strings.Trim(text, " \t\r\n") != "" || s.created(field) || s.wasNull(field) {
+			return nil, fmt.Errorf("annotation %s: status record: empty: %q: %q is not the blank space of a field that was an empty collection", key, field, text)
+		}
+		empty = append(empty, field)
+	}
+	sort.Strings(empty)
 	for _, list := range []struct {
 		name   string
 		fields []string
-	}{{"created", s.Created}, {"null", s.Null}} {
+	}{{"created", s.Created}, {"null", s.Null}, {"empty", empty}} {
 		for _, c := range list.fields {
 			switch c {
 			case createdMetadata, createdLabels, createdAnnotations, createdContainers, createdInitContainers, createdVolumes:
@@ -149,6 +164,22 @@ func (s *Status) wasNull(field string) bool {
 // nullToken returns how the empty field was written ("null", "~"), "" for
 // nothing at all.
 func (s *Status) nullToken(field string) string { return s.NullTokens[field] }
+
+// emptyText returns what was between the brackets of field when it was an
+// empty collection, "" when nothing is recorded.
+func (s *Status) emptyText(field string) string { return s.Empty[field] }
+
+// noteEmpty records what was between the brackets of field, an empty
+// collection injection adds to, when the items replace it.
+func (s *Status) noteEmpty(field, text string) {
+	if text == "" {
+		return
+	}
+	if s.Empty == nil {
+		s.Empty = map[string]string{}
+	}
+	s.Empty[field] = text
+}
 
 // addField records that injection created field (old is nil), or filled it
 // when it was present but empty (old is its null value).

@@ -82,6 +82,20 @@ type podTarget struct {
 	meta     *yaml.Node // template metadata mapping, nil when absent
 	spec     *yaml.Node // the pod spec mapping
 	field    string     // dotted path of the pod template, for messages
+	// blank returns what is between the brackets of an empty collection
+	// when the injected items replace it (see textDoc.emptyInner); nil on
+	// the node path, which has no text.
+	blank func(*yaml.Node) string
+}
+
+// emptyText returns what is between the brackets of the empty collection
+// n that the items injected into it replace: "" on the node path, and for
+// collections that keep it.
+func (t *podTarget) emptyText(n *yaml.Node) string {
+	if t.blank == nil || n == nil || len(n.Content) > 0 || (n.Kind != yaml.SequenceNode && n.Kind != yaml.MappingNode) {
+		return ""
+	}
+	return t.blank(n)
 }
 
 // specField names a field of the pod spec for messages.

@@ -59,6 +59,9 @@ func planUninjectAll(t *podTarget, records []record) []edit {
 		for _, f := range s.Null {
 			merged.addField(f, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: s.nullToken(f)})
 		}
+		for f, text := range s.Empty {
+			merged.noteEmpty(f, text)
+		}
 		if s.Changed != nil {
 			for k, v := range s.Changed.Labels {
 				recordChanged(merged, "labels", k, v)
@@ -96,7 +99,7 @@ func planRemove(t *podTarget, s *Status, statusKeys []string) []edit {
 		{s.InitContainers, "initContainers", createdInitContainers},
 		{s.Volumes, "volumes", createdVolumes},
 	} {
-		edits = append(edits, removeItems(t.spec, l.field, l.names, s.created(l.created), s.wasNull(l.created), s.nullToken(l.created))...)
+		edits = append(edits, removeItems(t.spec, l.field, l.names, s, l.created)...)
 	}
 	edits = append(edits, planRemoveMetadata(t, s, statusKeys)...)
 	return edits
@@ -104,8 +107,9 @@ func planRemove(t *podTarget, s *Status, statusKeys []string) []edit {
 
 // removeItems deletes the named items of a list field; when the field was
 // created by injection and nothing else is left in it, the field goes too,
-// and a field that was empty before is emptied again.
-func removeItems(m *yaml.Node, field string, names []string, created, wasNull bool, token string) []edit {
+// and a field that was empty before is emptied again, as s (under the name
+// recorded) says it was written.
+func removeItems(m *yaml.Node, field string, names []string, s *Status, recorded string) []edit {
 	key, list := mapLookup(m, field)
 	if key == nil || list.Kind != yaml.SequenceNode || len(names) == 0 {
 		return nil
@@ -116,15 +120,30 @@ func removeItems(m *yaml.Node, field string, names []string, created, wasNull bo
 			doomed = append(doomed, item)
 		}
 	}
-	if created && len(doomed) == len(list.Content) {
+	emptied := len(doomed) == len(list.Content)
+	if s.created(recorded) && emptied {
 		return []edit{deleteChild(m, key)}
 	}
 	edits := make([]edit, 0, len(doomed)+1)
 	for _, item := range doomed {
 		edits = append(edits, deleteChild(list, item))
 	}
-	if wasNull && len(doomed) == len(list.Content) {
-		edits = append(edits, nullify(m, list, token))
+	if emptied {
+		edits = emptyAgain(edits, list, s.emptyText(recorded))
+	}
+	if s.wasNull(recorded) && emptied {
+		edits = append(edits, nullify(m, list, s.nullToken(recorded)))
+	}
+	return edits
+}
+
+// emptyAgain gives the edits that delete every child of collection what
+// goes back between its brackets (Status.Empty).
+func emptyAgain(edits []edit, collection *yaml.Node, text string) []edit {
+	for i := range edits {
+		if edits[i].kind == deleteEdit && edits[i].parent == collection {
+			edits[i].text = text
+		}
 	}
 	return edits
 }
@@ -138,8 +157,8 @@ func planRemoveMetadata(t *podTarget, s *Status, statusKeys []string) []edit {
 		restoreLabels, restoreAnnotations = s.Changed.Labels, s.Changed.Annotations
 	}
 	annotations := append(append([]string{}, s.Annotations...), statusKeys...)
-	labelEdits, labelsGone := planRemoveKeys(t.meta, "labels", s.Labels, restoreLabels, s.created(createdLabels), s.wasNull(createdLabels), s.nullToken(createdLabels))
-	annEdits, annGone := planRemoveKeys(t.meta, "annotations", annotations, restoreAnnotations, s.created(createdAnnotations), s.wasNull(createdAnnotations), s.nullToken(createdAnnotations))
+	labelEdits, labelsGone := planRemoveKeys(t.meta, "labels", s.Labels, restoreLabels, s, createdLabels)
+	annEdits, annGone := planRemoveKeys(t.meta, "annotations", annotations, restoreAnnotations, s, createdAnnotations)
 	edits := append(labelEdits, annEdits...)
 	if labelsGone && annGone && onlyLabelsAndAnnotations(t.meta) {
 		switch {
@@ -148,6 +167,8 @@ func planRemoveMetadata(t *podTarget, s *Status, statusKeys []string) []edit {
 			return []edit{deleteChild(t.template, key)}
 		case s.wasNull(createdMetadata):
 			edits = append(edits, nullify(t.template, t.meta, s.nullToken(createdMetadata)))
+		default:
+			edits = emptyAgain(edits, t.meta, s.emptyText(createdMetadata))
 		}
 	}
 	return edits
@@ -156,8 +177,9 @@ func planRemoveMetadata(t *podTarget, s *Status, statusKeys []string) []edit {
 // planRemoveKeys removes keys from the labels or annotations map and
 // restores changed values. gone reports that the whole map field is deleted
 // (or was absent); a field that was empty before injection is emptied
-// again, and then it is not gone.
-func planRemoveKeys(meta *yaml.Node, field string, remove []string, restore map[string]string, created, wasNull bool, token string) (edits []edit, gone bool) {
+// again, as s (under the name recorded) says it was written, and then it
+// is not gone.
+func planRemoveKeys(meta *yaml.Node, field string, remove []string, restore map[string]string, s *Status, recorded string) (edits []edit, gone bool) {
 	fieldKey, m := mapLookup(meta, field)
 	if fieldKey == nil {
 		return nil, true
@@ -172,12 +194,15 @@ func planRemoveKeys(meta *yaml.Node, field string, remove []string, restore map[
 			left--
 		}
 	}
-	if created && left == 0 {
+	if s.created(recorded) && left == 0 {
 		return []edit{deleteChild(meta, fieldKey)}, true
 	}
-	if wasNull && left == 0 {
+	if s.wasNull(recorded) && left == 0 {
 		// Deleting the field's entries (ours) leaves it empty, as it was.
-		return append(edits, nullify(meta, m, token)), false
+		return append(edits, nullify(meta, m, s.nullToken(recorded))), false
+	}
+	if left == 0 {
+		edits = emptyAgain(edits, m, s.emptyText(recorded))
 	}
 	for _, k := range sortedKeys(restore) {
 		if v := mapValue(m, k); v != nil && v.Kind == yaml.ScalarNode {
