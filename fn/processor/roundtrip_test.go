@@ -15,9 +15,9 @@ import (
 
 // TestGoldenRoundTrip holds the function to the core's absolute promises
 // on every case of its corpus that injects without errors: running it with
-// uninject on its output gives the items exactly as a run that changes
-// nothing writes them (for inputs without a status record), and injecting
-// the output again changes no byte.
+// uninject on its output gives the input's items exactly (for inputs
+// without a status record), and injecting the output again changes no
+// byte.
 func TestGoldenRoundTrip(t *testing.T) {
 	dirs, err := filepath.Glob(filepath.Join("testdata", "*"))
 	if err != nil || len(dirs) == 0 {
@@ -51,17 +51,14 @@ func TestGoldenRoundTrip(t *testing.T) {
 			if bytes.Contains(in, []byte(inject.StatusAnnotation)) {
 				return
 			}
-			noop, _ := run(t, withConfig(t, in, nothingSelected))
-			if got, want := items(t, back), items(t, noop); got != want {
+			// Absolute: the items as they came in, not as a run that
+			// changes nothing writes them, which could lose the same byte.
+			if got, want := items(t, back), items(t, in); got != want {
 				t.Errorf("uninject(inject(x)) != x:\n--- got\n%s\n--- want\n%s", got, want)
 			}
 		})
 	}
 }
-
-// nothingSelected is a function config that selects no object: a run with
-// it writes the items as they came in.
-const nothingSelected = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: noop}\ndata: {kinds: NoSuchKind}\n"
 
 // uninjectConfig is the ResourceList's own function config with uninject
 // set: spec.uninject in a SidecarInjection, data.uninject in a ConfigMap.
