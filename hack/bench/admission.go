@@ -24,9 +24,10 @@ import (
 // same Pods already injected (by the core, as the policy would) without
 // any policy, and Pods created with the policy installed.
 const (
-	sideOff = "off"
-	sideCtl = "pre-injected"
-	sideOn  = "on"
+	sideOff   = "off"
+	sideCtl   = "pre-injected"
+	sideFloor = "constant"
+	sideOn    = "on"
 )
 
 // admissionRun is one timed creation of the Pods.
@@ -146,6 +147,10 @@ func (e *env) admission() error {
 	if err != nil {
 		return err
 	}
+	floorObjs, err := floorPolicy(preInjected)
+	if err != nil {
+		return err
+	}
 	if b, err := json.Marshal(benchPod("", "web")); err == nil {
 		res.PodBytes = len(b)
 	}
@@ -176,41 +181,63 @@ func (e *env) admission() error {
 	}
 	ctx := context.Background()
 
-	installed := false
-	setPolicy := func(want bool) error {
+	// installed is the side whose policy is in the cluster: sideOn (the
+	// compiled policy), sideFloor (the constant one) or "" (none).
+	installed := ""
+	policyObjs := map[string][][]byte{sideOn: objs, sideFloor: floorObjs}
+	apply := func(list [][]byte, del bool) error {
+		for i := range list {
+			data := list[i]
+			if del {
+				data = list[len(list)-1-i] // bindings first
+			}
+			u := &unstructured.Unstructured{}
+			if err := u.UnmarshalJSON(data); err != nil {
+				return err
+			}
+			r := dc.Resource(policyGVR(u.GetKind()))
+			if del {
+				if err := r.Delete(ctx, u.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+					return fmt.Errorf("delete %s/%s: %w", u.GetKind(), u.GetName(), err)
+				}
+				continue
+			}
+			if _, err := r.Apply(ctx, u.GetName(), u, metav1.ApplyOptions{FieldManager: admission.FieldManager, Force: true}); err != nil {
+				return fmt.Errorf("apply %s/%s: %w", u.GetKind(), u.GetName(), err)
+			}
+		}
+		return nil
+	}
+	setPolicy := func(want string) error {
 		if installed == want {
 			return nil
 		}
-		start := time.Now()
-		if want {
-			for _, data := range objs {
-				u := &unstructured.Unstructured{}
-				if err := u.UnmarshalJSON(data); err != nil {
-					return err
-				}
-				if _, err := dc.Resource(policyGVR(u.GetKind())).Apply(ctx, u.GetName(), u, metav1.ApplyOptions{FieldManager: admission.FieldManager, Force: true}); err != nil {
-					return fmt.Errorf("apply %s/%s: %w", u.GetKind(), u.GetName(), err)
-				}
+		if installed != "" {
+			start := time.Now()
+			if err := apply(policyObjs[installed], true); err != nil {
+				return err
 			}
-		} else {
-			for i := len(objs) - 1; i >= 0; i-- {
-				u := &unstructured.Unstructured{}
-				if err := u.UnmarshalJSON(objs[i]); err != nil {
-					return err
-				}
-				if err := dc.Resource(policyGVR(u.GetKind())).Delete(ctx, u.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-					return fmt.Errorf("delete %s/%s: %w", u.GetKind(), u.GetName(), err)
-				}
+			if err := waitSide(ctx, probe, warned, installed, false); err != nil {
+				return err
 			}
+			logf("admission: %s policy deleted after %s", installed, time.Since(start).Round(10*time.Millisecond))
+			installed = ""
 		}
-		if err := waitPolicy(ctx, probe, warned, want); err != nil {
+		if want == "" {
+			return nil
+		}
+		start := time.Now()
+		if err := apply(policyObjs[want], false); err != nil {
 			return err
 		}
-		if want {
+		if err := waitSide(ctx, probe, warned, want, true); err != nil {
+			return err
+		}
+		if want == sideOn {
 			res.Activation = append(res.Activation, time.Since(start))
 		}
 		installed = want
-		logf("admission: policy %s, active=%v after %s", map[bool]string{true: "applied", false: "deleted"}[want], want, time.Since(start).Round(10*time.Millisecond))
+		logf("admission: %s policy active after %s", want, time.Since(start).Round(10*time.Millisecond))
 		return nil
 	}
 
@@ -218,16 +245,19 @@ func (e *env) admission() error {
 	if _, err := createPods(ctx, cs, "adm-warmup", benchPod("", ""), res.Warmup, o.admissionWorkers); err != nil {
 		return err
 	}
-	totals := map[string]map[string]histogram{sideOff: {}, sideCtl: {}, sideOn: {}}
+	totals := map[string]map[string]histogram{sideOff: {}, sideCtl: {}, sideFloor: {}, sideOn: {}}
 	for r := 0; r < o.admissionRounds; r++ {
 		// ABBA order: drift over the run hits every side alike.
-		order := []string{sideOff, sideOn, sideCtl}
+		order := []string{sideOff, sideOn, sideFloor, sideCtl}
 		if r%2 == 1 {
-			order = []string{sideCtl, sideOn, sideOff}
+			order = []string{sideCtl, sideFloor, sideOn, sideOff}
 		}
 		for _, side := range order {
-			withPolicy := side == sideOn
-			if err := setPolicy(withPolicy); err != nil {
+			policy := ""
+			if side == sideOn || side == sideFloor {
+				policy = side
+			}
+			if err := setPolicy(policy); err != nil {
 				return err
 			}
 			tmpl := benchPod("", "")
@@ -283,7 +313,7 @@ func (e *env) admission() error {
 		return err
 	}
 	res.Families = families(final)
-	return setPolicy(false)
+	return setPolicy("")
 }
 
 // createPods creates namespace ns and n copies of tmpl, web-0..web-(n-1),

@@ -84,3 +84,28 @@ func waitPolicy(ctx context.Context, cs kubernetes.Interface, w *warnings, activ
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// waitSide waits until the policy of side (sideOn: the compiled policy,
+// waitPolicy; sideFloor: the constant one, which injects the probe and
+// warns about nothing) runs, or until it no longer does.
+func waitSide(ctx context.Context, cs kubernetes.Interface, w *warnings, side string, active bool) error {
+	if side == sideOn {
+		return waitPolicy(ctx, cs, w, active)
+	}
+	dry := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
+	deadline := time.Now().Add(60 * time.Second)
+	var lastErr error
+	for {
+		got, err := cs.CoreV1().Pods("default").Create(ctx, benchPod("default", "probe"), dry)
+		if err == nil {
+			if _, injected := got.Annotations[inject.StatusAnnotation]; injected == active {
+				return nil
+			}
+		}
+		lastErr = err
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the %s policy did not become active=%v within 60s (last error: %v)", side, active, lastErr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
