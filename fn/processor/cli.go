@@ -145,6 +145,7 @@ func (m FileMode) processFile(configs []*Config, named bool, path string, stdout
 	}
 	err = manifest.ProcessDocuments(r, stdout, func(d manifest.Document) []byte {
 		text := d.Text
+		failedBy := "" // the first profile that failed on the document
 		for _, cfg := range configs {
 			var entries []inject.Entry
 			text, entries = cfg.Injector.ProcessText(cfg.Op, text, d.Index)
@@ -152,13 +153,24 @@ func (m FileMode) processFile(configs []*Config, named bool, path string, stdout
 				if e.Action == inject.Skipped && e.Reason == inject.ReasonNotAWorkload {
 					continue
 				}
-				failed = failed || e.Action == inject.Failed
+				if e.Action == inject.Failed && failedBy == "" {
+					failedBy = inject.ProfileName(cfg.Injector.Profile())
+				}
 				line := fileLine(path, d, e)
 				if prefix := profilePrefix(cfg, named); prefix != "" {
 					line += " (" + strings.TrimSuffix(prefix, ": ") + ")"
 				}
 				fmt.Fprintln(stderr, line)
 			}
+		}
+		if failedBy == "" {
+			return text
+		}
+		failed = true
+		if len(configs) > 1 {
+			// As in the KRM mode: all profiles or none.
+			fmt.Fprintf(stderr, "%s:%d: document %d left as it was: %s failed on it, so no profile's change is kept\n", path, d.Line, d.Index+1, failedBy)
+			return d.Text
 		}
 		return text
 	})

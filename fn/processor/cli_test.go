@@ -161,3 +161,36 @@ func TestMain_krmErrorExitsNonZeroWithOutput(t *testing.T) {
 		t.Errorf("stderr does not name the field: %q", errOut.String())
 	}
 }
+
+// TestMain_fileModeProfilesAllOrNone: with several profiles, a document
+// one of them fails on (here the second profile's container clashes with
+// the first's) is written as it came, with no profile's change, and the
+// report says so; the other documents are injected by every profile.
+func TestMain_fileModeProfilesAllOrNone(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cfg := write("profiles.yaml", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: mesh}\nspec:\n  profile: mesh\n---\n"+
+		"apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: logs}\nspec:\n  profile: logs\n  template:\n    containers: [{name: log-agent, image: fluent/fluent-bit:3.0}]\n")
+	clash := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api}\nspec:\n  template:\n    metadata:\n      annotations: {logs.sidecar.kinject.dev/inject: \"true\"}\n    spec:\n      containers:\n      - {name: log-agent, image: other/agent:1}\n"
+	app := write("app.yaml", appYAML+"---\n"+clash)
+	var out, errOut bytes.Buffer
+	code := processor.Main([]string{cfg, app}, strings.NewReader(""), &out, &errOut)
+	if code == 0 {
+		t.Fatalf("exit 0; want a failure\n%s", errOut.String())
+	}
+	if !strings.HasSuffix(out.String(), "---\n"+clash) {
+		t.Errorf("the document a profile failed on was changed:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "- name: envoy\n") || !strings.Contains(out.String(), "- {name: log-agent, image: 'fluent/fluent-bit:3.0'}\n") {
+		t.Errorf("the other document lacks a profile's sidecar:\n%s", out.String())
+	}
+	if want := app + ":20: document 3 left as it was: profile \"logs\" failed on it, so no profile's change is kept\n"; !strings.Contains(errOut.String(), want) {
+		t.Errorf("report lacks %q:\n%s", want, errOut.String())
+	}
+}

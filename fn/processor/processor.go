@@ -27,6 +27,17 @@ func (Processor) Process(rl *ResourceList) error {
 		return failures(rl.Results)
 	}
 	named := nameProfiles(configs)
+	// With several profiles an item is changed by all of them or by none:
+	// when one fails on it, it goes out as it came (a copy is kept only
+	// then, as a single profile leaves a failed object as it was anyway).
+	var originals []*yaml.RNode
+	if len(configs) > 1 {
+		originals = make([]*yaml.RNode, len(rl.Items))
+		for j, item := range rl.Items {
+			originals[j] = item.Copy()
+		}
+	}
+	failedBy := map[int]string{} // item -> the first profile that failed on it
 	for i, cfg := range configs {
 		prefix := profilePrefix(cfg, named)
 		for _, w := range cfg.Injector.Template().Warnings() {
@@ -45,7 +56,21 @@ func (Processor) Process(rl *ResourceList) error {
 					r.Message = prefix + r.Message
 					rl.Results = append(rl.Results, r)
 				}
+				if _, seen := failedBy[j]; e.Action == inject.Failed && !seen {
+					failedBy[j] = inject.ProfileName(cfg.Injector.Profile())
+				}
 			}
+		}
+	}
+	if originals != nil {
+		for j := range rl.Items {
+			profile, failed := failedBy[j]
+			if !failed || j >= len(originals) {
+				continue
+			}
+			rl.Items[j] = originals[j]
+			r := itemResult(originals[j], "left as it was: "+profile+" failed on it, so no profile's change is kept")
+			rl.Results = append(rl.Results, r)
 		}
 	}
 	return failures(rl.Results)

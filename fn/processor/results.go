@@ -96,3 +96,19 @@ func first(values ...string) string {
 	}
 	return ""
 }
+
+// itemResult is an informational result about a whole item, with its
+// kind and name when it has them.
+func itemResult(item *yaml.RNode, message string) *Result {
+	r := &Result{Message: message, Severity: SeverityInfo, File: fileOf(item)}
+	kind := inject.ObjectKind(item)
+	namespace, name := inject.ObjectName(item)
+	if kind != "" || name != "" {
+		apiVersion := ""
+		if n := item.Field("apiVersion"); n != nil && n.Value != nil {
+			apiVersion = yaml.GetValue(n.Value)
+		}
+		r.ResourceRef = &ResourceRef{APIVersion: apiVersion, Kind: kind, Name: name, Namespace: namespace}
+	}
+	return r
+}
