@@ -31,14 +31,7 @@ metadata: {name: web}
 `
 
 func TestMain_fileMode(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := tempWriter(t)
 	app := write("app.yaml", appYAML)
 	cfg := write("config.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {template-configmap: tmpl}\n---\n"+
 		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: tmpl}\ndata:\n  config: |\n    containers:\n    - name: proxy\n      image: example.com/proxy:1\n")
@@ -73,14 +66,7 @@ func TestMain_fileMode(t *testing.T) {
 // output) are each injected and reported, uninject gives the file back byte
 // for byte, and a template ConfigMap among them is found by templateRef.
 func TestMain_fileModeJSONValues(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := tempWriter(t)
 	const jq = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"},"spec":{"containers":[{"name":"a","image":"x"}]}}` + "\n" +
 		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"tmpl"},"data":{"config":"containers:\n- name: proxy\n  image: proxy:1\n"}}` + "\n" +
 		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"b"},"spec":{"containers":[{"name":"b","image":"x"}]}}` + "\n"
@@ -167,14 +153,7 @@ func TestMain_krmErrorExitsNonZeroWithOutput(t *testing.T) {
 // the first's) is written as it came, with no profile's change, and the
 // report says so; the other documents are injected by every profile.
 func TestMain_fileModeProfilesAllOrNone(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := tempWriter(t)
 	cfg := write("profiles.yaml", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: mesh}\nspec:\n  profile: mesh\n---\n"+
 		"apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: logs}\nspec:\n  profile: logs\n  template:\n    containers: [{name: log-agent, image: fluent/fluent-bit:3.0}]\n")
 	clash := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api}\nspec:\n  template:\n    metadata:\n      annotations: {logs.sidecar.kinject.dev/inject: \"true\"}\n    spec:\n      containers:\n      - {name: log-agent, image: other/agent:1}\n"
@@ -192,5 +171,20 @@ func TestMain_fileModeProfilesAllOrNone(t *testing.T) {
 	}
 	if want := app + ":20: document 3 left as it was: profile \"logs\" failed on it, so no profile's change is kept\n"; !strings.Contains(errOut.String(), want) {
 		t.Errorf("report lacks %q:\n%s", want, errOut.String())
+	}
+}
+
+// tempWriter returns a function that writes a file of a new temporary
+// directory and returns its path.
+func tempWriter(t *testing.T) func(name, text string) string {
+	t.Helper()
+	dir := t.TempDir()
+	return func(name, text string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
 	}
 }

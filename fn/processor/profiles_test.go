@@ -255,14 +255,7 @@ func readFile(t *testing.T, path string) []byte {
 // each in file mode too. Each report line names its profile, the edited
 // file keeps every other byte, and --uninject takes both profiles out.
 func TestFileModeProfiles(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := tempWriter(t)
 	main := func(args ...string) (string, string, int) {
 		var out, errOut bytes.Buffer
 		code := processor.Main(args, strings.NewReader(""), &out, &errOut)

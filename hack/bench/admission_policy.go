@@ -63,23 +63,32 @@ func waitPolicy(ctx context.Context, cs kubernetes.Interface, w *warnings, activ
 	conflicting := benchPod("default", "probe-conflict")
 	conflicting.Spec.Containers = append(conflicting.Spec.Containers, corev1.Container{Name: "envoy", Image: "busybox"})
 	dry := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
-	deadline := time.Now().Add(60 * time.Second)
-	var lastErr error
-	for {
+	return poll(fmt.Sprintf("the policies did not become active=%v", active), func() (bool, error) {
 		got, err := cs.CoreV1().Pods("default").Create(ctx, benchPod("default", "probe"), dry)
-		if err == nil {
-			_, injected := got.Annotations[inject.StatusAnnotation]
-			w.take()
-			if _, err = cs.CoreV1().Pods("default").Create(ctx, conflicting, dry); err == nil {
-				warned := w.take() > 0
-				if injected == active && warned == active {
-					return nil
-				}
-			}
+		if err != nil {
+			return false, err
 		}
-		lastErr = err
+		_, injected := got.Annotations[inject.StatusAnnotation]
+		w.take()
+		if _, err = cs.CoreV1().Pods("default").Create(ctx, conflicting, dry); err != nil {
+			return false, err
+		}
+		warned := w.take() > 0
+		return injected == active && warned == active, nil
+	})
+}
+
+// poll calls done every 50 ms until it reports true, for at most 60 s;
+// then it fails with what and done's last error.
+func poll(what string, done func() (bool, error)) error {
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		ok, err := done()
+		if ok {
+			return nil
+		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the policies did not become active=%v within 60s (last error: %v)", active, lastErr)
+			return fmt.Errorf("%s within 60s (last error: %v)", what, err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -93,19 +102,12 @@ func waitSide(ctx context.Context, cs kubernetes.Interface, w *warnings, side st
 		return waitPolicy(ctx, cs, w, active)
 	}
 	dry := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
-	deadline := time.Now().Add(60 * time.Second)
-	var lastErr error
-	for {
+	return poll(fmt.Sprintf("the %s policy did not become active=%v", side, active), func() (bool, error) {
 		got, err := cs.CoreV1().Pods("default").Create(ctx, benchPod("default", "probe"), dry)
-		if err == nil {
-			if _, injected := got.Annotations[inject.StatusAnnotation]; injected == active {
-				return nil
-			}
+		if err != nil {
+			return false, err
 		}
-		lastErr = err
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the %s policy did not become active=%v within 60s (last error: %v)", side, active, lastErr)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		_, injected := got.Annotations[inject.StatusAnnotation]
+		return injected == active, nil
+	})
 }
