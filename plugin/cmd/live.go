@@ -2,12 +2,9 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/cli-runtime/pkg/resource"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kinject/kubectl-inject/pkg/live"
@@ -21,11 +18,11 @@ func (o *Options) runLive(ctx context.Context) error {
 	if err := o.checkCluster(ctx); err != nil {
 		return err
 	}
-	targets, resolveErrs := o.targets()
-	for _, err := range resolveErrs {
-		fmt.Fprintf(o.ErrOut, "error: %v\n", err)
+	targets, err := o.targets()
+	if err != nil {
+		return err
 	}
-	if len(targets) == 0 && len(resolveErrs) == 0 {
+	if len(targets) == 0 {
 		fmt.Fprintln(o.ErrOut, "No resources found")
 		return nil
 	}
@@ -34,7 +31,7 @@ func (o *Options) runLive(ctx context.Context) error {
 		return err
 	}
 	results := o.process(ctx, p, targets)
-	failed, changed := len(resolveErrs), 0
+	failed, changed := 0, 0
 	for _, r := range results {
 		if r.Failed() {
 			failed++
@@ -54,7 +51,7 @@ func (o *Options) runLive(ctx context.Context) error {
 			return local.DiffChanged(differ, "objects")
 		}
 	}
-	total := len(targets) + len(resolveErrs)
+	total := len(targets)
 	switch {
 	case failed > 0:
 		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed", failed, total)}
@@ -99,69 +96,12 @@ func (o *Options) patcher() (*live.Patcher, error) {
 	}, nil
 }
 
-// targets resolves the arguments with kubectl's resource builder. Objects
-// that were read from the server are passed on to save a GET; objects read
-// from files are looked up by name.
-func (o *Options) targets() ([]live.Target, []error) {
-	// "-" is read from the injected stdin, not os.Stdin.
-	files := resource.FilenameOptions{Recursive: o.Recursive}
-	stdin := false
-	for _, f := range o.Filenames {
-		if f == "-" {
-			stdin = true
-		} else {
-			files.Filenames = append(files.Filenames, f)
-		}
-	}
-	b := resource.NewBuilder(o.ConfigFlags).
-		Unstructured().
-		ContinueOnError().
-		NamespaceParam(o.namespace).DefaultNamespace().AllNamespaces(o.AllNamespaces).
-		FilenameParam(o.enforceNamespace, &files)
-	if stdin {
-		b = b.Stream(o.In, "STDIN")
-	}
-	r := b.LabelSelectorParam(o.Selector).
-		ResourceTypeOrNameArgs(o.All, o.args...).
-		RequireObject(true).
-		Flatten().
-		Do()
-	var targets []live.Target
-	err := r.Visit(func(info *resource.Info, err error) error {
-		if err != nil {
-			return err
-		}
-		t := live.Target{Mapping: info.Mapping, Namespace: info.Namespace, Name: info.Name}
-		if u, ok := info.Object.(*unstructured.Unstructured); ok && u.GetResourceVersion() != "" {
-			t.Object = u
-		}
-		targets = append(targets, t)
-		return nil
-	})
-	return targets, flatten(err)
-}
-
-// flatten splits an aggregate error into its parts.
-func flatten(err error) []error {
-	if err == nil {
-		return nil
-	}
-	var agg interface{ Errors() []error }
-	if errors.As(err, &agg) {
-		var out []error
-		for _, e := range agg.Errors() {
-			out = append(out, flatten(e)...)
-		}
-		return out
-	}
-	return []error{err}
-}
-
 // process runs p on every target with at most o.Concurrency at once and
 // prints each result line as soon as all earlier ones are printed, so the
-// output is in input order. The client's QPS and burst limits are shared by
-// all workers.
-func (o *Options) process(ctx context.Context, p *live.Patcher, targets []live.Target) []live.Result {
+// output is in input order. A target that is already settled (an object
+// of a file that cannot be looked up) is not sent to p. The client's QPS
+// and burst limits are shared by all workers.
+func (o *Options) process(ctx context.Context, p *live.Patcher, targets []target) []live.Result {
 	results := make([]live.Result, len(targets))
 	done := make([]bool, len(targets))
 	var (
@@ -170,27 +110,38 @@ func (o *Options) process(ctx context.Context, p *live.Patcher, targets []live.T
 		wg      sync.WaitGroup
 		workers = make(chan struct{}, o.Concurrency)
 	)
+	finish := func(i int, r live.Result) {
+		mu.Lock()
+		defer mu.Unlock()
+		results[i], done[i] = r, true
+		for next < len(targets) && done[next] {
+			o.printResult(targets[next], results[next])
+			next++
+		}
+	}
 	for i, t := range targets {
+		if t.settled != nil {
+			finish(i, *t.settled)
+			continue
+		}
 		wg.Add(1)
 		workers <- struct{}{}
 		go func() {
 			defer wg.Done()
-			r := p.Process(ctx, t)
+			r := p.Process(ctx, t.Target)
 			<-workers
-			mu.Lock()
-			defer mu.Unlock()
-			results[i], done[i] = r, true
-			for next < len(targets) && done[next] {
-				o.printResult(results[next])
-				next++
-			}
+			finish(i, r)
 		}()
 	}
 	wg.Wait()
 	return results
 }
 
-func (o *Options) printResult(r live.Result) {
+func (o *Options) printResult(t target, r live.Result) {
+	if t.settled != nil {
+		fmt.Fprintln(o.ErrOut, t.line)
+		return
+	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(o.ErrOut, "Warning: %s\n", w)
 	}
