@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"regexp"
 	"strings"
 	"syscall"
 
@@ -24,7 +25,8 @@ const localHint = "to inject manifest files without a cluster, use --local -f FI
 // checkCluster makes sure there is a cluster to talk to before any object
 // is read, and when there is none says why in one line, whatever the
 // number of objects or documents: no kubeconfig, a server that does not
-// answer, or one that refuses the credentials. It costs one GET /version
+// answer, one that refuses the credentials, or one that refuses the user
+// (403). It costs one GET /version
 // (not cached: the discovery cache would answer for a server that is gone).
 func (o *Options) checkCluster(ctx context.Context) error {
 	loader := o.ConfigFlags.ToRawKubeConfigLoader()
@@ -65,6 +67,8 @@ func (o *Options) clusterError(cfg *rest.Config, raw clientcmdapi.Config, err er
 	switch {
 	case apierrors.IsUnauthorized(err):
 		return fmt.Errorf("the cluster at %s refused the credentials (401 Unauthorized): log in again or renew the kubeconfig's credentials; %s", at, localHint)
+	case apierrors.IsForbidden(err):
+		return forbiddenError(at, err)
 	case errors.As(err, &unknownAuthority) || errors.As(err, &hostname):
 		return fmt.Errorf("cannot verify the certificate of the cluster at %s: %s; check the kubeconfig's certificate-authority; %s", at, rootCause(err), localHint)
 	case isUnreachable(err):
@@ -72,6 +76,33 @@ func (o *Options) clusterError(cfg *rest.Config, raw clientcmdapi.Config, err er
 	}
 	return fmt.Errorf("the cluster at %s: %w", at, err)
 }
+
+// forbiddenError words a 403 on the first request: the credentials are
+// good, but the user may not do what was asked (read /version, or
+// impersonate the user of --as). It names the user the server named, what
+// it refused, and what kubectl inject needs.
+func forbiddenError(at string, err error) error {
+	msg := oneLine(strings.TrimPrefix(rootCause(err), "forbidden: "))
+	who := ""
+	if m := forbiddenUser.FindStringSubmatch(msg); m != nil {
+		who = fmt.Sprintf(" to user %q", m[1])
+	}
+	return fmt.Errorf("the cluster at %s refused access%s (403 Forbidden: %s): kubectl inject needs get, list and patch on the objects it injects; ask the cluster's administrator for them (kubectl auth can-i patch deployments says what this user may do); %s", at, who, msg, localHint)
+}
+
+// oneLine makes a message the server sent fit the error's line: a proxy
+// may answer with a page of HTML.
+func oneLine(msg string) string {
+	msg = strings.Join(strings.Fields(msg), " ")
+	if r := []rune(msg); len(r) > 200 {
+		msg = string(r[:200]) + "..."
+	}
+	return msg
+}
+
+// forbiddenUser finds the user in the API server's message of a 403:
+// `forbidden: User "jane" cannot get path "/version"`.
+var forbiddenUser = regexp.MustCompile(`User "([^"]*)" cannot`)
 
 // isUnreachable reports whether err means that nothing answered: refused
 // or reset connections, unknown hosts, timeouts.

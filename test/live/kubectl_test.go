@@ -130,8 +130,9 @@ func TestUserApplyKeepsSidecar(t *testing.T) {
 }
 
 // TestClusterRefuses: a cluster that answers but refuses the credentials,
-// or whose certificate the kubeconfig does not trust, gets one line naming
-// that, through kubectl, however many objects were asked for.
+// refuses the user what was asked (impersonation with --as), or whose
+// certificate the kubeconfig does not trust, gets one line naming that,
+// through kubectl, however many objects were asked for.
 func TestClusterRefuses(t *testing.T) {
 	c.Require(t)
 	ns := namespace(t)
@@ -154,13 +155,17 @@ func TestClusterRefuses(t *testing.T) {
 	at := c.URL + ` (context "admin")`
 	cases := []struct {
 		name, kubeconfig, want string
+		args                   []string
+		has                    []string // what the server's own words must say
 	}{
-		{"wrong token", badToken, "error: the cluster at " + at + " refused the credentials (401 Unauthorized): log in again or renew the kubeconfig's credentials" + hint},
-		{"untrusted certificate", untrusted, "error: cannot verify the certificate of the cluster at " + at + ": "},
+		{"wrong token", badToken, "error: the cluster at " + at + " refused the credentials (401 Unauthorized): log in again or renew the kubeconfig's credentials" + hint, nil, nil},
+		{"untrusted certificate", untrusted, "error: cannot verify the certificate of the cluster at " + at + ": ", nil, nil},
+		{"impersonation refused", c.ViewerKubeconfig, "error: the cluster at " + c.URL + ` (context "viewer") refused access to user "viewer" (403 Forbidden: `,
+			[]string{"--as", "bob"}, []string{`User "viewer" cannot impersonate`, "): kubectl inject needs get, list and patch on the objects it injects; ask the cluster's administrator for them (kubectl auth can-i patch deployments says what this user may do)" + hint}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := exec.Command("kubectl", "inject", "deployments", "--all", "-n", ns)
+			cmd := exec.Command("kubectl", append([]string{"inject", "deployments", "--all", "-n", ns}, tc.args...)...)
 			cmd.Env = append(os.Environ(), "KUBECONFIG="+tc.kubeconfig, "PATH="+pluginDir(t)+string(os.PathListSeparator)+os.Getenv("PATH"), "KUBECACHEDIR="+t.TempDir())
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
@@ -168,6 +173,11 @@ func TestClusterRefuses(t *testing.T) {
 			got := stderr.String()
 			if err == nil || !strings.HasPrefix(got, tc.want) || strings.Count(got, "\n") != 1 || !strings.HasSuffix(got, hint) {
 				t.Errorf("kubectl inject: %v, stderr:\n%s\nwant one line starting %q", err, got, tc.want)
+			}
+			for _, h := range tc.has {
+				if !strings.Contains(got, h) {
+					t.Errorf("stderr lacks %q:\n%s", h, got)
+				}
 			}
 		})
 	}
