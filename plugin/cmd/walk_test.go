@@ -73,3 +73,35 @@ func TestLocalOutputConversion(t *testing.T) {
 		t.Errorf("-o name with --local: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestLocalOutputSolidus: a JSON document with the "\/" escape (PHP's
+// json_encode writes it) is converted by -o yaml and -o json like any
+// other, not left out of the output.
+func TestLocalOutputSolidus(t *testing.T) {
+	path := t.TempDir() + "/pod.json"
+	writeFile(t, path, `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"a","image":"x","args":["\/x"]}]}}`+"\n")
+	for _, format := range []string{"yaml", "json"} {
+		t.Run(format, func(t *testing.T) {
+			out, stderr, code := runCmd(t, "", "--local", "-f", path, "-o", format)
+			if want := path + ": pod/p injected\n"; code != 0 || stderr != want {
+				t.Fatalf("exit %d, stderr:\n%s\nwant exit 0 and:\n%s", code, stderr, want)
+			}
+			var pod struct {
+				Kind string `json:"kind"`
+				Spec struct {
+					Containers []struct {
+						Name string   `json:"name"`
+						Args []string `json:"args"`
+					} `json:"containers"`
+				} `json:"spec"`
+			}
+			if err := yaml.Unmarshal([]byte(out), &pod); err != nil {
+				t.Fatalf("-o %s: %v\n%s", format, err, out)
+			}
+			c := pod.Spec.Containers
+			if pod.Kind != "Pod" || len(c) != 2 || c[0].Name != "a" || len(c[0].Args) != 1 || c[0].Args[0] != "/x" || c[1].Name != "envoy" {
+				t.Errorf("-o %s: want the injected Pod with args [/x]:\n%s", format, out)
+			}
+		})
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
-	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 	"sigs.k8s.io/yaml"
 )
 
@@ -19,27 +18,57 @@ type conversion struct {
 	objects []any
 }
 
-// add parses one processed document and keeps its object (a List's items,
-// as kubectl flattens them). Documents with no object add nothing.
-func (c *conversion) add(file string, index int, text []byte, entries []inject.Entry) {
+// add parses one processed document as the core reads documents
+// (inject.ParseDocument: JSON's "\/" escape included) and keeps its
+// object (a List's items, as kubectl flattens them). Documents with no
+// object add nothing, nor does a document the core could not parse (its
+// entry says so already). Any other document that cannot be converted is
+// an error: its objects are not in the output.
+func (c *conversion) add(text []byte, entries []inject.Entry) error {
 	if len(entries) == 0 {
-		return
+		return nil
 	}
-	node, err := kyaml.Parse(string(text))
-	if err != nil || node.IsNil() {
-		return // reported by the injection already
+	node, err := inject.ParseDocument(text)
+	switch {
+	case err != nil && unparsed(entries):
+		return nil
+	case err != nil:
+		return fmt.Errorf("cannot convert the output to %s: %w", c.format, err)
+	case node == nil:
+		return nil
 	}
 	var obj any
 	if err := node.YNode().Decode(&obj); err != nil {
-		return
+		return fmt.Errorf("cannot convert the output to %s: %w", c.format, err)
 	}
 	if m, ok := obj.(map[string]any); ok && m["kind"] == "List" {
 		if items, ok := m["items"].([]any); ok {
 			c.objects = append(c.objects, items...)
-			return
+			return nil
 		}
 	}
 	c.objects = append(c.objects, obj)
+	return nil
+}
+
+// unparsed reports whether the core failed a document because it could
+// not read it (not YAML, too large).
+func unparsed(entries []inject.Entry) bool {
+	for _, e := range entries {
+		if e.Action == inject.Failed && (e.Reason == inject.ReasonInvalidYAML || e.Reason == inject.ReasonTooLarge) {
+			return true
+		}
+	}
+	return false
+}
+
+// failConversion turns the entries of a document that could not be
+// converted into errors that say so: the report names the file, the line
+// and the document, and the object counts as failed.
+func failConversion(entries []inject.Entry, err error) {
+	for i := range entries {
+		entries[i].Action, entries[i].Reason, entries[i].Message = inject.Failed, inject.ReasonInvalidYAML, err.Error()
+	}
 }
 
 // write prints the collected objects.

@@ -113,6 +113,13 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 		err = manifest.ProcessDocuments(src, &prev, func(d manifest.Document) []byte {
 			doc := d.Text
 			text, entries := in.ProcessText(op, doc, d.Index)
+			if converted != nil {
+				// Before the report: an object that cannot be converted is
+				// reported as an error, not left out of the output unsaid.
+				if err := converted.add(text, entries); err != nil {
+					failConversion(entries, err)
+				}
+			}
 			for j, e := range entries {
 				if file.walked && e.Reason == inject.ReasonNotKubernetes {
 					e.Action = inject.Skipped
@@ -128,9 +135,6 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 			}
 			if held != nil && total > 0 {
 				held.release()
-			}
-			if converted != nil {
-				converted.add(file.name, d.Index, text, entries)
 			}
 			if f.Diff {
 				sections = append(sections, textdiff.Section{Line: d.Line, Name: objectNames(entries)})
