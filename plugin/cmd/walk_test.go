@@ -105,3 +105,20 @@ func TestLocalOutputSolidus(t *testing.T) {
 		})
 	}
 }
+
+// TestLocalOutputSkipsNotKubernetes: a file of a walked directory that is
+// no Kubernetes object (a values file) is skipped by -o json as it is by
+// the report, not printed as an object.
+func TestLocalOutputSkipsNotKubernetes(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir+"/pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: a, image: x}]\n")
+	writeFile(t, dir+"/values.yaml", "replicas: 3\n")
+	out, stderr, code := runCmd(t, "", "--local", "-f", dir, "-o", "json")
+	if want := dir + "/pod.yaml: pod/p injected\n" + dir + "/values.yaml: document 1 skipped: not_kubernetes\n"; code != 0 || stderr != want {
+		t.Fatalf("exit %d, stderr:\n%s\nwant exit 0 and:\n%s", code, stderr, want)
+	}
+	var pod map[string]any
+	if err := json.Unmarshal([]byte(out), &pod); err != nil || pod["kind"] != "Pod" {
+		t.Errorf("-o json of a directory with one object and a values file: want the Pod alone: %v\n%s", err, out)
+	}
+}

@@ -21,11 +21,11 @@ type conversion struct {
 // add parses one processed document as the core reads documents
 // (inject.ParseDocument: JSON's "\/" escape included) and keeps its
 // object (a List's items, as kubectl flattens them). Documents with no
-// object add nothing, nor does a document the core could not parse (its
-// entry says so already). Any other document that cannot be converted is
+// object add nothing, nor does a document skipped as no Kubernetes object
+// or one the core could not parse (its entry says so already). Any other document that cannot be converted is
 // an error: its objects are not in the output.
 func (c *conversion) add(text []byte, entries []inject.Entry) error {
-	if len(entries) == 0 {
+	if len(entries) == 0 || notKubernetes(entries) {
 		return nil
 	}
 	node, err := inject.ParseDocument(text)
@@ -49,6 +49,18 @@ func (c *conversion) add(text []byte, entries []inject.Entry) error {
 	}
 	c.objects = append(c.objects, obj)
 	return nil
+}
+
+// notKubernetes reports whether a document was skipped as no Kubernetes
+// object (a values file in a walked directory): it is not an object of
+// the output either.
+func notKubernetes(entries []inject.Entry) bool {
+	for _, e := range entries {
+		if e.Action != inject.Skipped || e.Reason != inject.ReasonNotKubernetes {
+			return false
+		}
+	}
+	return true
 }
 
 // unparsed reports whether the core failed a document because it could

@@ -26,6 +26,7 @@ func TestConversionAdd(t *testing.T) {
 		{"JSON with the solidus escape", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"args":["\/x"]}}`, injected, 1, ""},
 		{"a List's items", "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Pod, metadata: {name: a}}\n- {apiVersion: v1, kind: Pod, metadata: {name: b}}\n", injected, 2, ""},
 		{"no object", "# nothing\n", nil, 0, ""},
+		{"not Kubernetes, in a walked directory", "replicas: 3\n", []inject.Entry{{Item: -1, Action: inject.Skipped, Reason: inject.ReasonNotKubernetes}}, 0, ""},
 		{"not YAML, reported by the core", "kind: [\n", []inject.Entry{{Item: -1, Action: inject.Failed, Reason: inject.ReasonInvalidYAML}}, 0, ""},
 		{"not YAML, not reported", "kind: [\n", injected, 0, "cannot convert the output to json: "},
 	}

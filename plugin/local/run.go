@@ -113,6 +113,11 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 		err = manifest.ProcessDocuments(src, &prev, func(d manifest.Document) []byte {
 			doc := d.Text
 			text, entries := in.ProcessText(op, doc, d.Index)
+			for j, e := range entries {
+				if file.walked && e.Reason == inject.ReasonNotKubernetes {
+					entries[j].Action = inject.Skipped
+				}
+			}
 			if converted != nil {
 				// Before the report: an object that cannot be converted is
 				// reported as an error, not left out of the output unsaid.
@@ -120,11 +125,7 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 					failConversion(entries, err)
 				}
 			}
-			for j, e := range entries {
-				if file.walked && e.Reason == inject.ReasonNotKubernetes {
-					e.Action = inject.Skipped
-					entries[j] = e
-				}
+			for _, e := range entries {
 				total++
 				if e.Action == inject.Failed {
 					failed++
