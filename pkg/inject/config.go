@@ -105,7 +105,7 @@ func loadSidecarInjection(node *yaml.Node, lookup ConfigMapLookup) (*Config, err
 		return fail(fmt.Errorf("spec: is required"))
 	}
 	if spec.Kind != yaml.MappingNode {
-		return fail(fmt.Errorf("spec: must be a mapping, not %s", describeNonObject(spec)))
+		return fail(fmt.Errorf("spec: must be a mapping, not %s", DescribeNonObject(spec)))
 	}
 	cfg := &Config{}
 	var ref *TemplateRef

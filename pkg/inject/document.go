@@ -54,7 +54,7 @@ func parseDocument(src []byte, index int) (*document, *Entry) {
 	}
 	root := resolveDocument(node)
 	if root.Kind != yaml.MappingNode {
-		return fail(ReasonInvalidObject, "document is a %s, not an object (a mapping with apiVersion and kind)", kindName(root))
+		return fail(ReasonInvalidObject, "document is a %s, not an object (a mapping with apiVersion and kind)", NodeKind(root))
 	}
 	return &document{node: node, root: root, text: src, index: index}, nil
 }
@@ -109,7 +109,9 @@ func decodeText(src []byte) (*yaml.Node, error) {
 	return &node, nil
 }
 
-func kindName(n *yaml.Node) string {
+// NodeKind names the kind of a node: "list", "scalar", "alias" or
+// "mapping".
+func NodeKind(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.SequenceNode:
 		return "list"

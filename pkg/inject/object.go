@@ -31,18 +31,18 @@ func ObjectName(doc *yaml.RNode) (namespace, name string) {
 func CheckObjectShape(doc *yaml.RNode) error {
 	root := documentRoot(doc)
 	if root == nil || root.Kind != yaml.MappingNode {
-		return fmt.Errorf("not an object (%s)", describeNonObject(root))
+		return fmt.Errorf("not an object (%s)", DescribeNonObject(root))
 	}
 	meta := mapValue(root, "metadata")
 	if isNull(meta) {
 		return nil
 	}
 	if meta.Kind != yaml.MappingNode {
-		return fmt.Errorf("metadata: must be a mapping, not %s", describeNonObject(meta))
+		return fmt.Errorf("metadata: must be a mapping, not %s", DescribeNonObject(meta))
 	}
 	for _, field := range []string{"annotations", "labels"} {
 		if v := mapValue(meta, field); !isNull(v) && v.Kind != yaml.MappingNode {
-			return fmt.Errorf("metadata.%s: must be a mapping, not %s", field, describeNonObject(v))
+			return fmt.Errorf("metadata.%s: must be a mapping, not %s", field, DescribeNonObject(v))
 		}
 	}
 	return nil

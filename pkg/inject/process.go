@@ -69,9 +69,9 @@ func (in *Injector) decide(op Op, ref objectRef, docIndex int) plan {
 	}
 	if obj.Kind != yaml.MappingNode {
 		if ref.item >= 0 {
-			return skip(ReasonNotAnObject, fmt.Sprintf("item is %s, not an object; left as it is", describeNonObject(obj)))
+			return skip(ReasonNotAnObject, fmt.Sprintf("item is %s, not an object; left as it is", DescribeNonObject(obj)))
 		}
-		return plan{entry: failEntry(p.entry, fmt.Errorf("item is a %s, not an object", kindName(obj)))}
+		return plan{entry: failEntry(p.entry, fmt.Errorf("item is a %s, not an object", NodeKind(obj)))}
 	}
 	if p.entry.Kind == "" && p.entry.APIVersion == "" {
 		p.entry.Action, p.entry.Reason = Failed, ReasonNotKubernetes
@@ -192,13 +192,13 @@ func failEntry(e Entry, err error) Entry {
 	return e
 }
 
-// describeNonObject says what a node that is not an object is: a List
-// item, a ResourceList item, a metadata field.
-func describeNonObject(n *yaml.Node) string {
+// DescribeNonObject says what a node that is not an object is ("null",
+// "a list"): a List item, a ResourceList item, a metadata field.
+func DescribeNonObject(n *yaml.Node) string {
 	if isNull(n) {
 		return "null"
 	}
-	return "a " + kindName(n)
+	return "a " + NodeKind(n)
 }
 
 func firstMissing(e Entry) string {

@@ -73,13 +73,8 @@ func (f *Flags) ReadObjects(in io.Reader, fn func(FileObject)) error {
 			return nil
 		})
 		closeIn()
-		switch {
-		case src.err != nil && file.name == "-":
-			return fmt.Errorf("read stdin: %w", src.err)
-		case src.err != nil:
-			return src.err // os errors name the operation and the path already
-		case err != nil:
-			return fmt.Errorf("%s: %w", file.name, err)
+		if err := fileError(file.name, src.err, err); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -115,7 +110,7 @@ func documentObjects(d manifest.Document, walked bool) []fileObject {
 		root = root.Content[0]
 	}
 	if root.Kind != yaml.MappingNode {
-		return fail(inject.ReasonInvalidObject, "document is a %s, not an object (a mapping with apiVersion and kind)", nodeKind(root))
+		return fail(inject.ReasonInvalidObject, "document is a %s, not an object (a mapping with apiVersion and kind)", inject.NodeKind(root))
 	}
 	obj := yaml.NewRNode(root)
 	if items := listItems(obj); items != nil {
@@ -161,7 +156,7 @@ func identify(obj *yaml.RNode, doc, item int, walked bool) fileObject {
 	}
 	switch {
 	case obj.YNode().Kind != yaml.MappingNode:
-		return fail(inject.ReasonNotAnObject, fmt.Sprintf("item is %s, not an object", describe(obj.YNode())))
+		return fail(inject.ReasonNotAnObject, fmt.Sprintf("item is %s, not an object", inject.DescribeNonObject(obj.YNode())))
 	case e.Kind == "" && e.APIVersion == "":
 		if walked {
 			e.Action, e.Reason = inject.Skipped, inject.ReasonNotKubernetes
@@ -180,25 +175,4 @@ func identify(obj *yaml.RNode, doc, item int, walked bool) fileObject {
 		return fail(inject.ReasonInvalidObject, "metadata.name: is required to find the object in the cluster")
 	}
 	return fileObject{entry: e, labels: obj.GetLabels()}
-}
-
-// nodeKind names what a node that is not a mapping is.
-func nodeKind(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.SequenceNode:
-		return "list"
-	case yaml.ScalarNode:
-		return "scalar"
-	case yaml.AliasNode:
-		return "alias"
-	}
-	return "mapping"
-}
-
-// describe names a List item that is not an object: "null", "a list".
-func describe(n *yaml.Node) string {
-	if n.Kind == yaml.ScalarNode && n.Tag == yaml.NodeTagNull {
-		return "null"
-	}
-	return "a " + nodeKind(n)
 }

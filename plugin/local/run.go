@@ -148,15 +148,11 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 			return text
 		})
 		closeIn()
-		switch {
-		case src.err != nil && file.name == "-":
-			return fmt.Errorf("read stdin: %w", src.err)
-		case src.err != nil:
-			return src.err // os errors name the operation and the path already
-		case rewrite != nil && rewrite.err != nil:
+		if src.err == nil && rewrite != nil && rewrite.err != nil {
 			return fmt.Errorf("write %s: %w", file.name, rewrite.err)
-		case err != nil:
-			return fmt.Errorf("%s: %w", file.name, err)
+		}
+		if err := fileError(file.name, src.err, err); err != nil {
+			return err
 		}
 		if rewrite != nil {
 			if err := rewrite.finish(); err != nil {
@@ -389,4 +385,18 @@ func (f *inPlaceFile) discard() {
 	}
 	_ = os.Remove(f.tmp.Name())
 	f.tmp = nil
+}
+
+// fileError names the input in an error of reading it (readErr) or of
+// processing its documents (err); nil when there is neither.
+func fileError(name string, readErr, err error) error {
+	switch {
+	case readErr != nil && name == "-":
+		return fmt.Errorf("read stdin: %w", readErr)
+	case readErr != nil:
+		return readErr // os errors name the operation and the path already
+	case err != nil:
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
 }
