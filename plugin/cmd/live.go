@@ -2,7 +2,9 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"k8s.io/client-go/dynamic"
@@ -21,6 +23,14 @@ func (o *Options) runLive(ctx context.Context) error {
 	targets, err := o.targets()
 	if err != nil {
 		return err
+	}
+	if len(targets) == 0 && len(o.Filenames) > 0 {
+		// As kubectl apply and --local: files with no object are a mistake.
+		what := "no objects to inject in " + strings.Join(o.Filenames, ", ")
+		if o.Selector != "" {
+			what += " whose labels match " + o.Selector
+		}
+		return &ExitError{Code: 1, Err: errors.New(what)}
 	}
 	if len(targets) == 0 {
 		fmt.Fprintln(o.ErrOut, "No resources found")

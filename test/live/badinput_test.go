@@ -116,3 +116,20 @@ func TestFileObjectNotFound(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 and:\n%s", r.code, got, strings.Join(want, "\n"))
 	}
 }
+
+// TestFileWithoutObjects: as kubectl apply and --local, live -f of files
+// that hold no object (comments only, or none that -l selects) is an
+// error, not "No resources found".
+func TestFileWithoutObjects(t *testing.T) {
+	c.Require(t)
+	ns := namespace(t)
+	r := run(t, runOpts{stdin: "# nothing here\n---\n"}, "-f", "-", "-n", ns)
+	expectCode(t, r, 1)
+	expectStderr(t, r, "error: no objects to inject in -")
+	r = run(t, runOpts{stdin: deployment("web", "")}, "-f", "-", "-n", ns, "-l", "app=other")
+	expectCode(t, r, 1)
+	expectStderr(t, r, "error: no objects to inject in - whose labels match app=other")
+	if r.writes() != 0 {
+		t.Errorf("wrote: %v", r.requests)
+	}
+}
