@@ -297,7 +297,18 @@ func (td *textDoc) flowInsert(e edit) (change, error) {
 		if at < 0 || at >= len(children) {
 			return change{}, errNotSpliceable
 		}
-		return change{start: children[at].start, end: children[at].start, text: text + l.sep}, nil
+		if at == 0 {
+			return change{start: children[0].start, end: children[0].start, text: text + l.sep}, nil
+		}
+		// Between two children: after the one before, with a copy of the
+		// separator that stands between them, so that flowDelete, which
+		// takes a child with the separator before it, leaves the original
+		// separator as it was (",", ", " or a line break and indentation).
+		sep := string(td.src[children[at-1].end:children[at].start])
+		if !onlySeparator.MatchString(sep) {
+			return change{}, errNotSpliceable // a comment between items
+		}
+		return change{start: children[at-1].end, end: children[at-1].end, text: sep + text}, nil
 	case len(children) == 0:
 		// Several inserts into one empty collection: separators between
 		// them, and in multi-line style the closing bracket on its own line

@@ -289,8 +289,8 @@ func (td *textDoc) detectStyle() {
 		return
 	}
 	td.styled = true
-	step, seq := 0, 0 // seq: 0 unknown, 1 compact, 2 wide
-	for n := 1; n < len(td.lineStarts) && (step == 0 || seq == 0); n++ {
+	step, seqDiff := 0, -1 // seqDiff: how much deeper than its key a sequence's "-" is (-1: unseen)
+	for n := 1; n < len(td.lineStarts) && (step == 0 || seqDiff < 0); n++ {
 		text := strings.TrimRight(td.line(n), " ")
 		if !strings.HasSuffix(text, ":") || isBlankOrComment(text) {
 			continue
@@ -307,11 +307,8 @@ func (td *textDoc) detectStyle() {
 		diff := indentOf(nextText) - keyIndent
 		switch {
 		case strings.HasPrefix(strings.TrimLeft(nextText, " "), "-"):
-			if seq == 0 && diff >= 0 {
-				seq = 1
-				if diff > 0 {
-					seq = 2
-				}
+			if seqDiff < 0 && diff >= 0 {
+				seqDiff = diff
 			}
 		case diff > 0 && step == 0 && strings.Contains(nextText, ":"):
 			step = diff
@@ -320,5 +317,10 @@ func (td *textDoc) detectStyle() {
 	if step >= 2 && step <= 8 {
 		td.indentStep = step
 	}
-	td.wideSeq = seq == 2
+	// The encoder's compact sequences sit step-2 deeper than their key
+	// (0 for a step of 2, 1 for 3), its wide ones step deeper: a sequence
+	// is wide only when it is deeper than compact would put it, so that
+	// text written in the compact style of a step of 3 reads back as
+	// compact and a second injection renders the way the first did.
+	td.wideSeq = seqDiff > max(0, td.indentStep-2)
 }
