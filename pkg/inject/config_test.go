@@ -116,12 +116,12 @@ func TestParseStatus(t *testing.T) {
 		`{"v":1,"template":"x","containers":["envoy"]}`:                        "",
 		`{"v":2,"template":"x"}`:                                               "status version 2 is not supported",
 		`{"v":1}`:                                                              "has no template hash",
-		`{"v":1,"template":"x","created":["spec"]}`:                            `created: unknown field "spec"`,
 		`{"v":1,"template":"x"} {}`:                                            "trailing data",
 		`{"v":1,"template":"x","containers":"envoy"}`:                          "cannot unmarshal string",
 		`{"v":1,"template":"x","empty":{"volumes":"\n  "}}`:                    "",
 		`{"v":1,"template":"x","empty":{"volumes":" x "}}`:                     `empty: "volumes": " x " is not the blank space`,
-		`{"v":1,"template":"x","empty":{"spec":" "}}`:                          `empty: unknown field "spec"`,
+		`{"v":1,"template":"x","empty":{"template":" "}}`:                      `empty: unknown field "template"`,
+		`{"v":1,"template":"x","created":["spec"]}`:                            `created: unknown field "spec"`,
 		`{"v":1,"template":"x","created":["volumes"],"empty":{"volumes":" "}}`: `empty: "volumes"`,
 	}
 	for in, want := range cases {

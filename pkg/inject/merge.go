@@ -49,6 +49,12 @@ func (in *Injector) planInject(t *podTarget, values map[string]string, rest othe
 	status.InitContainers = namesOf(newInits)
 	status.Volumes = namesOf(newVolumes)
 
+	if len(newContainers)+len(newInits)+len(newVolumes) > 0 {
+		// An empty pod spec laid out across lines ({ and } on lines of
+		// their own, in indented JSON) comes back as it was on uninject.
+		rest.inherit(status, emptySpec)
+		status.noteEmpty(emptySpec, t.emptyText(t.spec))
+	}
 	var edits []edit
 	for _, l := range []struct {
 		field   string

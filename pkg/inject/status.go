@@ -76,6 +76,8 @@ const (
 	createdContainers     = "containers"
 	createdInitContainers = "initContainers"
 	createdVolumes        = "volumes"
+	// emptySpec names the pod spec in Empty only: it is never created.
+	emptySpec = "spec"
 )
 
 // Encode renders the status as compact JSON with a stable field order.
@@ -133,8 +135,9 @@ func ParseStatusAt(key, value string) (*Status, error) {
 		fields []string
 	}{{"created", s.Created}, {"null", s.Null}, {"empty", empty}} {
 		for _, c := range list.fields {
-			switch c {
-			case createdMetadata, createdLabels, createdAnnotations, createdContainers, createdInitContainers, createdVolumes:
+			switch {
+			case c == createdMetadata, c == createdLabels, c == createdAnnotations, c == createdContainers, c == createdInitContainers, c == createdVolumes:
+			case c == emptySpec && list.name == "empty":
 			default:
 				return nil, fmt.Errorf("annotation %s: status record: %s: unknown field %q", key, list.name, c)
 			}

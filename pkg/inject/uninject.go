@@ -101,6 +101,9 @@ func planRemove(t *podTarget, s *Status, statusKeys []string) []edit {
 	} {
 		edits = append(edits, removeItems(t.spec, l.field, l.names, s, l.created)...)
 	}
+	// When they leave the pod spec empty, what was between its brackets
+	// comes back (used only then, see flowDelete).
+	edits = emptyAgain(edits, t.spec, s.emptyText(emptySpec))
 	edits = append(edits, planRemoveMetadata(t, s, statusKeys)...)
 	return edits
 }
