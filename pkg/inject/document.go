@@ -137,6 +137,32 @@ func (d *document) objects() []objectRef {
 	return []objectRef{{node: d.root, item: -1}}
 }
 
+// DocumentObject is one object of a document as ProcessText reads it:
+// the document's root, or an item of a List (Item counts from 0; -1 for
+// the root).
+type DocumentObject struct {
+	Node *yaml.RNode
+	Item int
+}
+
+// Objects reads the text of document index as ProcessText does (size
+// limit, parser, a mapping at the top) and returns its objects: the root,
+// or each item of a List. A document that cannot be read gives the failed
+// entry that ProcessText reports for it; one with no content gives
+// neither.
+func Objects(src []byte, index int) ([]DocumentObject, *Entry) {
+	d, failed := parseDocument(src, index)
+	if d == nil {
+		return nil, failed
+	}
+	refs := d.objects()
+	out := make([]DocumentObject, len(refs))
+	for i, r := range refs {
+		out[i] = DocumentObject{Node: yaml.NewRNode(r.node), Item: r.item}
+	}
+	return out, nil
+}
+
 // emptyInner returns the reader of what is between the brackets of empty
 // collections that injected items replace (textDoc.emptyInner), for the
 // planner to record; nil on the node path.

@@ -3,7 +3,6 @@ package local
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -86,57 +85,18 @@ type fileObject struct {
 	labels map[string]string
 }
 
-// documentObjects parses document d as the injection core does and names
-// its objects: the document's, or each item's of a List. A document in a
-// walked directory that is not a Kubernetes object (a CI workflow) is
-// skipped, as Run skips it.
+// documentObjects reads document d as the injection core does
+// (inject.Objects) and names its objects: the document's, or each item's
+// of a List. A document in a walked directory that is not a Kubernetes
+// object (a CI workflow) is skipped, as Run skips it.
 func documentObjects(d manifest.Document, walked bool) []fileObject {
-	fail := func(reason inject.Reason, format string, args ...any) []fileObject {
-		e := inject.Entry{Document: d.Index, Item: -1, Action: inject.Failed, Reason: reason, Message: fmt.Sprintf(format, args...)}
-		return []fileObject{{entry: e}}
+	objs, failed := inject.Objects(d.Text, d.Index)
+	if failed != nil {
+		return []fileObject{{entry: *failed}}
 	}
-	if len(d.Text) > inject.MaxDocumentBytes {
-		return fail(inject.ReasonTooLarge, "document is %.1f MiB, larger than the %d MiB limit for one object", float64(len(d.Text))/(1<<20), inject.MaxDocumentBytes>>20)
-	}
-	node, err := inject.ParseDocument(d.Text)
-	switch {
-	case err != nil:
-		return fail(inject.ReasonInvalidYAML, "not valid YAML: %v", err)
-	case node == nil:
-		return nil // no content
-	}
-	root := node.YNode()
-	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
-		root = root.Content[0]
-	}
-	if root.Kind != yaml.MappingNode {
-		return fail(inject.ReasonInvalidObject, "document is a %s, not an object (a mapping with apiVersion and kind)", inject.NodeKind(root))
-	}
-	obj := yaml.NewRNode(root)
-	if items := listItems(obj); items != nil {
-		objects := make([]fileObject, len(items))
-		for i, item := range items {
-			objects[i] = identify(item, d.Index, i, walked)
-		}
-		return objects
-	}
-	return []fileObject{identify(obj, d.Index, -1, walked)}
-}
-
-// listItems returns the items of a kind: List (any kind ending in List
-// with an items list, as the core reads it), nil for anything else.
-func listItems(obj *yaml.RNode) []*yaml.RNode {
-	items := obj.Field("items")
-	if !strings.HasSuffix(inject.ObjectKind(obj), "List") || items == nil || items.Value.YNode().Kind != yaml.SequenceNode {
-		return nil
-	}
-	nodes := items.Value.YNode().Content
-	out := make([]*yaml.RNode, len(nodes))
-	for i, n := range nodes {
-		out[i] = yaml.NewRNode(n)
-	}
-	if out == nil {
-		out = []*yaml.RNode{}
+	out := make([]fileObject, len(objs))
+	for i, o := range objs {
+		out[i] = identify(o.Node, d.Index, o.Item, walked)
 	}
 	return out
 }
