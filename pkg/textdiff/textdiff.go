@@ -183,6 +183,8 @@ type hunk struct {
 // where the line before it is: text added at the end of a document is
 // that document's change, not the next one's.
 func sectionsOf(ops []op, sections []Section) []int {
+	// The lines visited never decrease (an added line counts as the line
+	// before it), so one pass over the sections does.
 	out := make([]int, len(ops))
 	aLine, k := 1, -1
 	for idx, o := range ops {
@@ -193,11 +195,7 @@ func sectionsOf(ops []op, sections []Section) []int {
 		for k+1 < len(sections) && sections[k+1].Line <= line {
 			k++
 		}
-		kk := k
-		for kk >= 0 && sections[kk].Line > line {
-			kk--
-		}
-		out[idx] = kk
+		out[idx] = k
 		if o.kind != '+' {
 			aLine++
 		}
