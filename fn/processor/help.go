@@ -46,6 +46,7 @@ SETTINGS (SidecarInjection spec fields or ConfigMap data keys)
   native                true/false: move the sidecars to native (initContainers) or classic form
   image                 override the image of the first sidecar
   kinds, apiGroups, namespaces   comma-separated lists that limit the targets
+  excludeNamespaces     comma-separated namespaces left out, whatever else selects them
   selector              a label selector on the objects' labels
   injectHostNetwork     also inject pods with hostNetwork: true
   podTemplatePaths      Kind[.group]=path for other kinds, e.g. Rollout.argoproj.io=spec.template

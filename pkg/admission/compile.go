@@ -1,6 +1,9 @@
 package admission
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -22,7 +25,13 @@ type Policy struct {
 	// ConflictName is the name of the validating policy and its binding
 	// that warn about Pods left as created because of a conflict.
 	ConflictName string
-	objects      []any
+	// Requires is the object the mutating policy needs in the Pod's
+	// namespace before it injects (nil when the template references none).
+	Requires *inject.Reference
+	// Hash identifies the compiled objects, template and settings: it is
+	// their PolicyHashAnnotation.
+	Hash    string
+	objects []any
 }
 
 // compiler holds what one compilation needs.
@@ -51,7 +60,7 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 	if err := checkKinds(settings.Policy); err != nil {
 		return nil, err
 	}
-	match, err := bindingMatch(settings.Policy)
+	match, err := bindingMatch(settings.Policy, in.Profile())
 	if err != nil {
 		return nil, err
 	}
@@ -77,11 +86,25 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 	}}}
 	meta := func(n string) objectMeta { return objectMeta{Name: n, Labels: labels, Annotations: annotations} }
 	p := &Policy{Name: objName, ConflictName: objName + "-conflicts"}
+	gate, gateKind := requiredObject(in.Template())
+	notInjected := celString("sidecar not injected by "+p.Name+": ") + ` + variables.conflict`
+	check := `variables.conflict == ""`
+	if gate != nil {
+		p.Requires = gate
+		// The mutating policy is skipped where gate is missing; so is a
+		// Pod with a conflict. The validating policy sees the Pod after
+		// every mutation: matched and not injected, it is one of the two.
+		check = "false"
+		notInjected = `variables.conflict != "" ? ` + notInjected + " : " +
+			celString("sidecar not injected by "+p.Name+": the sidecar needs "+gate.String()+" ("+gate.Field+"), and namespace ") +
+			` + request.namespace + ` + celString(" has none (create it there; kubectl inject check lists what each enabled namespace lacks)")
+	}
 	p.objects = []any{
 		mutatingPolicy{
 			typeMeta: typeMeta{APIVersion, KindMutatingPolicy},
 			Metadata: meta(p.Name),
 			Spec: mutatingPolicySpec{
+				ParamKind:          gateKind,
 				MatchConstraints:   rules,
 				MatchConditions:    conds,
 				Variables:          c.vars,
@@ -93,7 +116,7 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 		binding{
 			typeMeta: typeMeta{APIVersion, KindMutatingPolicyBinding},
 			Metadata: meta(p.Name),
-			Spec:     bindingSpec{PolicyName: p.Name, MatchResources: match},
+			Spec:     bindingSpec{PolicyName: p.Name, ParamRef: gateRef(gate), MatchResources: match},
 		},
 		validatingPolicy{
 			typeMeta: typeMeta{APIVersion, KindValidatingPolicy},
@@ -102,11 +125,8 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 				MatchConstraints: rules,
 				MatchConditions:  conds,
 				Variables:        c.conflictVariables(),
-				Validations: []validation{{
-					Expression:        `variables.conflict == ""`,
-					MessageExpression: celString("sidecar not injected by "+p.Name+": ") + ` + variables.conflict`,
-				}},
-				FailurePolicy: "Ignore",
+				Validations:      []validation{{Expression: check, MessageExpression: notInjected}},
+				FailurePolicy:    "Ignore",
 			},
 		},
 		binding{
@@ -115,7 +135,36 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 			Spec:     bindingSpec{PolicyName: p.ConflictName, MatchResources: match, ValidationActions: []string{"Warn", "Audit"}},
 		},
 	}
+	// The hash of everything compiled, stamped on every object after it is
+	// computed (the objects share one annotations map): kubectl inject
+	// check tells an installed policy compiled with other settings by it.
+	objs, err := p.Objects()
+	if err != nil {
+		return nil, err
+	}
+	annotations[PolicyHashAnnotation] = hashOf(bytes.Join(objs, []byte("\n")))
+	p.Hash = annotations[PolicyHashAnnotation]
 	return p, nil
+}
+
+// requiredObject chooses the object of the Pod's namespace that the
+// mutating policy needs before it injects (its parameter): the first, by
+// kind and name, of the template's required references. CEL cannot read
+// other objects, and a binding has one parameter: the others are checked
+// by kubectl inject check and live injection, not at admission.
+func requiredObject(t *inject.Template) (*inject.Reference, *paramKind) {
+	refs := t.References()
+	if len(refs) == 0 {
+		return nil, nil
+	}
+	return &refs[0], &paramKind{APIVersion: "v1", Kind: refs[0].Kind}
+}
+
+func gateRef(gate *inject.Reference) *paramRef {
+	if gate == nil {
+		return nil
+	}
+	return &paramRef{Name: gate.Name, ParameterNotFoundAction: "Allow"}
 }
 
 // ObjectName is the name of the mutating policy compiled with base name
@@ -133,6 +182,16 @@ func ObjectName(name, profile string) string {
 // TemplateHashAnnotation on every policy object holds the hash of the
 // template it injects, the hash its status records carry.
 const TemplateHashAnnotation = "sidecar.kinject.dev/template"
+
+// PolicyHashAnnotation on every policy object holds the hash of all the
+// objects as compiled (without this annotation): a policy installed with
+// other settings (namespaces, mode, a newer version's CEL) has another.
+const PolicyHashAnnotation = "sidecar.kinject.dev/policy"
+
+func hashOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:10])
+}
 
 func (c *compiler) loadItems(t *inject.Template) error {
 	for _, l := range []struct {

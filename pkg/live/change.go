@@ -27,6 +27,8 @@ type change struct {
 	// base, when set, is what the patch is computed from instead of
 	// original: for a change of override values only (see values.go).
 	base []byte
+	// node is the object after the change, as the core left it.
+	node *yaml.RNode
 }
 
 // compute runs the core on a copy of obj.
@@ -39,7 +41,7 @@ func (p *Patcher) compute(obj *unstructured.Unstructured) (*change, error) {
 	if err != nil {
 		return nil, fmt.Errorf("convert object: %w", err)
 	}
-	ch := &change{}
+	ch := &change{node: node}
 	if ch.original, err = node.MarshalJSON(); err != nil {
 		return nil, fmt.Errorf("encode object: %w", err)
 	}

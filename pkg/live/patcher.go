@@ -46,6 +46,11 @@ type Patcher struct {
 	FieldManager   string
 	// Recreate allows deleting a bare Pod and creating it again.
 	Recreate bool
+	// References, when set, refuses an injection whose sidecar needs a
+	// ConfigMap, Secret or PersistentVolumeClaim the object's namespace
+	// lacks (ReasonMissingReference): nothing is sent for it. A client
+	// dry run does not look.
+	References *ReferenceChecker
 	// Retries bounds the attempts on Conflict (DefaultRetries when 0).
 	Retries int
 	// RecreateTimeout bounds the wait for a deleted Pod to go away
@@ -143,6 +148,9 @@ func (p *Patcher) attempt(ctx context.Context, m *meta.RESTMapping, obj *unstruc
 	if p.DryRun == DryRunClient {
 		res.DryRun = DryRunClient
 		return res, nil
+	}
+	if out, ok := p.checkReferences(ctx, obj.GetNamespace(), ch.node, res); !ok {
+		return out, nil
 	}
 	if isBarePod {
 		return p.recreate(ctx, m, obj, modified, res)

@@ -103,7 +103,8 @@ Each object gets one line on stderr; the exit code is 1 when any object failed
 	c.SetErr(o.ErrOut)
 	o.AddFlags(c)
 	o.Flags.AddVerbosityFlag(c.PersistentFlags())
-	c.AddCommand(NewCmdPolicy(o.ConfigFlags, o.IOStreams), NewCmdStatus(o.ConfigFlags, o.IOStreams))
+	c.AddCommand(NewCmdPolicy(o.ConfigFlags, o.IOStreams), NewCmdStatus(o.ConfigFlags, o.IOStreams),
+		NewCmdEnable(o.ConfigFlags, o.IOStreams), NewCmdDisable(o.ConfigFlags, o.IOStreams))
 	return c
 }
 

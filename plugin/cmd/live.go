@@ -24,6 +24,7 @@ func (o *Options) runLive(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	targets = o.guardSystemNamespaces(targets)
 	if len(targets) == 0 && len(o.Filenames) > 0 {
 		// As kubectl apply and --local: files with no object are a mistake.
 		what := "no objects to inject in " + strings.Join(o.Filenames, ", ")
@@ -93,7 +94,12 @@ func (o *Options) patcher() (*live.Patcher, error) {
 		// As kubectl diff: the server computes the result, nothing is stored.
 		dryRun = live.DryRunServer
 	}
+	var refs *live.ReferenceChecker
+	if !o.AllowMissingReferences {
+		refs = &live.ReferenceChecker{Client: client}
+	}
 	return &live.Patcher{
+		References:     refs,
 		Injector:       o.injector,
 		Op:             o.Op(),
 		Client:         client,
@@ -155,6 +161,11 @@ func (o *Options) printResult(t target, r live.Result) {
 	for _, w := range r.Warnings {
 		fmt.Fprintf(o.ErrOut, "Warning: %s\n", w)
 	}
+	fmt.Fprintln(o.ErrOut, o.resultLine(r))
+}
+
+// resultLine is the line printed for one object.
+func (o *Options) resultLine(r live.Result) string {
 	line := r.String()
 	if o.AllNamespaces && r.Namespace != "" {
 		line = r.Namespace + ": " + line
@@ -162,5 +173,5 @@ func (o *Options) printResult(t target, r live.Result) {
 	if o.Check && r.Changed() {
 		line = r.Ref + " would be " + string(r.Action)
 	}
-	fmt.Fprintln(o.ErrOut, line)
+	return line
 }

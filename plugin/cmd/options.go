@@ -31,14 +31,17 @@ type Options struct {
 	All           bool
 	AllNamespaces bool
 
-	FieldManager      string
-	ServerSide        bool
-	ForceConflicts    bool
-	Recreate          bool
-	Concurrency       int
-	QPS               float64
-	Burst             int
-	TemplateConfigMap string
+	FieldManager   string
+	ServerSide     bool
+	ForceConflicts bool
+	Recreate       bool
+	// AllowMissingReferences injects even where the sidecar's ConfigMaps,
+	// Secrets or PersistentVolumeClaims are missing.
+	AllowMissingReferences bool
+	Concurrency            int
+	QPS                    float64
+	Burst                  int
+	TemplateConfigMap      string
 
 	// Set by Complete.
 	args             []string
@@ -83,6 +86,7 @@ func (o *Options) AddFlags(c *cobra.Command) {
 	f.BoolVar(&o.ServerSide, "server-side", false, "Send a server-side apply of only the injected fields (built-in kinds)")
 	f.BoolVar(&o.ForceConflicts, "force-conflicts", false, "With --server-side: take over fields another manager owns")
 	f.BoolVar(&o.Recreate, "recreate", false, "Delete a bare Pod and create it again with the sidecar (its containers restart)")
+	f.BoolVar(&o.AllowMissingReferences, "allow-missing-references", false, "Inject even when the sidecar needs a ConfigMap, Secret or PersistentVolumeClaim that the object's namespace lacks (its Pods then wait for it)")
 	f.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "How many live objects to process at once (--qps and --burst still apply)")
 	f.Float64Var(&o.QPS, "qps", o.QPS, "Requests per second the client may send to the API server, shared by all concurrent objects (lower it on a busy cluster)")
 	f.IntVar(&o.Burst, "burst", o.Burst, "Requests the client may send at once above --qps")
@@ -201,6 +205,11 @@ func (o *Options) validateLive() []error {
 	}
 	if o.All && o.Selector != "" {
 		errs = append(errs, errors.New("--all and --selector cannot be combined"))
+	}
+	if o.enforceNamespace {
+		if err := inject.ValidateNamespace(o.namespace); err != nil {
+			errs = append(errs, fmt.Errorf("--namespace: %w", err))
+		}
 	}
 	return errs
 }

@@ -30,8 +30,11 @@ const policyExample = `  # Print the policy for the embedded Envoy sidecar (no c
   # What an upgrade would change in the installed policy (a dry run; exit 1 when it would)
   kubectl inject policy --apply --diff --image envoyproxy/envoy:v1.37.0
 
-  # Only Pods that opt in, in two namespaces, as native sidecars
+  # Only Pods that opt in, in two namespaces named here (labelled or not), as native sidecars
   kubectl inject policy --mode opt-in --namespaces shop,payments --native --apply
+
+  # Every enabled namespace but one
+  kubectl inject policy --exclude-namespaces legacy --apply
 
   # A second sidecar as its own profile (NAME.sidecar.kinject.dev/* annotations), beside the default one
   kubectl inject policy --profile logs --template log-agent.yaml --apply
@@ -49,6 +52,7 @@ type PolicyOptions struct {
 	Flags             local.Flags
 	TemplateConfigMap string
 	Namespaces        []string
+	ExcludeNamespaces []string
 	Name              string
 	Apply, Delete     bool
 	ForceConflicts    bool
@@ -67,6 +71,20 @@ binding (admissionregistration.k8s.io/v1, Kubernetes 1.36+), so that the API ser
 itself adds the sidecar to every new Pod, exactly as kubectl inject would, with
 the same status record. Only Pods are injected, at CREATE: workloads' pod
 templates stay as they are in git.
+
+Admission is opt-in per namespace: the policy injects only Pods of namespaces
+labelled sidecar.kinject.dev/inject=enabled (NAME.sidecar.kinject.dev/inject
+with --profile NAME), which kubectl inject enable sets. --namespaces selects
+namespaces by name instead. kube-system, kube-public and kube-node-lease are
+never matched unless --namespaces names them. Inside a matched namespace, a
+Pod annotated sidecar.kinject.dev/inject: "false" is left alone (opt-out mode)
+and with --mode opt-in only Pods annotated "true" are injected; a Pod cannot
+opt in from a namespace that is not matched.
+
+When the sidecar needs an object of the Pod's namespace (the embedded
+default: the ConfigMap envoy), the policy injects only where it exists (a
+binding paramRef with parameterNotFoundAction: Allow): a Pod of a namespace
+without it is left as created, and kinject-NAME-conflicts says so in a warning.
 
 A Pod the template conflicts with (a container or volume of the same name that
 differs, a port already used) is left as created, never half-injected; a
@@ -100,7 +118,8 @@ server-side apply; --delete removes them.`,
 	f.StringVar(&o.Flags.Image, "image", "", "Override the sidecar's image")
 	f.BoolVar(&o.Flags.InjectHostNetwork, "inject-host-network", false, "Inject Pods that use the host network too")
 	f.BoolVar(&o.Flags.Strict, "strict", false, "Refuse a template that widens privileges instead of warning")
-	f.StringSliceVar(&o.Namespaces, "namespaces", nil, "Inject only Pods in these namespaces (comma-separated; default: all)")
+	f.StringSliceVar(&o.Namespaces, "namespaces", nil, "Inject Pods in these namespaces, labelled or not (comma-separated; default: the namespaces kubectl inject enable labelled)")
+	f.StringSliceVar(&o.ExcludeNamespaces, "exclude-namespaces", nil, "Never inject Pods in these namespaces (comma-separated)")
 	f.StringVarP(&o.Flags.Selector, "selector", "l", "", "Inject only Pods whose labels match this selector (=, !=, in, notin, KEY, !KEY)")
 	f.StringVar(&o.Name, "name", o.Name, "Base name of the objects: kinject-NAME and kinject-NAME-conflicts (with --profile P: kinject-NAME-P and kinject-NAME-P-conflicts, beside the default profile's)")
 	f.StringVarP(&o.Flags.Output, "output", "o", "", "yaml (default when printing) or json; with --apply, print what the server stored")
@@ -152,6 +171,8 @@ func (o *PolicyOptions) Validate() error {
 	default:
 		add("--color must be auto, always or never, not %q", o.Flags.Color)
 	}
+	errs = append(errs, validateNamespaceFlag("--namespaces", o.Namespaces)...)
+	errs = append(errs, validateNamespaceFlag("--exclude-namespaces", o.ExcludeNamespaces)...)
 	errs = append(errs, o.Flags.ValidateProfileFlags()...)
 	return errors.Join(errs...)
 }
@@ -165,6 +186,9 @@ func (o *PolicyOptions) Compile() (*admission.Policy, error) {
 	if len(o.Namespaces) > 0 {
 		settings.Policy.Namespaces = o.Namespaces
 	}
+	if len(o.ExcludeNamespaces) > 0 {
+		settings.Policy.ExcludeNamespaces = o.ExcludeNamespaces
+	}
 	if o.Flags.Selector != "" {
 		settings.Policy.Selector = o.Flags.Selector
 	}
@@ -172,7 +196,14 @@ func (o *PolicyOptions) Compile() (*admission.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	return admission.Compile(in, o.Name)
+	p, err := admission.Compile(in, o.Name)
+	if err != nil {
+		return nil, err
+	}
+	for _, ns := range admission.NamedSystemNamespaces(settings.Policy) {
+		fmt.Fprintf(o.ErrOut, "Warning: %s is a system namespace: the policy injects its Pods too, and a sidecar that cannot start there stops the cluster's own Pods\n", ns)
+	}
+	return p, nil
 }
 
 // Run prints, applies or deletes the policy.
@@ -355,6 +386,17 @@ func (o *PolicyOptions) delete(ctx context.Context, client dynamic.Interface, ob
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// validateNamespaceFlag checks every name a namespace flag gives.
+func validateNamespaceFlag(flag string, names []string) []error {
+	var errs []error
+	for _, ns := range names {
+		if err := inject.ValidateNamespace(ns); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", flag, err))
+		}
+	}
+	return errs
 }
 
 func kindLower(kind string) string {

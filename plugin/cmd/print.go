@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"io"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -26,16 +27,22 @@ func (o *Options) printObjects(results []live.Result) error {
 			objs = append(objs, obj)
 		}
 	}
-	switch o.Output {
+	return printUnstructured(o.Out, o.Output, objs)
+}
+
+// printUnstructured writes objs as -o FORMAT does: YAML documents, one
+// JSON object (a List for several), or kubectl-style names.
+func printUnstructured(w io.Writer, format string, objs []*unstructured.Unstructured) error {
+	switch format {
 	case "name":
 		for _, obj := range objs {
-			fmt.Fprintln(o.Out, live.Ref(obj.GroupVersionKind(), obj.GetName()))
+			fmt.Fprintln(w, live.Ref(obj.GroupVersionKind(), obj.GetName()))
 		}
 		return nil
 	case "yaml":
 		p := &printers.YAMLPrinter{}
 		for _, obj := range objs {
-			if err := p.PrintObj(obj, o.Out); err != nil {
+			if err := p.PrintObj(obj, w); err != nil {
 				return fmt.Errorf("print: %w", err)
 			}
 		}
@@ -52,7 +59,7 @@ func (o *Options) printObjects(results []live.Result) error {
 		}
 		out = list
 	}
-	if err := (&printers.JSONPrinter{}).PrintObj(out, o.Out); err != nil {
+	if err := (&printers.JSONPrinter{}).PrintObj(out, w); err != nil {
 		return fmt.Errorf("print: %w", err)
 	}
 	return nil

@@ -1,0 +1,58 @@
+package inject
+
+import (
+	"fmt"
+	"strings"
+)
+
+// systemNamespaces hold the cluster's own Pods (DNS, the control plane's
+// add-ons, node leases). A sidecar that cannot start there takes the
+// cluster down with it, so they are never selected unless named.
+var systemNamespaces = []string{"kube-node-lease", "kube-public", "kube-system"}
+
+// SystemNamespaces returns the namespaces that admission bindings and live
+// selections (--all, -A, -l) leave out unless a user names them, sorted.
+func SystemNamespaces() []string { return append([]string(nil), systemNamespaces...) }
+
+// IsSystemNamespace reports whether ns is one of SystemNamespaces.
+func IsSystemNamespace(ns string) bool {
+	for _, s := range systemNamespaces {
+		if ns == s {
+			return true
+		}
+	}
+	return false
+}
+
+// NamespaceEnabled is the value of a namespace's injection label
+// (NamespaceLabelFor) that turns admission injection on for its Pods.
+const NamespaceEnabled = "enabled"
+
+// NamespaceLabelFor returns the namespace label that opts a namespace in
+// to admission injection for a profile: sidecar.kinject.dev/inject for the
+// default profile, NAME.sidecar.kinject.dev/inject for profile NAME (the
+// key of the Pod's opt-in/out annotation, as a label of the namespace).
+func NamespaceLabelFor(profile string) string { return InjectAnnotationFor(profile) }
+
+// ValidateNamespace checks that ns can name a namespace (a DNS label:
+// lower-case letters, digits and '-', at most 63 characters).
+func ValidateNamespace(ns string) error {
+	if isDNSLabel(ns) {
+		return nil
+	}
+	hint := ""
+	if strings.HasPrefix(ns, "!") {
+		hint = " (to leave a namespace out, use --exclude-namespaces " + strings.TrimPrefix(ns, "!") + ")"
+	}
+	return fmt.Errorf("namespace %q is not a valid name: lower-case letters, digits and '-', at most 63 characters%s", ns, hint)
+}
+
+// validateNamespaces checks every name of a namespace list setting.
+func validateNamespaces(field string, names []string) error {
+	for _, ns := range names {
+		if err := ValidateNamespace(ns); err != nil {
+			return fmt.Errorf("%s: %w", field, err)
+		}
+	}
+	return nil
+}
