@@ -28,6 +28,9 @@ type Policy struct {
 	// Requires is the object the mutating policy needs in the Pod's
 	// namespace before it injects (nil when the template references none).
 	Requires *inject.Reference
+	// TemplateHash is the hash of the template the policy injects, the
+	// one its status records carry (TemplateHashAnnotation).
+	TemplateHash string
 	// Hash identifies the compiled objects, template and settings: it is
 	// their PolicyHashAnnotation.
 	Hash    string
@@ -85,7 +88,7 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 		APIGroups: []string{""}, APIVersions: []string{"v1"}, Operations: []string{"CREATE"}, Resources: []string{"pods"},
 	}}}
 	meta := func(n string) objectMeta { return objectMeta{Name: n, Labels: labels, Annotations: annotations} }
-	p := &Policy{Name: objName, ConflictName: objName + "-conflicts"}
+	p := &Policy{Name: objName, ConflictName: objName + "-conflicts", TemplateHash: in.TemplateHash()}
 	gate, gateKind := requiredObject(in.Template())
 	notInjected := celString("sidecar not injected by "+p.Name+": ") + ` + variables.conflict`
 	check := `variables.conflict == ""`

@@ -52,6 +52,9 @@ type Row struct {
 	Admission bool   `json:"injectedAtAdmission,omitempty"`
 	Bare      bool   `json:"bare,omitempty"`
 	Message   string `json:"message,omitempty"`
+	// WaitingFor lists what the injected sidecar needs that the namespace
+	// lacks ("configmap/envoy"): the Pods wait for it and never start.
+	WaitingFor []string `json:"waitingFor,omitempty"`
 
 	// record identifies the workload's record (template hash and values),
 	// to tell which Pods run another one.
@@ -67,8 +70,11 @@ func (r Row) Ref() string {
 	return kind + "/" + r.Name
 }
 
-// NeedsAttention reports an outdated object or Pods behind their template.
-func (r Row) NeedsAttention() bool { return r.State == Outdated || r.PodsBehind > 0 }
+// NeedsAttention reports an outdated object, Pods behind their template,
+// or a sidecar waiting for an object its namespace lacks.
+func (r Row) NeedsAttention() bool {
+	return r.State == Outdated || r.PodsBehind > 0 || len(r.WaitingFor) > 0
+}
 
 // Build classifies objs (workloads and Pods, any namespaces) with in.
 // ReplicaSets and Jobs that a Deployment or CronJob controls are folded

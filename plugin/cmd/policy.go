@@ -111,6 +111,22 @@ server-side apply; --delete removes them.`,
 	}
 	f := c.Flags()
 	o.ConfigFlags.AddFlags(f)
+	o.addCompileFlags(c)
+	f.StringVarP(&o.Flags.Output, "output", "o", "", "yaml (default when printing) or json; with --apply, print what the server stored")
+	f.BoolVar(&o.Apply, "apply", false, "Create or update the policy in the cluster (server-side apply)")
+	f.BoolVar(&o.Delete, "delete", false, "Delete the policy from the cluster")
+	f.BoolVar(&o.ForceConflicts, "force-conflicts", false, "With --apply: take over fields another manager owns")
+	f.StringVar(&o.FieldManager, "field-manager", o.FieldManager, "Name of the field manager for --apply")
+	f.BoolVar(&o.Flags.Diff, "diff", false, "With --apply or --delete: change nothing; show what would change in the cluster as a unified diff, as kubectl diff (exit 0: no change, 1: a change, 2: an error)")
+	f.StringVar(&o.Flags.Color, "color", o.Flags.Color, `With --diff: "auto" (colors on a terminal), "always" or "never"`)
+	_ = c.RegisterFlagCompletionFunc("output", fixedCompletion("yaml", "json"))
+	return c
+}
+
+// addCompileFlags registers the flags that say what the policy is compiled
+// from (template, settings, names): policy and check take the same ones.
+func (o *PolicyOptions) addCompileFlags(c *cobra.Command) {
+	f := c.Flags()
 	f.StringVar(&o.Flags.TemplateFile, "template", "", "Template file: a SidecarInjection, a template ConfigMap (data.config) or a partial Pod spec (default: the embedded Envoy sidecar)")
 	f.StringVar(&o.TemplateConfigMap, "template-configmap", "", "Read the template from a ConfigMap in the cluster: [NAMESPACE/]NAME[:KEY] (compiled into the policy; apply again after changing it)")
 	f.StringVar(&o.Flags.Mode, "mode", "", `"opt-out" (inject unless annotated sidecar.kinject.dev/inject: "false", NAME.sidecar.kinject.dev/inject with --profile NAME; default) or "opt-in"`)
@@ -122,18 +138,9 @@ server-side apply; --delete removes them.`,
 	f.StringSliceVar(&o.ExcludeNamespaces, "exclude-namespaces", nil, "Never inject Pods in these namespaces (comma-separated)")
 	f.StringVarP(&o.Flags.Selector, "selector", "l", "", "Inject only Pods whose labels match this selector (=, !=, in, notin, KEY, !KEY)")
 	f.StringVar(&o.Name, "name", o.Name, "Base name of the objects: kinject-NAME and kinject-NAME-conflicts (with --profile P: kinject-NAME-P and kinject-NAME-P-conflicts, beside the default profile's)")
-	f.StringVarP(&o.Flags.Output, "output", "o", "", "yaml (default when printing) or json; with --apply, print what the server stored")
-	f.BoolVar(&o.Apply, "apply", false, "Create or update the policy in the cluster (server-side apply)")
-	f.BoolVar(&o.Delete, "delete", false, "Delete the policy from the cluster")
-	f.BoolVar(&o.ForceConflicts, "force-conflicts", false, "With --apply: take over fields another manager owns")
-	f.StringVar(&o.FieldManager, "field-manager", o.FieldManager, "Name of the field manager for --apply")
-	f.BoolVar(&o.Flags.Diff, "diff", false, "With --apply or --delete: change nothing; show what would change in the cluster as a unified diff, as kubectl diff (exit 0: no change, 1: a change, 2: an error)")
-	f.StringVar(&o.Flags.Color, "color", o.Flags.Color, `With --diff: "auto" (colors on a terminal), "always" or "never"`)
 	o.Flags.AddProfileFlag(f)
 	_ = c.RegisterFlagCompletionFunc("profile", completeProfiles(o.ConfigFlags))
-	_ = c.RegisterFlagCompletionFunc("output", fixedCompletion("yaml", "json"))
 	_ = c.RegisterFlagCompletionFunc("mode", fixedCompletion(string(inject.OptOut), string(inject.OptIn)))
-	return c
 }
 
 // Validate checks the flags; it reports every problem at once.

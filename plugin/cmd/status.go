@@ -221,6 +221,7 @@ func (o *StatusOptions) Run(ctx context.Context, args []string) error {
 		objs = append(objs, listed...)
 	}
 	rows := selectRows(fleet.Build(in, objs), filter, matchingLabels(objs, shown))
+	markWaiting(ctx, client, in, rows, objs)
 	if err := o.print(rows); err != nil {
 		return err
 	}
@@ -354,7 +355,11 @@ func (o *StatusOptions) print(rows []fleet.Row) error {
 	fmt.Fprintln(w, strings.Join(header, "\t"))
 	for _, r := range rows {
 		images := strings.Join(imagesOnly(r.Images), ",")
-		cells := []string{r.Ref(), r.State, orNone(images), podsCell(r), fmt.Sprint(r.PodsBehind)}
+		state := r.State
+		if len(r.WaitingFor) > 0 {
+			state += ",waiting:" + strings.Join(r.WaitingFor, ",")
+		}
+		cells := []string{r.Ref(), state, orNone(images), podsCell(r), fmt.Sprint(r.PodsBehind)}
 		if o.AllNamespaces {
 			cells = append([]string{r.Namespace}, cells...)
 		}
@@ -409,7 +414,14 @@ func orNone(s string) string {
 // summary says which restarts are due, and fails --check when anything
 // needs attention.
 func (o *StatusOptions) summary(rows []fleet.Row) error {
-	outdated, behind := 0, 0
+	outdated, behind, waiting := 0, 0, 0
+	quiet := o.Flags.Output == "json" || o.Flags.Output == "yaml"
+	for _, line := range waitingLines(rows) {
+		waiting++
+		if !quiet {
+			fmt.Fprintln(o.ErrOut, line)
+		}
+	}
 	for _, r := range rows {
 		if r.State == fleet.Outdated {
 			outdated++
@@ -421,8 +433,8 @@ func (o *StatusOptions) summary(rows []fleet.Row) error {
 			}
 		}
 	}
-	if o.Check && outdated+behind > 0 {
-		return &ExitError{Code: 1, Err: fmt.Errorf("check: %d outdated, %d with Pods behind their template", outdated, behind)}
+	if o.Check && outdated+behind+waiting > 0 {
+		return &ExitError{Code: 1, Err: fmt.Errorf("check: %d outdated, %d with Pods behind their template, %d waiting for a missing reference", outdated, behind, waiting)}
 	}
 	return nil
 }

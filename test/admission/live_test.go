@@ -18,7 +18,10 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
-var replicasets = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}
+var (
+	replicasets = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}
+	configmaps  = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+)
 
 // warnings collects the API server's warnings.
 type warnings struct {
@@ -280,7 +283,7 @@ func TestPolicyFromSeedConfigMap(t *testing.T) {
 	}
 	cm := podFrom(t, seed) // any object: parsed, namespace defaulted
 	cm.SetNamespace("mesh")
-	configmaps := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+
 	if _, err := client(t).Resource(configmaps).Namespace("mesh").Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}

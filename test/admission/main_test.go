@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
@@ -65,7 +67,11 @@ func kubectlInject(t testing.TB, args ...string) (string, string, int) {
 	return out.String(), errOut.String(), code
 }
 
-// ensureNamespace creates ns if it does not exist.
+// ensureNamespace creates ns if it does not exist, and gives it what the
+// policies of the tests need there, as a user would before turning
+// admission on: the injection label of each profile (kubectl inject
+// enable NS --profile P) and the objects each template references. What
+// a later applyPolicy needs is added to every namespace already made.
 func ensureNamespace(t testing.TB, ns string) {
 	t.Helper()
 	obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}}
@@ -73,6 +79,90 @@ func ensureNamespace(t testing.TB, ns string) {
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
+	prepared.Lock()
+	defer prepared.Unlock()
+	prepared.namespaces[ns] = true
+	for _, n := range prepared.needs {
+		n.giveTo(t, ns)
+	}
+}
+
+// need is what one policy needs in a namespace: its profile's label and
+// the objects its template references.
+type need struct {
+	label string
+	refs  []inject.Reference
+}
+
+// prepared records the test namespaces and what they were given.
+var prepared = struct {
+	sync.Mutex
+	namespaces map[string]bool
+	needs      []need
+}{
+	namespaces: map[string]bool{},
+	// The embedded default: the default profile's label, the ConfigMap envoy.
+	needs: []need{{label: inject.NamespaceLabelFor(""), refs: inject.DefaultTemplate().References()}},
+}
+
+// prepareFor makes every test namespace (now and later) ready for the
+// policy of configFile.
+func prepareFor(t testing.TB, configFile string) {
+	t.Helper()
+	data, err := os.ReadFile(configFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := inject.ParseConfig(data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := cfg.Template
+	if tmpl == nil {
+		tmpl = inject.DefaultTemplate()
+	}
+	n := need{label: inject.NamespaceLabelFor(cfg.Settings.Profile), refs: tmpl.References()}
+	prepared.Lock()
+	defer prepared.Unlock()
+	prepared.needs = append(prepared.needs, n)
+	for ns := range prepared.namespaces {
+		n.giveTo(t, ns)
+	}
+}
+
+func (n need) giveTo(t testing.TB, ns string) {
+	t.Helper()
+	ctx := context.Background()
+	patch := []byte(`{"metadata":{"labels":{"` + n.label + `":"` + inject.NamespaceEnabled + `"}}}`)
+	if _, err := client(t).Resource(namespaces).Patch(ctx, ns, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatalf("enable %s: %v", ns, err)
+	}
+	for _, r := range n.refs {
+		obj := referenced(r)
+		_, err := client(t).Resource(referenceResource(r.Kind)).Namespace(ns).Create(ctx, obj, metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatalf("create %s in %s: %v", r, ns, err)
+		}
+	}
+}
+
+// referenced is an object of r's kind and name that satisfies the reference.
+func referenced(r inject.Reference) *unstructured.Unstructured {
+	obj := map[string]any{"apiVersion": "v1", "kind": r.Kind, "metadata": map[string]any{"name": r.Name}}
+	if r.Kind == inject.KindPVC {
+		obj["spec"] = map[string]any{"accessModes": []any{"ReadWriteOnce"}, "resources": map[string]any{"requests": map[string]any{"storage": "1Mi"}}}
+	}
+	return &unstructured.Unstructured{Object: obj}
+}
+
+func referenceResource(kind string) schema.GroupVersionResource {
+	switch kind {
+	case inject.KindSecret:
+		return schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+	case inject.KindPVC:
+		return schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumeclaims"}
+	}
+	return schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 }
 
 // podFrom parses a Pod manifest (YAML or JSON).
@@ -136,6 +226,8 @@ func annotation(pod map[string]any, key string) (string, bool) {
 // with a server-side dry run until it comes back with a status record.
 func applyPolicy(t testing.TB, templateFile string, probe []byte, extra ...string) {
 	t.Helper()
+	prepareFor(t, templateFile)
+	ensureNamespace(t, podFrom(t, probe).GetNamespace())
 	args := append([]string{"policy", "--apply", "--template", templateFile}, extra...)
 	if out, errOut, code := kubectlInject(t, args...); code != 0 {
 		t.Fatalf("kubectl inject %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)

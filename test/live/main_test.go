@@ -149,8 +149,19 @@ func client(t *testing.T) dynamic.Interface {
 var nsSeq atomic.Int32
 
 // namespace creates a fresh namespace with a default ServiceAccount (no
-// controller creates one here) and returns its name.
+// controller creates one here) and the ConfigMap envoy that the embedded
+// default's sidecar mounts (live injection refuses a sidecar whose
+// references are missing), and returns its name.
 func namespace(t *testing.T) string {
+	t.Helper()
+	name := bareNamespace(t)
+	create(t, name, configmaps, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: envoy\ndata:\n  envoy.json: '{}'\n")
+	return name
+}
+
+// bareNamespace creates a fresh namespace with only a default
+// ServiceAccount and returns its name.
+func bareNamespace(t *testing.T) string {
 	t.Helper()
 	var b strings.Builder
 	for _, r := range strings.ToLower(t.Name()) {

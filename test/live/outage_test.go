@@ -40,6 +40,7 @@ func TestAPIServerStops(t *testing.T) {
 	}
 	const ns, n = "outage", 10
 	createIn(t, dyn, "", namespaces, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: "+ns+"\n")
+	createIn(t, dyn, ns, configmaps, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: envoy\n")
 	for i := range n {
 		createIn(t, dyn, ns, deployments, deployment(fmt.Sprintf("w%02d", i), ""))
 	}

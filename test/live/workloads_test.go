@@ -439,6 +439,7 @@ data:
       - name: proxy-conf
         configMap:
           name: proxy`)
+	create(t, ns, configmaps, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: proxy}\n")
 	create(t, ns, deployments, deployment("web", ""))
 	expectCode(t, inject(t, "deployment/web", "-n", ns), 0) // the default envoy first
 	r := inject(t, "deployment/web", "-n", ns, "--template-configmap", ns+"/envoy-initializer")
@@ -465,7 +466,9 @@ func TestForbidden(t *testing.T) {
 	if err := c.GrantViewer(ctx(t), ns); err != nil {
 		t.Fatal(err)
 	}
-	r := run(t, runOpts{kubeconfig: c.ViewerKubeconfig}, "deployment/web", "-n", ns)
+	// The viewer may not read ConfigMaps either: without the flag, the
+	// check of the sidecar's ConfigMap would fail first.
+	r := run(t, runOpts{kubeconfig: c.ViewerKubeconfig}, "deployment/web", "-n", ns, "--allow-missing-references")
 	expectCode(t, r, 1)
 	expectStderr(t, r, "deployment.apps/web error: forbidden:", `User "viewer" cannot patch resource "deployments"`)
 	if got := get(t, ns, deployments, "web"); got.GetResourceVersion() != orig.GetResourceVersion() {

@@ -1,0 +1,312 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/kinject/kubectl-inject/pkg/admission"
+	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/plugin/local"
+)
+
+const checkExample = `  # Before turning admission on, and after: is the cluster ready, is the policy current?
+  kubectl inject check
+
+  # The same for a profile and its template, as JSON
+  kubectl inject check --profile logs --template log-agent.yaml -o json`
+
+// Check outcomes.
+const (
+	checkOK   = "ok"
+	checkWarn = "warn"
+	checkFail = "fail"
+)
+
+// checkResult is one line of the checklist.
+type checkResult struct {
+	Category string `json:"category"`
+	Status   string `json:"status"`
+	Message  string `json:"message"`
+	Hint     string `json:"hint,omitempty"`
+}
+
+// CheckOptions are the flags of kubectl inject check. The policy's compile
+// flags say what "current" means, as for kubectl inject policy.
+type CheckOptions struct {
+	Policy PolicyOptions
+	Output string
+
+	results []checkResult
+}
+
+// NewCmdCheck returns the check subcommand.
+func NewCmdCheck(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &CheckOptions{Policy: PolicyOptions{ConfigFlags: configFlags, IOStreams: streams, Flags: local.NewFlags(), Name: admission.DefaultName}}
+	c := &cobra.Command{
+		Use:   "check [flags]",
+		Short: "Pre-flight: is the cluster ready for the admission policy, and is what is installed current? (read-only)",
+		Long: `Check, without changing anything, what turning admission injection on needs:
+the API server's version and whether it serves MutatingAdmissionPolicy v1; what
+the current user may do (policy --apply, enable, live injection, status); whether
+the policy is installed and compiled from the current template and settings;
+which namespaces are enabled, and what each lacks that the sidecar needs; and how
+many workloads and Pods are behind.
+
+Each check prints a line with its outcome ([ok], [warn] or [FAIL]) and, when it
+is not ok, a hint saying what to run. The exit code is 1 when any check fails
+(warnings do not fail it). The template and settings flags are those of kubectl
+inject policy: they say what "current" means.`,
+		Example:       checkExample,
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(c *cobra.Command, _ []string) error {
+			o.Policy.Flags.Complete(c.Flags())
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(c.Context())
+		},
+	}
+	configFlags.AddFlags(c.Flags())
+	o.Policy.addCompileFlags(c)
+	c.Flags().StringVarP(&o.Output, "output", "o", "", "json: the checks as a JSON document (default: a checklist)")
+	_ = c.RegisterFlagCompletionFunc("output", fixedCompletion("json"))
+	return c
+}
+
+// Validate checks the flags.
+func (o *CheckOptions) Validate() error {
+	var errs []error
+	if o.Output != "" && o.Output != "json" {
+		errs = append(errs, fmt.Errorf("--output must be json, not %q", o.Output))
+	}
+	if o.Policy.Flags.Mode != "" && o.Policy.Flags.Mode != string(inject.OptIn) && o.Policy.Flags.Mode != string(inject.OptOut) {
+		errs = append(errs, fmt.Errorf("--mode must be %s or %s, not %q", inject.OptOut, inject.OptIn, o.Policy.Flags.Mode))
+	}
+	errs = append(errs, validateNamespaceFlag("--namespaces", o.Policy.Namespaces)...)
+	errs = append(errs, validateNamespaceFlag("--exclude-namespaces", o.Policy.ExcludeNamespaces)...)
+	errs = append(errs, o.Policy.Flags.ValidateProfileFlags()...)
+	return errors.Join(errs...)
+}
+
+func (o *CheckOptions) add(category, status, message, hint string) {
+	o.results = append(o.results, checkResult{Category: category, Status: status, Message: message, Hint: hint})
+}
+
+// Run runs the checks in order; a cluster that cannot be reached ends
+// them at the first.
+func (o *CheckOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if c := o.checkServer(ctx); c != nil {
+		o.checkPermissions(ctx, c)
+		o.checkPolicy(ctx, c)
+	}
+	if err := o.print(o.Policy.Out); err != nil {
+		return err
+	}
+	failed := 0
+	for _, r := range o.results {
+		if r.Status == checkFail {
+			failed++
+		}
+	}
+	if failed > 0 {
+		return &ExitError{Code: 1, Err: fmt.Errorf("check: %d of %d checks failed", failed, len(o.results))}
+	}
+	return nil
+}
+
+// checkClients are the clients of the checks after the first.
+type checkClients struct {
+	dynamic   dynamic.Interface
+	namespace string
+	mapServed bool
+}
+
+// checkServer reads the server's version and whether it serves
+// MutatingAdmissionPolicy v1. It returns nil when the server cannot be
+// used at all (the reason is the one line of the cluster check).
+func (o *CheckOptions) checkServer(ctx context.Context) *checkClients {
+	const category = "cluster"
+	live := &Options{ConfigFlags: o.Policy.ConfigFlags}
+	if err := live.checkCluster(ctx); err != nil {
+		o.add(category, checkFail, err.Error(), "")
+		return nil
+	}
+	cfg, err := o.Policy.ConfigFlags.ToRESTConfig()
+	if err != nil {
+		o.add(category, checkFail, "kubeconfig: "+err.Error(), "")
+		return nil
+	}
+	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		o.add(category, checkFail, err.Error(), "")
+		return nil
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		o.add(category, checkFail, err.Error(), "")
+		return nil
+	}
+	c := &checkClients{dynamic: dyn}
+	if c.namespace, _, err = o.Policy.ConfigFlags.ToRawKubeConfigLoader().Namespace(); err != nil {
+		o.add(category, checkFail, "read kubeconfig namespace: "+err.Error(), "")
+		return nil
+	}
+	version := "unknown"
+	if v, err := disc.ServerVersion(); err == nil {
+		version = v.GitVersion
+	}
+	o.add(category, checkOK, fmt.Sprintf("the API server at %s answers: Kubernetes %s", cfg.Host, version), "")
+	served := map[string]bool{}
+	if list, err := disc.ServerResourcesForGroupVersion(admission.APIVersion); err == nil {
+		for _, r := range list.APIResources {
+			served[r.Name] = true
+		}
+	}
+	c.mapServed = served["mutatingadmissionpolicies"] && served["mutatingadmissionpolicybindings"]
+	if c.mapServed {
+		o.add(category, checkOK, "MutatingAdmissionPolicy "+admission.APIVersion+" is served", "")
+	} else {
+		o.add(category, checkFail, fmt.Sprintf("MutatingAdmissionPolicy %s is not served (Kubernetes %s): the admission policy cannot be installed", admission.APIVersion, version),
+			"it is served from Kubernetes 1.36 on, unless --runtime-config turns it off; until then, inject workloads (kubectl inject deploy --all) or manifests (--local, inject-fn)")
+	}
+	return c
+}
+
+// permission is what one command needs: verbs on resources.
+type permission struct {
+	command   string
+	verbs     []string
+	group     string
+	resources []string
+	// namespaced checks in the kubeconfig's namespace, else cluster-wide.
+	namespaced bool
+}
+
+var selfSubjectAccessReviews = schema.GroupVersionResource{Group: "authorization.k8s.io", Version: "v1", Resource: "selfsubjectaccessreviews"}
+
+var permissions = []permission{
+	{"policy --apply", []string{"get", "patch"}, "admissionregistration.k8s.io",
+		[]string{"mutatingadmissionpolicies", "mutatingadmissionpolicybindings", "validatingadmissionpolicies", "validatingadmissionpolicybindings"}, false},
+	{"enable / disable", []string{"get", "patch"}, "", []string{"namespaces"}, false},
+	{"live injection", []string{"get", "list", "patch"}, "apps", []string{"deployments", "statefulsets", "daemonsets"}, true},
+	{"live injection", []string{"get"}, "", []string{"configmaps"}, true},
+	{"status", []string{"list"}, "apps", []string{"deployments", "statefulsets", "daemonsets", "replicasets"}, true},
+	{"status", []string{"list"}, "batch", []string{"jobs", "cronjobs"}, true},
+	{"status", []string{"list"}, "", []string{"pods"}, true},
+}
+
+// checkPermissions asks the API server (SelfSubjectAccessReview) whether
+// the current user may do what each command needs.
+func (o *CheckOptions) checkPermissions(ctx context.Context, c *checkClients) {
+	const category = "permissions"
+	denied := map[string][]string{}
+	var order []string
+	for _, p := range permissions {
+		ns := ""
+		if p.namespaced {
+			ns = c.namespace
+		}
+		if _, seen := denied[p.command]; !seen {
+			order = append(order, p.command)
+			denied[p.command] = nil
+		}
+		for _, res := range p.resources {
+			for _, verb := range p.verbs {
+				ok, err := canI(ctx, c.dynamic, verb, p.group, res, ns)
+				if err != nil {
+					o.add(category, checkFail, "cannot ask the API server what this user may do: "+oneLine(err.Error()), "")
+					return
+				}
+				if !ok {
+					denied[p.command] = append(denied[p.command], verb+" "+groupResource(p.group, res)+scope(ns))
+				}
+			}
+		}
+	}
+	for _, cmd := range order {
+		if d := denied[cmd]; len(d) > 0 {
+			o.add(category, checkFail, fmt.Sprintf("%s: this user may not %s", cmd, strings.Join(d, ", ")),
+				"ask the cluster's administrator for these rights (kubectl auth can-i --list shows what this user may do)")
+		} else {
+			o.add(category, checkOK, cmd+": allowed", "")
+		}
+	}
+}
+
+func groupResource(group, resource string) string {
+	if group == "" {
+		return resource
+	}
+	return resource + "." + group
+}
+
+func scope(ns string) string {
+	if ns == "" {
+		return ""
+	}
+	return " in " + ns
+}
+
+// canI asks the API server whether the current user may do verb on the
+// resource (in namespace ns, or cluster-wide when it is "").
+func canI(ctx context.Context, client dynamic.Interface, verb, group, resource, ns string) (bool, error) {
+	review := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+		"spec": map[string]any{"resourceAttributes": map[string]any{"verb": verb, "group": group, "resource": resource, "namespace": ns}},
+	}}
+	out, err := client.Resource(selfSubjectAccessReviews).Create(ctx, review, metav1.CreateOptions{})
+	if err != nil {
+		return false, err
+	}
+	allowed, _, _ := unstructured.NestedBool(out.Object, "status", "allowed")
+	return allowed, nil
+}
+
+// print writes the checklist (or JSON) to w.
+func (o *CheckOptions) print(w io.Writer) error {
+	if o.Output == "json" {
+		failed := 0
+		for _, r := range o.results {
+			if r.Status == checkFail {
+				failed++
+			}
+		}
+		data, err := json.MarshalIndent(map[string]any{"checks": o.results, "failed": failed}, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "%s\n", data)
+		return err
+	}
+	marks := map[string]string{checkOK: "[ok]  ", checkWarn: "[warn]", checkFail: "[FAIL]"}
+	category := ""
+	for _, r := range o.results {
+		if r.Category != category {
+			category = r.Category
+			fmt.Fprintln(w, category)
+		}
+		fmt.Fprintf(w, "  %s %s\n", marks[r.Status], r.Message)
+		if r.Hint != "" {
+			fmt.Fprintf(w, "         hint: %s\n", r.Hint)
+		}
+	}
+	return nil
+}

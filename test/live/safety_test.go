@@ -1,0 +1,132 @@
+package live
+
+import (
+	"net/http"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"strings"
+	"testing"
+)
+
+// TestSystemNamespacesLeftOut: a selection across namespaces (-A, --all)
+// never changes kube-system; naming it with -n does, with a warning.
+func TestSystemNamespacesLeftOut(t *testing.T) {
+	c.Require(t)
+	const system = "kube-system"
+	name := "kinject-system-probe"
+	create(t, system, deployments, deployment(name, ", kinject-probe: safety"))
+	t.Cleanup(func() {
+		_ = client(t).Resource(deployments).Namespace(system).Delete(ctx(t), name, metav1.DeleteOptions{})
+	})
+	ns := namespace(t)
+	create(t, ns, deployments, deployment("web", ", kinject-probe: safety"))
+
+	// -l across namespaces (the label keeps other tests' objects out).
+	r := inject(t, "deploy", "-l", "kinject-probe=safety", "-A")
+	expectCode(t, r, 0)
+	expectStderr(t, r, system+": deployment.apps/"+name+" skipped: system_namespace", ns+": deployment.apps/web injected")
+	if r.requests[http.MethodPatch] != 1 {
+		t.Errorf("PATCH requests: %d, want 1 (web only)", r.requests[http.MethodPatch])
+	}
+	if hasContainer(t, get(t, system, deployments, name), "envoy", "spec", "template", "spec") {
+		t.Fatal("kube-system's Deployment was injected by -A")
+	}
+
+	// --all -A is a selection too (a client dry run: other tests' objects stay).
+	// (Other tests' objects may fail; only the system namespace's line counts.)
+	r = inject(t, "deploy", "--all", "-A", "--dry-run=client")
+	expectStderr(t, r, system+": deployment.apps/"+name+" skipped: system_namespace")
+	if r.writes() != 0 {
+		t.Errorf("writes: %v, want none", r.requests)
+	}
+
+	// Named: injected, with a warning. The sidecar's ConfigMap must be there.
+	create(t, system, configmaps, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: envoy}\n")
+	t.Cleanup(func() { _ = client(t).Resource(configmaps).Namespace(system).Delete(ctx(t), "envoy", metav1.DeleteOptions{}) })
+	r = inject(t, "-n", system, "deploy/"+name)
+	expectCode(t, r, 0)
+	expectStderr(t, r, "Warning: kube-system is a system namespace", "deployment.apps/"+name+" injected")
+	if !hasContainer(t, get(t, system, deployments, name), "envoy", "spec", "template", "spec") {
+		t.Error("-n kube-system deploy/x did not inject")
+	}
+}
+
+// TestMissingReference: a sidecar whose ConfigMap the namespace lacks is
+// not rolled out: zero PATCH, the object unchanged, a missing_reference
+// error naming kind, name and namespace; once it exists, it injects.
+func TestMissingReference(t *testing.T) {
+	c.Require(t)
+	ns := bareNamespace(t)
+	orig := create(t, ns, deployments, deployment("web", ""))
+	for _, args := range [][]string{
+		{"deployment/web", "-n", ns},
+		{"deployment/web", "-n", ns, "--dry-run=server"},
+		{"deployment/web", "-n", ns, "--diff"},
+	} {
+		r := inject(t, args...)
+		if r.code == 0 {
+			t.Fatalf("%v: exit 0, want a failure", args)
+		}
+		expectStderr(t, r, "deployment.apps/web error: missing_reference: the sidecar needs configmap/envoy (volumes[envoy-conf].configMap.name), and namespace \""+ns+"\" has none",
+			"--allow-missing-references")
+		if r.requests[http.MethodPatch] != 0 {
+			t.Errorf("%v: %d PATCH sent, want 0", args, r.requests[http.MethodPatch])
+		}
+	}
+	if got := get(t, ns, deployments, "web"); got.GetResourceVersion() != orig.GetResourceVersion() {
+		t.Error("the Deployment changed")
+	}
+
+	// The override: injected although its Pods will wait, and status says so.
+	create(t, ns, deployments, deployment("api", ""))
+	r := inject(t, "deployment/api", "-n", ns, "--allow-missing-references")
+	expectCode(t, r, 0)
+	expectStderr(t, r, "deployment.apps/api injected")
+	r = inject(t, "status", "-n", ns, "--check")
+	expectCode(t, r, 1)
+	expectStderr(t, r, "deployment.apps/api: its sidecar needs configmap/envoy, missing from namespace "+ns+": its Pods wait for it")
+	if !strings.Contains(r.stdout, "deployment.apps/api   current,waiting:configmap/envoy") {
+		t.Errorf("status table lacks the waiting mark:\n%s", r.stdout)
+	}
+
+	create(t, ns, configmaps, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: envoy}\n")
+	r = inject(t, "deployment/web", "-n", ns)
+	expectCode(t, r, 0)
+	expectStderr(t, r, "deployment.apps/web injected")
+	if !hasContainer(t, get(t, ns, deployments, "web"), "envoy", "spec", "template", "spec") {
+		t.Error("not injected once the ConfigMap exists")
+	}
+	r = inject(t, "status", "-n", ns, "--check")
+	expectCode(t, r, 0)
+	if strings.Contains(r.stdout, "waiting") {
+		t.Errorf("still waiting once the ConfigMap exists:\n%s", r.stdout)
+	}
+}
+
+// TestMissingReferenceKinds: Secrets and PVCs are checked too; optional
+// references are not.
+func TestMissingReferenceKinds(t *testing.T) {
+	c.Require(t)
+	ns := bareNamespace(t)
+	create(t, ns, deployments, deployment("web", ""))
+	tmpl := writeFile(t, "agent.yaml", `containers:
+- name: agent
+  image: agent:1
+  envFrom:
+  - secretRef: {name: agent-creds}
+  - configMapRef: {name: agent-extra, optional: true}
+volumes:
+- name: data
+  persistentVolumeClaim: {claimName: agent-data}
+`)
+	r := inject(t, "deployment/web", "-n", ns, "--template", tmpl)
+	expectCode(t, r, 1)
+	expectStderr(t, r, "persistentvolumeclaim/agent-data (volumes[data].persistentVolumeClaim.claimName)",
+		"secret/agent-creds (containers[agent].envFrom[0].secretRef.name)")
+	if strings.Contains(r.stderr, "agent-extra") {
+		t.Error("an optional reference was reported missing")
+	}
+	if r.writes() != 0 {
+		t.Errorf("writes: %v", r.requests)
+	}
+}
