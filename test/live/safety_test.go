@@ -42,7 +42,9 @@ func TestSystemNamespacesLeftOut(t *testing.T) {
 
 	// Named: injected, with a warning. The sidecar's ConfigMap must be there.
 	create(t, system, configmaps, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: envoy}\n")
-	t.Cleanup(func() { _ = client(t).Resource(configmaps).Namespace(system).Delete(ctx(t), "envoy", metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = client(t).Resource(configmaps).Namespace(system).Delete(ctx(t), "envoy", metav1.DeleteOptions{})
+	})
 	r = inject(t, "-n", system, "deploy/"+name)
 	expectCode(t, r, 0)
 	expectStderr(t, r, "Warning: kube-system is a system namespace", "deployment.apps/"+name+" injected")
