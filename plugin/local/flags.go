@@ -46,6 +46,7 @@ type Flags struct {
 	TemplateFile      string
 	Mode              string
 	Kinds             []string
+	ExcludeNamespaces []string
 	Native            bool
 	Image             string
 	PodTemplatePaths  []string
@@ -88,6 +89,7 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.TemplateFile, "template", "", "Template file: a SidecarInjection, a template ConfigMap (data.config) or a partial Pod spec (default: the embedded Envoy sidecar)")
 	fs.StringVar(&f.Mode, "mode", "", `Policy: "opt-out" (inject unless annotated sidecar.kinject.dev/inject: "false", NAME.sidecar.kinject.dev/inject with --profile NAME; default) or "opt-in"`)
 	fs.StringSliceVar(&f.Kinds, "kinds", nil, "Inject only these kinds (comma-separated)")
+	fs.StringSliceVar(&f.ExcludeNamespaces, "exclude-namespaces", nil, "Leave the objects of these namespaces alone (comma-separated; skipped: namespace_not_selected)")
 	fs.BoolVar(&f.Native, "native", false, "Inject the sidecar as a native sidecar (init container with restartPolicy: Always); --native=false makes it a classic container")
 	fs.StringVar(&f.Image, "image", "", "Override the sidecar's image")
 	fs.StringSliceVar(&f.PodTemplatePaths, "pod-template-path", nil, "Where a custom kind keeps its pod template: Kind[.group]=field.path (repeatable)")
@@ -144,6 +146,11 @@ func (f *Flags) Validate(args []string) []error {
 	}
 	if f.Check && f.InPlace {
 		add("--check changes nothing; it cannot be combined with --in-place")
+	}
+	for _, ns := range f.ExcludeNamespaces {
+		if err := inject.ValidateNamespace(ns); err != nil {
+			add("--exclude-namespaces: %w", err)
+		}
 	}
 	switch f.Color {
 	case "auto", "always", "never":
@@ -302,6 +309,9 @@ func (f *Flags) applySettings(s *inject.Settings) error {
 	}
 	if len(f.Kinds) > 0 {
 		s.Policy.Kinds = f.Kinds
+	}
+	if len(f.ExcludeNamespaces) > 0 {
+		s.Policy.ExcludeNamespaces = f.ExcludeNamespaces
 	}
 	if f.nativeSet {
 		native := f.Native

@@ -208,10 +208,11 @@ func TestREADME(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, section, found := strings.Cut(string(readme), "## Inject at admission (no webhook)\n")
+	_, section, policyFound := strings.Cut(section, "### The policy\n")
 	_, block, ok := strings.Cut(section, "```sh\n")
 	block, _, closed := strings.Cut(block, "```")
-	if !found || !ok || !closed {
-		t.Fatal("README: no sh block in the section \"Inject at admission (no webhook)\"")
+	if !found || !policyFound || !ok || !closed {
+		t.Fatal("README: no sh block in the section \"Inject at admission (no webhook)\", \"The policy\"")
 	}
 	ensureNamespace(t, "shop")
 	ensureNamespace(t, "payments")

@@ -3,6 +3,7 @@ package admission
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -248,5 +249,64 @@ func TestPolicyMigration(t *testing.T) {
 	}
 	if out, _, code := kubectlInject(t, "policy", "--apply", "--diff", "--name", name); code != 0 {
 		t.Errorf("after --apply, --diff: exit %d\n%s", code, out)
+	}
+}
+
+// TestREADMETurnOnSafely runs the README's "Turn it on safely" commands as
+// written (kubectl apply through the API), then creates Pods: the one in
+// the enabled namespace gets the sidecar, kube-system's does not.
+func TestREADMETurnOnSafely(t *testing.T) {
+	c.Require(t)
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, found := strings.Cut(string(readme), "### Turn it on safely\n")
+	_, block, ok := strings.Cut(section, "```sh\n")
+	block, _, closed := strings.Cut(block, "```")
+	if !found || !ok || !closed {
+		t.Fatal("README: no sh block in the section \"Turn it on safely\"")
+	}
+	const ns = "readme-safe"
+	plainNamespace(t, ns)
+	t.Cleanup(func() {
+		kubectlInject(t, "policy", "--delete")
+		kubectlInject(t, "disable", ns)
+	})
+	var ran []string
+	for _, line := range strings.Split(block, "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		fields := strings.Fields(strings.ReplaceAll(line, "shop", ns))
+		switch {
+		case len(fields) == 0:
+			continue
+		case len(fields) > 2 && fields[0] == "kubectl" && fields[1] == "inject":
+			out, errOut, code := kubectlInject(t, fields[2:]...)
+			if fields[2] != "check" && code != 0 {
+				t.Fatalf("README: %s: exit %d\n%s%s", line, code, out, errOut)
+			}
+		case len(fields) == 6 && fields[0] == "kubectl" && fields[1] == "apply" && fields[2] == "-n" && fields[4] == "-f":
+			data, err := os.ReadFile("../../" + fields[5])
+			if err != nil {
+				t.Fatal(err)
+			}
+			u := podFrom(t, data) // any object: parsed
+			u.SetNamespace(fields[3])
+			if _, err := client(t).Resource(configmaps).Namespace(fields[3]).Create(context.Background(), u, metav1.CreateOptions{}); err != nil {
+				t.Fatalf("README: %s: %v", line, err)
+			}
+			t.Cleanup(func() { _ = client(t).Resource(configmaps).Namespace(fields[3]).Delete(context.Background(), u.GetName(), metav1.DeleteOptions{}) })
+		default:
+			t.Fatalf("README: %q is not a command this test knows", line)
+		}
+		ran = append(ran, fields[1]+" "+fields[2])
+	}
+	if strings.Join(ran, ",") != "inject check,inject enable,apply -n,inject policy" {
+		t.Errorf("README: ran %v", ran)
+	}
+	eventually(t, podIn(ns, "app"), true, "the README's policy to inject "+ns)
+	envoyConfigMap(t, "kube-system")
+	if got, _ := injected(t, podIn("kube-system", "coredns-like")); got {
+		t.Error("the README's policy injected kube-system")
 	}
 }
