@@ -9,9 +9,16 @@
 //     annotation (first, as the core places it), and the same status
 //     record, with the same template hash and override values, as the core
 //     would;
-//   - its binding, which carries the namespaces and the label selector;
+//   - its binding, which carries the namespaces and the label selector:
+//     only namespaces labelled NamespaceLabelFor(profile)=enabled, never
+//     the system namespaces unless a namespace list names them (see
+//     selection.go); and, when the template needs an object of the Pod's
+//     namespace (a ConfigMap it mounts), that object as the policy's
+//     parameter with parameterNotFoundAction Allow, so the policy runs only
+//     where it exists;
 //   - a ValidatingAdmissionPolicy and binding (Warn, Audit) that tell the
-//     client why a Pod was left as created.
+//     client why a Pod was left as created: a conflict, or the parameter
+//     missing from its namespace.
 //
 // The core's pod-level skips (opted out, not opted in, hostNetwork,
 // another mesh's proxy, the profile's own status record already there)

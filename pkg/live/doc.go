@@ -26,6 +26,12 @@
 // which case it is deleted and created again with the sidecar. A Job's pod
 // template is immutable, so a Job is refused with an explanation.
 //
+// Nothing is rolled out that cannot start: with References set, an
+// injection whose sidecar needs a ConfigMap, Secret or PersistentVolumeClaim
+// that the object's namespace lacks fails with ReasonMissingReference
+// before anything is sent (a ReferenceChecker looks each one up once per
+// command).
+//
 // Process never stops at the first failure: it returns one Result per
 // target, and the caller decides how to report them.
 package live

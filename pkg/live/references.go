@@ -38,7 +38,13 @@ var referenceResources = map[string]schema.GroupVersionResource{
 // concurrent use.
 type ReferenceChecker struct {
 	Client dynamic.Interface
-	seen   sync.Map // namespace/kind/name -> error (nil: exists)
+	seen   sync.Map // namespace/kind/name -> *lookup
+}
+
+// lookup is one GET, made once however many workers ask at the same time.
+type lookup struct {
+	once sync.Once
+	err  error // nil: the object exists
 }
 
 // Missing returns the references that do not exist in namespace, and an
@@ -48,13 +54,12 @@ func (c *ReferenceChecker) Missing(ctx context.Context, namespace string, refs [
 	var missing []inject.Reference
 	var errs []error
 	for _, r := range refs {
-		key := namespace + "/" + r.Kind + "/" + r.Name
-		v, ok := c.seen.Load(key)
-		if !ok {
-			_, err := c.Client.Resource(referenceResources[r.Kind]).Namespace(namespace).Get(ctx, r.Name, metav1.GetOptions{})
-			v, _ = c.seen.LoadOrStore(key, err)
-		}
-		switch err, _ := v.(error); {
+		v, _ := c.seen.LoadOrStore(namespace+"/"+r.Kind+"/"+r.Name, &lookup{})
+		l := v.(*lookup)
+		l.once.Do(func() {
+			_, l.err = c.Client.Resource(referenceResources[r.Kind]).Namespace(namespace).Get(ctx, r.Name, metav1.GetOptions{})
+		})
+		switch err := l.err; {
 		case err == nil:
 		case apierrors.IsNotFound(err):
 			missing = append(missing, r)

@@ -295,7 +295,9 @@ func TestREADMETurnOnSafely(t *testing.T) {
 			if _, err := client(t).Resource(configmaps).Namespace(fields[3]).Create(context.Background(), u, metav1.CreateOptions{}); err != nil {
 				t.Fatalf("README: %s: %v", line, err)
 			}
-			t.Cleanup(func() { _ = client(t).Resource(configmaps).Namespace(fields[3]).Delete(context.Background(), u.GetName(), metav1.DeleteOptions{}) })
+			t.Cleanup(func() {
+				_ = client(t).Resource(configmaps).Namespace(fields[3]).Delete(context.Background(), u.GetName(), metav1.DeleteOptions{})
+			})
 		default:
 			t.Fatalf("README: %q is not a command this test knows", line)
 		}

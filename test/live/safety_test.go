@@ -2,9 +2,10 @@ package live
 
 import (
 	"net/http"
+	"strings"
+	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"strings"
 	"testing"
 )
 
@@ -130,5 +131,31 @@ volumes:
 	}
 	if r.writes() != 0 {
 		t.Errorf("writes: %v", r.requests)
+	}
+}
+
+// TestReferenceCheckCost: the check costs one GET per referenced object
+// and namespace, however many objects of the namespace are injected.
+func TestReferenceCheckCost(t *testing.T) {
+	c.Require(t)
+	ns := namespace(t)
+	for _, name := range []string{"a", "b", "c", "d", "e"} {
+		create(t, ns, deployments, deployment(name, ""))
+	}
+	var lookups atomic.Int32
+	r := run(t, runOpts{wrap: func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			if strings.HasSuffix(req.URL.Path, "/namespaces/"+ns+"/configmaps/envoy") {
+				lookups.Add(1)
+			}
+			return rt.RoundTrip(req)
+		})
+	}}, "deploy", "--all", "-n", ns)
+	expectCode(t, r, 0)
+	if got := strings.Count(r.stderr, " injected"); got != 5 {
+		t.Errorf("%d injected, want 5:\n%s", got, r.stderr)
+	}
+	if got := lookups.Load(); got != 1 {
+		t.Errorf("%d lookups of the ConfigMap for 5 Deployments, want 1", got)
 	}
 }
