@@ -168,6 +168,10 @@ func (e *env) admission() error {
 		return err
 	}
 	defer c.Stop()
+	// The probes run in default.
+	if err := prepareNamespace(context.Background(), cs, "default"); err != nil {
+		return err
+	}
 	dc, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return err

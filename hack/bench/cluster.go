@@ -12,10 +12,12 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/test/cluster"
 )
 
@@ -76,8 +78,26 @@ func parallel(n, workers int, f func(i int) error) error {
 
 // createNamespace creates namespace ns.
 func createNamespace(ctx context.Context, cs kubernetes.Interface, ns string) error {
-	_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
-	return err
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	return prepareNamespace(ctx, cs, ns)
+}
+
+// prepareNamespace makes ns ready for the embedded default, as a user
+// does: enabled for admission, with the ConfigMap its sidecar mounts.
+func prepareNamespace(ctx context.Context, cs kubernetes.Interface, ns string) error {
+	patch := []byte(`{"metadata":{"labels":{"` + inject.NamespaceLabelFor("") + `":"` + inject.NamespaceEnabled + `"}}}`)
+	if _, err := cs.CoreV1().Namespaces().Patch(ctx, ns, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("enable %s: %w", ns, err)
+	}
+	for _, r := range inject.DefaultTemplate().References() {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: r.Name}}
+		if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create %s in %s: %w", r, ns, err)
+		}
+	}
+	return nil
 }
 
 // deploymentTemplate is the first Deployment of the generator's output.
