@@ -19,6 +19,26 @@ type Inspection struct {
 	Images []NameImage
 }
 
+// ownRecord finds obj's pod template and the injector's profile's record
+// on it; the record is nil when there is none or it is not valid.
+func (in *Injector) ownRecord(obj *yaml.RNode) (*podTarget, *Status) {
+	root := resolveDocument(obj.YNode())
+	path, ok := lookupPath(in.settings.Paths, scalarField(root, "apiVersion"), scalarField(root, "kind"))
+	if !ok {
+		return nil, nil
+	}
+	t, err := findPodTarget(root, path)
+	if err != nil {
+		return nil, nil
+	}
+	records, err := readRecords(t)
+	own := findRecord(records, in.settings.Profile)
+	if err != nil || own == nil {
+		return nil, nil
+	}
+	return t, own.status
+}
+
 // NameImage is one container and its image.
 type NameImage struct{ Name, Image string }
 
@@ -31,21 +51,10 @@ func (in *Injector) Inspect(obj *yaml.RNode) Inspection {
 	if len(entries) > 0 {
 		out.Entry = entries[0]
 	}
-	root := resolveDocument(obj.YNode())
-	path, ok := lookupPath(in.settings.Paths, scalarField(root, "apiVersion"), scalarField(root, "kind"))
-	if !ok {
+	t, s := in.ownRecord(obj)
+	if s == nil {
 		return out
 	}
-	t, err := findPodTarget(root, path)
-	if err != nil {
-		return out
-	}
-	records, err := readRecords(t)
-	own := findRecord(records, in.settings.Profile)
-	if err != nil || own == nil {
-		return out
-	}
-	s := own.status
 	out.Status = s
 	for _, l := range []struct {
 		names []string

@@ -50,18 +50,8 @@ func (t *Template) References() []Reference {
 // into obj need: the items named by obj's own status record, as they are
 // in obj (overrides included). It is empty when obj is not injected.
 func (in *Injector) InjectedReferences(obj *yaml.RNode) []Reference {
-	root := resolveDocument(obj.YNode())
-	path, ok := lookupPath(in.settings.Paths, scalarField(root, "apiVersion"), scalarField(root, "kind"))
-	if !ok {
-		return nil
-	}
-	t, err := findPodTarget(root, path)
-	if err != nil {
-		return nil
-	}
-	records, err := readRecords(t)
-	own := findRecord(records, in.settings.Profile)
-	if err != nil || own == nil {
+	t, s := in.ownRecord(obj)
+	if s == nil {
 		return nil
 	}
 	pick := func(field string, names []string) []*yaml.Node {
@@ -73,7 +63,6 @@ func (in *Injector) InjectedReferences(obj *yaml.RNode) []Reference {
 		}
 		return out
 	}
-	s := own.status
 	return referencesOf(pick("containers", s.Containers), pick("initContainers", s.InitContainers), pick("volumes", s.Volumes))
 }
 

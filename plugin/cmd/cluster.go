@@ -13,7 +13,9 @@ import (
 	"syscall"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
@@ -149,4 +151,17 @@ func flagValue(p *string) string {
 		return ""
 	}
 	return *p
+}
+
+// dynamicClient builds a dynamic client from the kubeconfig flags.
+func dynamicClient(cf *genericclioptions.ConfigFlags) (dynamic.Interface, error) {
+	cfg, err := cf.ToRESTConfig()
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig: %w", err)
+	}
+	client, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("client: %w", err)
+	}
+	return client, nil
 }

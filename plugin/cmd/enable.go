@@ -129,13 +129,9 @@ func (o *NamespaceOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	cfg, err := o.ConfigFlags.ToRESTConfig()
+	client, err := dynamicClient(o.ConfigFlags)
 	if err != nil {
-		return fmt.Errorf("kubeconfig: %w", err)
-	}
-	client, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return fmt.Errorf("client: %w", err)
+		return err
 	}
 	key := inject.NamespaceLabelFor(o.Profile)
 	var objs []*unstructured.Unstructured

@@ -225,13 +225,9 @@ func (o *PolicyOptions) Run(ctx context.Context) error {
 	if !o.Apply && !o.Delete {
 		return o.print(p)
 	}
-	cfg, err := o.ConfigFlags.ToRESTConfig()
+	client, err := dynamicClient(o.ConfigFlags)
 	if err != nil {
-		return fmt.Errorf("kubeconfig: %w", err)
-	}
-	client, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return fmt.Errorf("client: %w", err)
+		return err
 	}
 	objs, err := p.Objects()
 	if err != nil {

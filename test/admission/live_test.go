@@ -203,17 +203,8 @@ func checkCurrent(t *testing.T, pod *unstructured.Unstructured) {
 // printed policy must be examples/admission/policy.yaml.
 func TestREADME(t *testing.T) {
 	c.Require(t)
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, found := strings.Cut(string(readme), "## Inject at admission (no webhook)\n")
-	_, section, policyFound := strings.Cut(section, "### The policy\n")
-	_, block, ok := strings.Cut(section, "```sh\n")
-	block, _, closed := strings.Cut(block, "```")
-	if !found || !policyFound || !ok || !closed {
-		t.Fatal("README: no sh block in the section \"Inject at admission (no webhook)\", \"The policy\"")
-	}
+	// The policy's commands, after the Turn it on safely ones.
+	block := readmeBlock(t, "### The policy")
 	ensureNamespace(t, "shop")
 	ensureNamespace(t, "payments")
 	// Leave no policy behind for the other tests, whatever happens here.

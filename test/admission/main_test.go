@@ -109,14 +109,7 @@ var prepared = struct {
 // policy of configFile.
 func prepareFor(t testing.TB, configFile string) {
 	t.Helper()
-	data, err := os.ReadFile(configFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := inject.ParseConfig(data, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := configOf(t, configFile)
 	tmpl := cfg.Template
 	if tmpl == nil {
 		tmpl = inject.DefaultTemplate()
@@ -254,6 +247,12 @@ func deletePolicy(t testing.TB, templateFile string, probe []byte) {
 // SidecarInjection file.
 func statusKeyOf(t testing.TB, configFile string) string {
 	t.Helper()
+	return inject.StatusAnnotationFor(configOf(t, configFile).Settings.Profile)
+}
+
+// configOf parses a template or SidecarInjection file.
+func configOf(t testing.TB, configFile string) *inject.Config {
+	t.Helper()
 	data, err := os.ReadFile(configFile)
 	if err != nil {
 		t.Fatal(err)
@@ -262,7 +261,23 @@ func statusKeyOf(t testing.TB, configFile string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return inject.StatusAnnotationFor(cfg.Settings.Profile)
+	return cfg
+}
+
+// readmeBlock returns the first sh block after heading in README.md.
+func readmeBlock(t testing.TB, heading string) string {
+	t.Helper()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, found := strings.Cut(string(readme), "\n"+heading+"\n")
+	_, block, ok := strings.Cut(section, "```sh\n")
+	block, _, closed := strings.Cut(block, "```")
+	if !found || !ok || !closed {
+		t.Fatalf("README: no sh block after %q", heading)
+	}
+	return block
 }
 
 // waitPolicy waits until the default profile's policy is active (or not).

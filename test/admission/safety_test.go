@@ -257,16 +257,7 @@ func TestPolicyMigration(t *testing.T) {
 // the enabled namespace gets the sidecar, kube-system's does not.
 func TestREADMETurnOnSafely(t *testing.T) {
 	c.Require(t)
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, found := strings.Cut(string(readme), "### Turn it on safely\n")
-	_, block, ok := strings.Cut(section, "```sh\n")
-	block, _, closed := strings.Cut(block, "```")
-	if !found || !ok || !closed {
-		t.Fatal("README: no sh block in the section \"Turn it on safely\"")
-	}
+	block := readmeBlock(t, "### Turn it on safely")
 	const ns = "readme-safe"
 	plainNamespace(t, ns)
 	t.Cleanup(func() {
