@@ -165,10 +165,10 @@ func (pt profileTarget) missingItems(items []*yaml.Node, field string, lists ...
 		}
 		if field == "volumes" {
 			// Name both: the two definitions are usually close.
-			return nil, &conflictError{fmt.Sprintf("%s: volume %q already exists and differs from the template's: the pod's is %s, the template's is %s (rename one, or make them equal so the pod's is used)",
-				pt.specField(field), name, compactJSON(existing), compactJSON(item))}
+			return nil, atNode(existing, &conflictError{fmt.Sprintf("%s: volume %q already exists and differs from the template's: the pod's is %s, the template's is %s (rename one, or make them equal so the pod's is used)",
+				pt.specField(field), name, compactJSON(existing), compactJSON(item))})
 		}
-		return nil, &conflictError{fmt.Sprintf("%s: container %q already exists and was not injected by kubectl-inject (rename it, or remove it so the template's can be added)", pt.specField(field), name)}
+		return nil, atNode(existing, &conflictError{fmt.Sprintf("%s: container %q already exists and was not injected by kubectl-inject (rename it, or remove it so the template's can be added)", pt.specField(field), name)})
 	}
 	return out, nil
 }
@@ -177,11 +177,12 @@ func (pt profileTarget) missingItems(items []*yaml.Node, field string, lists ...
 // would bind the same port in the pod's shared network namespace.
 func (pt profileTarget) checkPorts(sidecars []*yaml.Node) error {
 	t := pt.podTarget
-	used := map[string]string{}
+	used := map[string]string{}      // port: the container using it
+	where := map[string]*yaml.Node{} // port: its entry in that container
 	for _, list := range []string{"containers", "initContainers"} {
 		for _, c := range seqItems(mapValue(t.spec, list)) {
 			for _, p := range seqItems(mapValue(c, "ports")) {
-				used[portKey(p)] = scalarField(c, "name")
+				used[portKey(p)], where[portKey(p)] = scalarField(c, "name"), p
 			}
 		}
 	}
@@ -192,7 +193,7 @@ func (pt profileTarget) checkPorts(sidecars []*yaml.Node) error {
 				return pt.conflict(fmt.Sprintf("port %s (%s, sidecars %q and %q)", portKey(p), pt.specField("containers"), app, scalarField(s, "name")), owner)
 			}
 			if clash {
-				return &conflictError{fmt.Sprintf("%s: sidecar %q port %s is already used by container %q", t.specField("containers"), scalarField(s, "name"), scalarField(p, "containerPort"), app)}
+				return atNode(where[portKey(p)], &conflictError{fmt.Sprintf("%s: sidecar %q port %s is already used by container %q", t.specField("containers"), scalarField(s, "name"), scalarField(p, "containerPort"), app)})
 			}
 		}
 	}
@@ -241,7 +242,7 @@ func appendItems(spec *yaml.Node, field string, list *yaml.Node, items []*yaml.N
 		return nil, &conflictError{fmt.Sprintf("%s: is an alias (*%s); refusing to edit the shared anchor", field, list.Value)}
 	}
 	if list.Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("%s: must be a list", field)
+		return nil, atNode(list, fmt.Errorf("%s: must be a list", field))
 	}
 	var before *yaml.Node
 	if front && len(list.Content) > 0 {

@@ -156,6 +156,9 @@ func (o *Options) printResult(t target, r live.Result) {
 		fmt.Fprintf(o.ErrOut, "Warning: %s\n", w)
 	}
 	line := r.String()
+	if r.Failed() && t.fileAt != "" && r.Message == t.fileError {
+		line = t.fileAt + " " + line
+	}
 	if o.AllNamespaces && r.Namespace != "" {
 		line = r.Namespace + ": " + line
 	}
