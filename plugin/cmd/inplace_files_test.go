@@ -100,6 +100,21 @@ func TestInPlaceSymlinks(t *testing.T) {
 		injected: []string{"k/base/app.yaml"},
 		reports:  1,
 	}, {
+		name:     "a link walked before its target",
+		files:    map[string]string{"k/z/app.yaml": app},
+		links:    map[string]string{"k/a.yaml": "z/app.yaml"},
+		args:     []string{"-f", "k", "-R"},
+		stderr:   []string{"k/a.yaml: deployment.apps/web injected"},
+		injected: []string{"k/z/app.yaml"},
+		reports:  1,
+	}, {
+		name:     "a file named twice",
+		files:    map[string]string{"app.yaml": app},
+		args:     []string{"-f", "app.yaml", "-f", "app.yaml"},
+		stderr:   []string{"app.yaml: deployment.apps/web injected"},
+		injected: []string{"app.yaml"},
+		reports:  1,
+	}, {
 		name:      "a link outside the paths given",
 		files:     map[string]string{"k/base/app.yaml": app},
 		links:     map[string]string{"k/overlay/app.yaml": "../base/app.yaml"},
@@ -228,5 +243,30 @@ func TestInPlaceFileModes(t *testing.T) {
 				t.Errorf("temporary files left behind: %v", left)
 			}
 		})
+	}
+}
+
+// TestInPlaceReadOnlyAmongOthers: a read-only file among writable ones
+// stops the run before any file is replaced (all or nothing, as a failed
+// document does), and no temporary file is left.
+func TestInPlaceReadOnlyAmongOthers(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a.yaml", "b.yaml", "c.yaml"} {
+		writeFile(t, filepath.Join(dir, "k", name), app)
+	}
+	if err := os.Chmod(filepath.Join(dir, "k", "b.yaml"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	stderr, code := runPlugin(t, dir, "--local", "--in-place", "-R", "-f", "k")
+	if code != 1 || !strings.Contains(stderr, "error: write k/b.yaml: ") {
+		t.Fatalf("exit %d, want 1 naming k/b.yaml\n%s", code, stderr)
+	}
+	for _, name := range []string{"a.yaml", "b.yaml", "c.yaml"} {
+		if got := slurp(t, filepath.Join(dir, "k", name)); got != app {
+			t.Errorf("k/%s changed although the run failed:\n%s", name, got)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "k", ".*.tmp-*")); len(left) > 0 {
+		t.Errorf("temporary files left behind: %v", left)
 	}
 }
