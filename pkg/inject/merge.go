@@ -239,7 +239,7 @@ func appendItems(spec *yaml.Node, field string, list *yaml.Node, items []*yaml.N
 		return []edit{e}, nil
 	}
 	if list.Kind == yaml.AliasNode {
-		return nil, &conflictError{fmt.Sprintf("%s: is an alias (*%s); refusing to edit the shared anchor", field, list.Value)}
+		return nil, atNode(list, &conflictError{fmt.Sprintf("%s: is an alias (*%s); refusing to edit the shared anchor", field, list.Value)})
 	}
 	if list.Kind != yaml.SequenceNode {
 		return nil, atNode(list, fmt.Errorf("%s: must be a list", field))
@@ -361,10 +361,10 @@ func planStringMap(t *podTarget, field string, kvs []KeyValue, added *[]string, 
 	if m.Kind == yaml.AliasNode {
 		// Adding to an alias would change the anchor and every other use of
 		// it, such as a selector.
-		return nil, &conflictError{fmt.Sprintf("%s: is an alias (*%s); refusing to edit the shared anchor", joinField(t.field, "metadata."+field), m.Value)}
+		return nil, atNode(m, &conflictError{fmt.Sprintf("%s: is an alias (*%s); refusing to edit the shared anchor", joinField(t.field, "metadata."+field), m.Value)})
 	}
 	if m.Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("%s: must be a mapping", joinField(t.field, "metadata."+field))
+		return nil, atNode(m, fmt.Errorf("%s: must be a mapping", joinField(t.field, "metadata."+field)))
 	}
 	rest.inherit(status, created)
 	if len(kvs) > 0 || statusKey != "" {
