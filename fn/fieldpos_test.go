@@ -33,8 +33,8 @@ items:
 `
 
 // TestFieldErrorPositions: the built inject-fn points an error about a
-// field at that field: in its results (the line and column of the
-// ResourceList, as its YAML errors say) and, in file mode, at the file's
+// field at that field: in its results (field.path, and the line and
+// column of the ResourceList, as its YAML errors say) and, in file mode, at the file's
 // line and column.
 func TestFieldErrorPositions(t *testing.T) {
 	t.Run("function results", func(t *testing.T) {
@@ -48,6 +48,7 @@ func TestFieldErrorPositions(t *testing.T) {
 		for _, want := range []string{
 			`container "envoy" already exists and was not injected by kubectl-inject (rename it, or remove it so the template''s can be added) (line 12, column 7 of the ResourceList)'`,
 			`message: 'invalid_object: spec.containers: must be a list (line 18, column 17 of the ResourceList)'`,
+			"  field:\n    path: spec.containers\n", // the KRM way to name the field
 		} {
 			if !strings.Contains(stdout.String(), want) {
 				t.Errorf("results lack %q:\n%s", want, stdout.String())

@@ -26,6 +26,9 @@ func entryResult(e inject.Entry, item *yaml.RNode, names []string) *Result {
 	if e.Action == inject.Failed {
 		r.Severity = SeverityError
 	}
+	if e.Field != "" {
+		r.Field = &Field{Path: e.Field}
+	}
 	if e.Kind != "" || e.Name != "" {
 		r.ResourceRef = &ResourceRef{APIVersion: e.APIVersion, Kind: e.Kind, Name: e.Name, Namespace: e.Namespace}
 	}

@@ -61,6 +61,9 @@ type Entry struct {
 	Action     Action `json:"action"`
 	Reason     Reason `json:"reason,omitempty"`
 	Message    string `json:"message,omitempty"`
+	// Field is the path of the field an error is about
+	// ("spec.template.spec.containers"), when the error is about one.
+	Field string `json:"field,omitempty"`
 	// Line and Column are where the field an error is about lies (both
 	// 1-based): in the document's text for ProcessText, in the text the
 	// node was parsed from for ProcessNode. 0 when the error is about the
