@@ -85,9 +85,11 @@ hashes recorded and current, the recorded override values (-o wide), and how man
 of its Pods run an older record than its template (they need a restart; the
 command that does it is shown). Pods without a controller and Pods injected at
 admission are listed by themselves; the latter also count for their owner (a
-ReplicaSet, or the Deployment above it). Outdated rows first. --check exits 1
-when any row is outdated, has Pods behind, or is error:<reason>. --profile NAME reports
-that profile's sidecar (records under NAME.sidecar.kinject.dev/status).
+ReplicaSet, or the Deployment above it). Outdated rows first. --profile NAME
+reports that profile's sidecar (records under NAME.sidecar.kinject.dev/status).
+
+--check exits 1 when any row is outdated, has Pods behind its template, or is
+error:<reason> (a conflict, an invalid object), and 0 otherwise.
 
 Read-only: it needs get and list on the kinds it shows, and reads them with
 list calls in pages of --chunk-size. "Current" means the embedded template
