@@ -20,6 +20,9 @@ var (
 	buildErr  error
 )
 
+// TestMain removes the binary the tests built.
+func TestMain(m *testing.M) { os.Exit(testbin.Run(m)) }
+
 // injectFn builds inject-fn once per test binary.
 func injectFn(t *testing.T) string {
 	t.Helper()
@@ -27,7 +30,7 @@ func injectFn(t *testing.T) string {
 		t.Skip("builds the binary")
 	}
 	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "kinject-fn-")
+		dir, err := testbin.BuildDir("kinject-fn-")
 		if err != nil {
 			buildErr = err
 			return

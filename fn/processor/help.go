@@ -1,7 +1,29 @@
 package processor
 
-// Help is the text of inject-fn --help (and of kpt fn doc).
-const Help = `inject-fn: add a sidecar (Envoy by default) to the pod templates of
+import (
+	"strings"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
+)
+
+// Help is the text of inject-fn --help (and of kpt fn doc): the usage,
+// then the embedded default template, as it is injected when no template
+// is given.
+var Help = usage + "\nDEFAULT TEMPLATE (embedded; injected when the config gives none)\n" + indent(inject.DefaultTemplateYAML(), "  ")
+
+// indent puts prefix before every line of text that is not empty.
+func indent(text, prefix string) string {
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			lines[i] = prefix + l
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// usage is the part of Help above the template.
+const usage = `inject-fn: add a sidecar (Envoy by default) to the pod templates of
 Kubernetes resources, as a KRM function or on YAML files.
 
 USAGE

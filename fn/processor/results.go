@@ -2,6 +2,7 @@ package processor
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -24,6 +25,9 @@ func entryResult(e inject.Entry, item *yaml.RNode, names []string) *Result {
 	}
 	if e.Action == inject.Failed {
 		r.Severity = SeverityError
+	}
+	if e.Field != "" {
+		r.Field = &Field{Path: e.Field}
 	}
 	if e.Kind != "" || e.Name != "" {
 		r.ResourceRef = &ResourceRef{APIVersion: e.APIVersion, Kind: e.Kind, Name: e.Name, Namespace: e.Namespace}
@@ -51,6 +55,11 @@ func entryMessage(e inject.Entry, names []string) string {
 	msg := strings.Join(parts, ": ")
 	if e.Item >= 0 {
 		msg = "item " + strconv.Itoa(e.Item) + " of the List: " + msg
+	}
+	if e.Line > 0 {
+		// Where the field is in the function's input, in the words of the
+		// YAML errors of the ResourceList ("yaml: line 5: ...").
+		msg += fmt.Sprintf(" (line %d, column %d of the ResourceList)", e.Line, e.Column)
 	}
 	if e.Reformatted {
 		msg += " (re-serialized: it could not be edited in place)"

@@ -85,7 +85,7 @@ var (
 func PluginDir(t testing.TB) string {
 	t.Helper()
 	pluginOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "kinject-plugin-")
+		dir, err := BuildDir("kinject-plugin-")
 		if err != nil {
 			pluginErr = err
 			return
@@ -101,6 +101,44 @@ func PluginDir(t testing.TB) string {
 		t.Fatal(pluginErr)
 	}
 	return pluginDir
+}
+
+var (
+	dirsMu sync.Mutex
+	dirs   []string
+)
+
+// BuildDir makes a new temporary directory for built programs, which
+// Cleanup (and Run) removes: binaries built once per test binary outlive
+// any one test, so t.TempDir cannot hold them.
+func BuildDir(prefix string) (string, error) {
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", err
+	}
+	dirsMu.Lock()
+	dirs = append(dirs, dir)
+	dirsMu.Unlock()
+	return dir, nil
+}
+
+// Cleanup removes every directory BuildDir made (PluginDir's too).
+func Cleanup() {
+	dirsMu.Lock()
+	defer dirsMu.Unlock()
+	for _, dir := range dirs {
+		_ = os.RemoveAll(dir)
+	}
+	dirs = nil
+}
+
+// Run runs the tests of m, then Cleanup, and returns the exit code: the
+// body of the TestMain of every package that builds programs with this
+// package, so that a test run leaves nothing in the temporary directory.
+func Run(m *testing.M) int {
+	code := m.Run()
+	Cleanup()
+	return code
 }
 
 // Build builds the package pkg (relative to the module root, "./fn") into

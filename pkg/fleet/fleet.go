@@ -42,8 +42,10 @@ type Row struct {
 	// RecordedValues are the override values the record was injected with
 	// (only the annotations that were set), by parameter name.
 	RecordedValues map[string]string `json:"recordedValues,omitempty"`
-	// Pods and PodsBehind count a workload's Pods, and those whose record
-	// differs from the workload's template: they need a restart.
+	// Pods and PodsBehind count a workload's Pods (those its controllers
+	// made, Pods injected at admission included), and those whose record
+	// differs from the workload's template, or, injected at admission,
+	// from the current template: they need a restart.
 	Pods       int    `json:"pods"`
 	PodsBehind int    `json:"podsBehind"`
 	Restart    string `json:"restart,omitempty"`
@@ -75,6 +77,10 @@ func (r Row) Ref() string {
 func (r Row) NeedsAttention() bool {
 	return r.State == Outdated || r.PodsBehind > 0 || len(r.WaitingFor) > 0
 }
+
+// Failed reports a row whose object could not be classified: its state
+// is error:<reason> (a conflict, an invalid object).
+func (r Row) Failed() bool { return strings.HasPrefix(r.State, "error:") }
 
 // Build classifies objs (workloads and Pods, any namespaces) with in.
 // ReplicaSets and Jobs that a Deployment or CronJob controls are folded
@@ -110,13 +116,19 @@ func Build(in *inject.Injector, objs []*unstructured.Unstructured) []Row {
 			out = append(out, r)
 			continue
 		}
+		w.Pods++
 		if record != "" && w.RecordedTemplate == "" {
+			// Injected at admission: listed by itself too, with its own
+			// state, and behind when that is outdated (a restart brings
+			// the current template through admission).
 			r := classify(in, p)
 			r.Admission = true
 			out = append(out, r)
+			if r.State == Outdated {
+				w.PodsBehind++
+			}
 			continue
 		}
-		w.Pods++
 		if record != w.record {
 			w.PodsBehind++
 		}

@@ -165,10 +165,10 @@ func (pt profileTarget) missingItems(items []*yaml.Node, field string, lists ...
 		}
 		if field == "volumes" {
 			// Name both: the two definitions are usually close.
-			return nil, &conflictError{fmt.Sprintf("%s: volume %q already exists and differs from the template's: the pod's is %s, the template's is %s (rename one, or make them equal so the pod's is used)",
-				pt.specField(field), name, compactJSON(existing), compactJSON(item))}
+			return nil, atNode(existing, pt.specField(field), &conflictError{fmt.Sprintf("%s: volume %q already exists and differs from the template's: the pod's is %s, the template's is %s (rename one, or make them equal so the pod's is used)",
+				pt.specField(field), name, compactJSON(existing), compactJSON(item))})
 		}
-		return nil, &conflictError{fmt.Sprintf("%s: container %q already exists and was not injected by kubectl-inject (rename it, or remove it so the template's can be added)", pt.specField(field), name)}
+		return nil, atNode(existing, pt.specField(field), &conflictError{fmt.Sprintf("%s: container %q already exists and was not injected by kubectl-inject (rename it, or remove it so the template's can be added)", pt.specField(field), name)})
 	}
 	return out, nil
 }
@@ -177,11 +177,12 @@ func (pt profileTarget) missingItems(items []*yaml.Node, field string, lists ...
 // would bind the same port in the pod's shared network namespace.
 func (pt profileTarget) checkPorts(sidecars []*yaml.Node) error {
 	t := pt.podTarget
-	used := map[string]string{}
+	used := map[string]string{}      // port: the container using it
+	where := map[string]*yaml.Node{} // port: its entry in that container
 	for _, list := range []string{"containers", "initContainers"} {
 		for _, c := range seqItems(mapValue(t.spec, list)) {
 			for _, p := range seqItems(mapValue(c, "ports")) {
-				used[portKey(p)] = scalarField(c, "name")
+				used[portKey(p)], where[portKey(p)] = scalarField(c, "name"), p
 			}
 		}
 	}
@@ -192,7 +193,7 @@ func (pt profileTarget) checkPorts(sidecars []*yaml.Node) error {
 				return pt.conflict(fmt.Sprintf("port %s (%s, sidecars %q and %q)", portKey(p), pt.specField("containers"), app, scalarField(s, "name")), owner)
 			}
 			if clash {
-				return &conflictError{fmt.Sprintf("%s: sidecar %q port %s is already used by container %q", t.specField("containers"), scalarField(s, "name"), scalarField(p, "containerPort"), app)}
+				return atNode(where[portKey(p)], t.specField("containers"), &conflictError{fmt.Sprintf("%s: sidecar %q port %s is already used by container %q", t.specField("containers"), scalarField(s, "name"), scalarField(p, "containerPort"), app)})
 			}
 		}
 	}
@@ -238,10 +239,10 @@ func appendItems(spec *yaml.Node, field string, list *yaml.Node, items []*yaml.N
 		return []edit{e}, nil
 	}
 	if list.Kind == yaml.AliasNode {
-		return nil, &conflictError{fmt.Sprintf("%s: is an alias (*%s); refusing to edit the shared anchor", field, list.Value)}
+		return nil, atNode(list, field, &conflictError{fmt.Sprintf("%s: is an alias (*%s); refusing to edit the shared anchor", field, list.Value)})
 	}
 	if list.Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("%s: must be a list", field)
+		return nil, atNode(list, field, fmt.Errorf("%s: must be a list", field))
 	}
 	var before *yaml.Node
 	if front && len(list.Content) > 0 {
@@ -360,10 +361,10 @@ func planStringMap(t *podTarget, field string, kvs []KeyValue, added *[]string, 
 	if m.Kind == yaml.AliasNode {
 		// Adding to an alias would change the anchor and every other use of
 		// it, such as a selector.
-		return nil, &conflictError{fmt.Sprintf("%s: is an alias (*%s); refusing to edit the shared anchor", joinField(t.field, "metadata."+field), m.Value)}
+		return nil, atNode(m, joinField(t.field, "metadata."+field), &conflictError{fmt.Sprintf("%s: is an alias (*%s); refusing to edit the shared anchor", joinField(t.field, "metadata."+field), m.Value)})
 	}
 	if m.Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("%s: must be a mapping", joinField(t.field, "metadata."+field))
+		return nil, atNode(m, joinField(t.field, "metadata."+field), fmt.Errorf("%s: must be a mapping", joinField(t.field, "metadata."+field)))
 	}
 	rest.inherit(status, created)
 	if len(kvs) > 0 || statusKey != "" {

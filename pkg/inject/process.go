@@ -185,6 +185,7 @@ func (in *Injector) planInjectObject(obj *yaml.Node, blank func(*yaml.Node) stri
 
 func failEntry(e Entry, err error) Entry {
 	e.Action, e.Reason, e.Message = Failed, ReasonInvalidObject, err.Error()
+	e.Field, e.Line, e.Column = errorPosition(err)
 	var conflict *conflictError
 	if errors.As(err, &conflict) {
 		e.Reason = ReasonConflict
@@ -305,17 +306,17 @@ func checkPodSpec(t *podTarget) error {
 		}
 		at := t.specField(field)
 		if list.Kind != yaml.SequenceNode {
-			return fmt.Errorf("%s: must be a list", at)
+			return atNode(list, at, fmt.Errorf("%s: must be a list", at))
 		}
 		for i, item := range list.Content {
 			if item.Kind == yaml.AliasNode {
 				continue
 			}
 			if item.Kind != yaml.MappingNode {
-				return fmt.Errorf("%s[%d]: must be a mapping", at, i)
+				return atNode(item, fmt.Sprintf("%s[%d]", at, i), fmt.Errorf("%s[%d]: must be a mapping", at, i))
 			}
 			if scalarField(item, "name") == "" {
-				return fmt.Errorf("%s[%d].name: is required", at, i)
+				return atNode(item, fmt.Sprintf("%s[%d].name", at, i), fmt.Errorf("%s[%d].name: is required", at, i))
 			}
 		}
 	}

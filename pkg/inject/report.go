@@ -61,6 +61,15 @@ type Entry struct {
 	Action     Action `json:"action"`
 	Reason     Reason `json:"reason,omitempty"`
 	Message    string `json:"message,omitempty"`
+	// Field is the path of the field an error is about
+	// ("spec.template.spec.containers"), when the error is about one.
+	Field string `json:"field,omitempty"`
+	// Line and Column are where the field an error is about lies (both
+	// 1-based): in the document's text for ProcessText, in the text the
+	// node was parsed from for ProcessNode. 0 when the error is about the
+	// object as a whole, or its field has no position.
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
 	// Reformatted is true when the document could not be edited in place
 	// (for example a flow-style containers list) and was re-serialized.
 	Reformatted bool `json:"reformatted,omitempty"`

@@ -18,7 +18,8 @@ var lineRef = regexp.MustCompile(` \(line ([0-9]+)\)$`)
 // document's file, and its message reworded for that place: a YAML syntax
 // error at the line and column of the problem, a message that names a line
 // of the document at that line of the file, anything else at the line where
-// the document's content begins. column is 0 when not known.
+// the document's content begins; an error about a field (e.Line) at that
+// field's line and column. column is 0 when not known.
 func Position(d manifest.Document, e inject.Entry) (line, column int, message string) {
 	line, message = d.ContentLine(), e.Message
 	if e.Reason == inject.ReasonInvalidYAML {
@@ -26,6 +27,9 @@ func Position(d manifest.Document, e inject.Entry) (line, column int, message st
 			return se.Line, se.Column, "not valid YAML: " + se.Error()
 		}
 		return line, 0, message
+	}
+	if e.Line > 0 {
+		return d.LineOf(e.Line), e.Column, message
 	}
 	if m := lineRef.FindStringSubmatch(message); m != nil {
 		if n, err := strconv.Atoi(m[1]); err == nil {

@@ -161,7 +161,11 @@ func (o *Options) printResult(t target, r live.Result) {
 	for _, w := range r.Warnings {
 		fmt.Fprintf(o.ErrOut, "Warning: %s\n", w)
 	}
-	fmt.Fprintln(o.ErrOut, o.resultLine(r))
+	line := o.resultLine(r)
+	if r.Failed() && t.fileAt != "" && r.Message == t.fileError {
+		line = t.fileAt + " " + line
+	}
+	fmt.Fprintln(o.ErrOut, line)
 }
 
 // resultLine is the line printed for one object.

@@ -28,7 +28,7 @@ import (
 const statusExample = `  # Every workload and Pod of the namespace: outdated first
   kubectl inject status
 
-  # All namespaces; exit 1 when anything runs an old template (CI, after an upgrade)
+  # All namespaces; exit 1 when anything runs an old template or is in error (CI, after an upgrade)
   kubectl inject status -A --check
 
   # Some workloads, with hashes and the restart command
@@ -84,8 +84,12 @@ reasons of every other report. Per workload: the sidecar images, the template
 hashes recorded and current, the recorded override values (-o wide), and how many
 of its Pods run an older record than its template (they need a restart; the
 command that does it is shown). Pods without a controller and Pods injected at
-admission are listed by themselves. Outdated rows first. --profile NAME reports
-that profile's sidecar (records under NAME.sidecar.kinject.dev/status).
+admission are listed by themselves; the latter also count for their owner (a
+ReplicaSet, or the Deployment above it). Outdated rows first. --profile NAME
+reports that profile's sidecar (records under NAME.sidecar.kinject.dev/status).
+
+--check exits 1 when any row is outdated, has Pods behind its template, or is
+error:<reason> (a conflict, an invalid object), and 0 otherwise.
 
 Read-only: it needs get and list on the kinds it shows, and reads them with
 list calls in pages of --chunk-size. "Current" means the embedded template
@@ -106,7 +110,7 @@ unless --template or --template-configmap says otherwise.`,
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "List in all namespaces")
 	f.StringVarP(&o.Flags.Selector, "selector", "l", "", "Only objects whose labels match this selector")
 	f.StringVarP(&o.Flags.Output, "output", "o", "", "wide, json or yaml (default: a table)")
-	f.BoolVar(&o.Check, "check", false, "Exit 1 when anything is outdated or has Pods behind its template")
+	f.BoolVar(&o.Check, "check", false, "Exit 1 when any row is outdated, has Pods behind its template, or is error:<reason> (a conflict, an invalid object)")
 	f.StringVar(&o.Flags.TemplateFile, "template", "", "What current means: a template file (default: the embedded Envoy sidecar)")
 	f.StringVar(&o.TemplateConfigMap, "template-configmap", "", "What current means: a template ConfigMap in the cluster, [NAMESPACE/]NAME[:KEY]")
 	f.Int64Var(&o.PageSize, "chunk-size", o.PageSize, "Objects per list call (as kubectl's --chunk-size)")
@@ -414,7 +418,7 @@ func orNone(s string) string {
 // summary says which restarts are due, and fails --check when anything
 // needs attention.
 func (o *StatusOptions) summary(rows []fleet.Row) error {
-	outdated, behind, waiting := 0, 0, 0
+	outdated, behind, failed, waiting := 0, 0, 0, 0
 	quiet := o.Flags.Output == "json" || o.Flags.Output == "yaml"
 	for _, line := range waitingLines(rows) {
 		waiting++
@@ -426,6 +430,9 @@ func (o *StatusOptions) summary(rows []fleet.Row) error {
 		if r.State == fleet.Outdated {
 			outdated++
 		}
+		if r.Failed() {
+			failed++
+		}
 		if r.PodsBehind > 0 {
 			behind++
 			if o.Flags.Output != "json" && o.Flags.Output != "yaml" {
@@ -433,8 +440,8 @@ func (o *StatusOptions) summary(rows []fleet.Row) error {
 			}
 		}
 	}
-	if o.Check && outdated+behind+waiting > 0 {
-		return &ExitError{Code: 1, Err: fmt.Errorf("check: %d outdated, %d with Pods behind their template, %d waiting for a missing reference", outdated, behind, waiting)}
+	if o.Check && outdated+behind+failed+waiting > 0 {
+		return &ExitError{Code: 1, Err: fmt.Errorf("check: %d outdated, %d with Pods behind their template, %d in error, %d waiting for a missing reference", outdated, behind, failed, waiting)}
 	}
 	return nil
 }

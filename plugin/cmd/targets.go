@@ -24,6 +24,10 @@ type target struct {
 	live.Target
 	settled *live.Result
 	line    string
+	// fileError is the error the core finds in the file's copy of the
+	// object, and fileAt where its field is in the file: a live error of
+	// the same message is reported there.
+	fileError, fileAt string
 }
 
 // targets resolves the arguments: -f inputs are read as --local reads
@@ -59,14 +63,30 @@ func (o *Options) fileTargets() ([]target, error) {
 		return nil, fmt.Errorf("discovery: %w", err)
 	}
 	var targets []target
+	fields := &fieldErrors{injector: o.injector, op: o.Op()}
 	err = o.Flags.ReadObjects(o.In, func(obj local.FileObject) {
 		if obj.Entry.Action == "" {
 			if selector != nil && !selector.Matches(labels.Set(obj.Labels)) {
 				return
 			}
+			fe, at, hasError := fields.of(obj)
+			if hasError && fe.Reason == inject.ReasonInvalidObject {
+				// The file's object is not one the cluster would accept.
+				e := obj.Entry
+				e.Action, e.Reason, e.Message, e.Line, e.Column = fe.Action, fe.Reason, fe.Message, fe.Line, fe.Column
+				targets = append(targets, target{
+					settled: &live.Result{Ref: report.Object(e), Namespace: e.Namespace, Action: e.Action, Reason: e.Reason, Message: e.Message},
+					line:    report.Error(obj.File, obj.Document, e),
+				})
+				return
+			}
 			t, err := o.fileTarget(mapper, obj.Entry)
 			if err == nil {
-				targets = append(targets, target{Target: t})
+				tg := target{Target: t}
+				if hasError {
+					tg.fileError, tg.fileAt = fe.Message, at
+				}
+				targets = append(targets, tg)
 				return
 			}
 			obj = obj.Fail(err)

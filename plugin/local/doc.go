@@ -10,6 +10,13 @@
 // line goes to kinject-live, the full command (plugin/cmd), which
 // runs --local through this same package.
 //
+// --in-place writes each file atomically (a temporary file beside it,
+// then a rename) and only when no document failed. It writes the file a
+// symbolic link points to and keeps the link, edits a file reached twice
+// in a walk once, refuses a link out of the paths given unless
+// --follow-external-links, keeps the mode and (where it may) the owner and
+// group, and refuses a file the user may not write.
+//
 // The flags include --profile and --all-profiles: the profile of a
 // template that has no field for one (a ConfigMap, a partial Pod spec, the
 // embedded default), checked against a SidecarInjection's spec.profile,

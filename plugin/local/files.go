@@ -15,8 +15,15 @@ import (
 // when they are processed; only URLs are fetched whole beforehand.
 type localFile struct {
 	name string      // as given ("-" for stdin), or found in a directory
-	mode fs.FileMode // files only
-	data []byte      // URLs only
+	mode fs.FileMode // files only: what --in-place keeps (see keptMode)
+	// uid and gid are the file's owner and group (owned: known), which
+	// --in-place keeps where it may.
+	uid, gid int
+	owned    bool
+	// target is the file --in-place writes: name with every symbolic
+	// link resolved (set by inPlaceTargets).
+	target string
+	data   []byte // URLs only
 	// walked: found in a directory rather than named. A document that is
 	// not a Kubernetes object there (a CI workflow, a values file) is
 	// skipped, not an error.
@@ -104,7 +111,8 @@ func statFile(path string) (*localFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &localFile{name: path, mode: info.Mode().Perm()}, nil
+	uid, gid, owned := fileOwner(info)
+	return &localFile{name: path, mode: keptMode(info.Mode()), uid: uid, gid: gid, owned: owned}, nil
 }
 
 func isURL(s string) bool {

@@ -42,6 +42,10 @@ type Flags struct {
 	// ContinueOnError writes in place the documents that succeeded even
 	// when others failed (those stay as they were).
 	ContinueOnError bool
+	// FollowExternalLinks lets --in-place edit the file a symbolic link
+	// found in a directory points to when that file lies outside the paths
+	// given with -f.
+	FollowExternalLinks bool
 
 	TemplateFile      string
 	Mode              string
@@ -79,7 +83,8 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.Selector, "selector", "l", "", "Label selector (live: which objects to read; --local: which objects to inject)")
 	fs.BoolVar(&f.Local, "local", false, "Edit the files given with -f instead of live objects; needs no cluster")
 	fs.BoolVar(&f.ContinueOnError, "continue-on-error", false, "With --in-place: write the documents that succeeded even when others failed (the failed ones stay as they were); the exit code is still 1")
-	fs.BoolVar(&f.InPlace, "in-place", false, "With --local: rewrite the files (atomically) instead of printing; nothing is written when any document fails")
+	fs.BoolVar(&f.InPlace, "in-place", false, "With --local: rewrite the files (atomically, keeping their mode, owner and group; a symbolic link is kept and the file it points to rewritten, once) instead of printing; nothing is written when any document fails, and a file you may not write is an error")
+	fs.BoolVar(&f.FollowExternalLinks, "follow-external-links", false, "With --in-place: also edit files outside the paths given with -f that symbolic links in those directories point to (by default such a link is an error)")
 	fs.StringVar(&f.DryRun, "dry-run", f.DryRun, `"none", "client" (compute only) or "server" (the server runs the change without storing it)`)
 	fs.StringVarP(&f.Output, "output", "o", "", "Print the resulting objects: yaml, json or name")
 	fs.BoolVar(&f.Uninject, "uninject", false, "Remove exactly what an earlier injection added")
@@ -168,6 +173,9 @@ func (f *Flags) Validate(args []string) []error {
 		}
 	}
 	errs = append(errs, f.ValidateProfileFlags()...)
+	if f.FollowExternalLinks && !f.InPlace {
+		add("--follow-external-links needs --in-place (only editing follows links with care)")
+	}
 	if f.ContinueOnError && !f.InPlace {
 		add("--continue-on-error needs --in-place (without it, failed documents are printed unchanged anyway)")
 	}

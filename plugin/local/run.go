@@ -5,9 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
@@ -39,6 +37,12 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 	if err != nil {
 		return err
 	}
+	inPlace := f.InPlace && f.DryRun != DryRunClient && !f.Check
+	if inPlace {
+		if files, err = f.inPlaceTargets(files); err != nil {
+			return err
+		}
+	}
 	// One report line per object: buffered, or tens of thousands of
 	// objects cost as many write system calls.
 	buffered := bufio.NewWriterSize(s.ErrOut, 32<<10)
@@ -49,7 +53,6 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 		held                   *holdWriter
 		rewrites               []*inPlaceFile
 	)
-	inPlace := f.InPlace && f.DryRun != DryRunClient && !f.Check
 	// With --in-place the lines wait for the outcome: whether the files
 	// were written is known only at the end.
 	report := &reporter{w: buffered, hold: inPlace && !f.ContinueOnError}
@@ -86,7 +89,7 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 		w := out
 		var rewrite *inPlaceFile
 		if inPlace {
-			rewrite = &inPlaceFile{path: file.name, mode: file.mode}
+			rewrite = &inPlaceFile{path: file.target, name: file.name, mode: file.mode, uid: file.uid, gid: file.gid, owned: file.owned}
 			rewrites = append(rewrites, rewrite)
 			w = rewrite
 		} else if held != nil && i > 0 {
@@ -149,14 +152,14 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 		})
 		closeIn()
 		if src.err == nil && rewrite != nil && rewrite.err != nil {
-			return fmt.Errorf("write %s: %w", file.name, rewrite.err)
+			return fmt.Errorf("write %s: %w", rewrite.what(), rewrite.err)
 		}
 		if err := fileError(file.name, src.err, err); err != nil {
 			return err
 		}
 		if rewrite != nil {
 			if err := rewrite.finish(); err != nil {
-				return fmt.Errorf("write %s: %w", file.name, err)
+				return fmt.Errorf("write %s: %w", rewrite.what(), err)
 			}
 		}
 		if f.Diff {
@@ -212,17 +215,6 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 	written, err := commitAll(rewrites)
 	report.release(written)
 	return err
-}
-
-// commitAll renames every finished temporary file over its original, in
-// order, and returns how many of them it renamed.
-func commitAll(rewrites []*inPlaceFile) (int, error) {
-	for i, r := range rewrites {
-		if err := r.commit(); err != nil {
-			return i, fmt.Errorf("write %s: %w", r.path, err)
-		}
-	}
-	return len(rewrites), nil
 }
 
 // openLocal opens one input for reading.
@@ -294,97 +286,6 @@ func (h *holdWriter) release() {
 	h.open = true
 	_, _ = h.w.Write(h.buf.Bytes())
 	h.buf = bytes.Buffer{}
-}
-
-// inPlaceFile is the new content of one file of --in-place. While every
-// document comes out unchanged it only counts bytes (the output so far is
-// the original's first n bytes); at the first change it creates a temporary
-// file in the same directory, copies that prefix from the original and
-// writes through. commit renames it over the original; a file that did not
-// change is never touched.
-type inPlaceFile struct {
-	path string
-	mode fs.FileMode
-	n    int64
-	tmp  *os.File
-	done bool  // tmp is complete and closed
-	err  error // the first write error
-}
-
-func (f *inPlaceFile) Write(p []byte) (int, error) {
-	if f.err != nil {
-		return 0, f.err
-	}
-	if f.tmp == nil {
-		f.n += int64(len(p))
-		return len(p), nil
-	}
-	n, err := f.tmp.Write(p)
-	if err != nil {
-		f.err = err
-	}
-	return n, err
-}
-
-// change starts the temporary file, once.
-func (f *inPlaceFile) change() {
-	if f.tmp != nil || f.err != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(f.path), "."+filepath.Base(f.path)+".tmp-*")
-	if err != nil {
-		f.err = err
-		return
-	}
-	f.tmp = tmp
-	orig, err := os.Open(f.path)
-	if err == nil {
-		_, err = io.CopyN(tmp, orig, f.n)
-		_ = orig.Close()
-	}
-	if err != nil {
-		f.err = err
-	}
-}
-
-// finish makes the temporary file durable, with the original's mode.
-func (f *inPlaceFile) finish() error {
-	if f.tmp == nil {
-		return nil
-	}
-	err := f.tmp.Sync()
-	if cerr := f.tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.tmp.Name(), f.mode)
-	}
-	f.done = err == nil
-	return err
-}
-
-// commit renames the temporary file over the original.
-func (f *inPlaceFile) commit() error {
-	if f.tmp == nil {
-		return nil
-	}
-	if err := os.Rename(f.tmp.Name(), f.path); err != nil {
-		return err
-	}
-	f.tmp = nil
-	return nil
-}
-
-// discard removes the temporary file, if it is still there.
-func (f *inPlaceFile) discard() {
-	if f.tmp == nil {
-		return
-	}
-	if !f.done {
-		_ = f.tmp.Close()
-	}
-	_ = os.Remove(f.tmp.Name())
-	f.tmp = nil
 }
 
 // fileError names the input in an error of reading it (readErr) or of

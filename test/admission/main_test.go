@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kinject/kubectl-inject/internal/testbin"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/plugin/cmd"
 	"github.com/kinject/kubectl-inject/test/cluster"
@@ -32,14 +33,15 @@ var c *cluster.Cluster
 func TestMain(m *testing.M) {
 	flag.Parse()
 	if testing.Short() {
-		os.Exit(m.Run())
+		os.Exit(testbin.Run(m))
 	}
 	// The ServiceAccount admission plugin gives every Pod a token volume
 	// with a random name (kube-api-access-xxxxx), which no field-for-field
 	// comparison of two Pods survives; and it needs a controller to create
 	// the default ServiceAccounts. Every other default plugin runs.
 	c = cluster.MustStart("--disable-admission-plugins=ServiceAccount")
-	os.Exit(c.Finish(m.Run()))
+	// testbin.Run removes the plugin binaries the tests built.
+	os.Exit(c.Finish(testbin.Run(m)))
 }
 
 var (

@@ -44,7 +44,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binDir = filepath.Join(dir, "bin")
-	code := m.Run()
+	code := testbin.Run(m) // removes testbin.PluginDir's binaries too
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

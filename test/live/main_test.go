@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kinject/kubectl-inject/internal/testbin"
 	"github.com/kinject/kubectl-inject/plugin/cmd"
 	"github.com/kinject/kubectl-inject/test/cluster"
 )
@@ -31,10 +32,11 @@ func TestMain(m *testing.M) {
 	flag.Parse()
 	if testing.Short() {
 		// -short (make unit): no API server; every test skips.
-		os.Exit(m.Run())
+		os.Exit(testbin.Run(m))
 	}
 	c = cluster.MustStart()
-	os.Exit(c.Finish(m.Run()))
+	// testbin.Run removes the plugin binaries the tests built.
+	os.Exit(c.Finish(testbin.Run(m)))
 }
 
 // result is one in-process run of kubectl-inject.

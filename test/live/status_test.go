@@ -16,7 +16,8 @@ import (
 
 // TestStatus builds a namespace with a workload injected with an old
 // template, one with the current template whose Pods are half behind, one
-// not injected, one opted out, a bare Pod and a Pod injected at admission,
+// not injected, one opted out, a bare Pod and a Pod injected at admission
+// (listed by itself, and counted for its Deployment),
 // and checks kubectl inject status: rows, states and counts in table and
 // JSON output, the --check exit codes, and list calls only.
 func TestStatus(t *testing.T) {
@@ -62,7 +63,7 @@ func TestStatus(t *testing.T) {
 	want := []string{
 		"deployment.apps/old outdated pods=0 behind=0 admission=false bare=false",
 		"deployment.apps/current current pods=2 behind=1 admission=false bare=false",
-		"deployment.apps/plain not-injected pods=0 behind=0 admission=false bare=false",
+		"deployment.apps/plain not-injected pods=1 behind=0 admission=false bare=false",
 		"pod/bare not-injected pods=0 behind=0 admission=false bare=true",
 		"deployment.apps/optout skipped:opted_out pods=0 behind=0 admission=false bare=false",
 		"pod/plain-1-admitted current pods=0 behind=0 admission=true bare=false",
@@ -85,7 +86,7 @@ func TestStatus(t *testing.T) {
 		"NAME STATE SIDECAR PODS BEHIND",
 		"deployment.apps/old outdated envoyproxy/envoy:v1.30.0 0 0",
 		"deployment.apps/current current envoyproxy/envoy:v1.36.2 2 1",
-		"deployment.apps/plain not-injected <none> 0 0",
+		"deployment.apps/plain not-injected <none> 1 0",
 		"pod/bare not-injected <none> - 0",
 		"deployment.apps/optout skipped:opted_out <none> 0 0",
 		"pod/plain-1-admitted current envoyproxy/envoy:v1.36.2 admission 0")
@@ -111,6 +112,30 @@ func TestStatus(t *testing.T) {
 	var doc map[string]any
 	if err := yaml.Unmarshal([]byte(y.stdout), &doc); err != nil || !strings.Contains(y.stdout, "state: skipped:opted_out") {
 		t.Errorf("-o yaml: %v\n%s", err, y.stdout)
+	}
+}
+
+// TestStatusCheckErrors: status --check (the built binary) exits 1 when
+// a row is error:<reason>, as it does for outdated rows and Pods behind,
+// and says how many rows are in error; without that row it exits 0.
+func TestStatusCheckErrors(t *testing.T) {
+	c.Require(t)
+	ns := namespace(t)
+	create(t, ns, deployments, deployment("ok", ""))
+	create(t, ns, deployments, strings.Replace(deployment("clash", ""), "      - name: app\n", "      - name: envoy\n", 1))
+	expectCode(t, inject(t, "deploy/ok", "-n", ns), 0)
+
+	stderr, code := runPlugin(t, "status", "-n", ns, "--check")
+	if code != 1 || !strings.Contains(stderr, "check: 0 outdated, 0 with Pods behind their template, 1 in error") {
+		t.Errorf("status --check with a conflict row: exit %d, want 1 naming the error row", code)
+	}
+	rows := inject(t, "status", "-n", ns)
+	expectTable(t, rows.stdout,
+		"NAME STATE SIDECAR PODS BEHIND",
+		"deployment.apps/clash error:conflict <none> 0 0",
+		"deployment.apps/ok current envoyproxy/envoy:v1.36.2 0 0")
+	if _, code := runPlugin(t, "status", "-n", ns, "deploy/ok", "--check"); code != 0 {
+		t.Errorf("status --check without the conflict row: exit %d, want 0", code)
 	}
 }
 
