@@ -303,3 +303,26 @@ func TestREADMETurnOnSafely(t *testing.T) {
 		t.Error("the README's policy injected kube-system")
 	}
 }
+
+// TestExcludeNamespacesAtAdmission: an enabled namespace that
+// --exclude-namespaces names stays plain; the other is injected.
+func TestExcludeNamespacesAtAdmission(t *testing.T) {
+	c.Require(t)
+	const kept, left = "exclude-kept", "exclude-left"
+	for _, ns := range []string{kept, left} {
+		plainNamespace(t, ns)
+		envoyConfigMap(t, ns)
+		if _, errOut, code := kubectlInject(t, "enable", ns); code != 0 {
+			t.Fatalf("enable %s: %s", ns, errOut)
+		}
+	}
+	t.Cleanup(func() { kubectlInject(t, "disable", kept, left) })
+	if _, errOut, code := kubectlInject(t, "policy", "--apply", "--exclude-namespaces", left); code != 0 {
+		t.Fatalf("policy --apply --exclude-namespaces: %s", errOut)
+	}
+	t.Cleanup(func() { kubectlInject(t, "policy", "--delete") })
+	eventually(t, podIn(kept, "probe"), true, "the policy to inject "+kept)
+	if got, _ := injected(t, podIn(left, "excluded")); got {
+		t.Errorf("a Pod of the excluded namespace %s was injected", left)
+	}
+}

@@ -159,3 +159,22 @@ func TestReferenceCheckCost(t *testing.T) {
 		t.Errorf("%d lookups of the ConfigMap for 5 Deployments, want 1", got)
 	}
 }
+
+// TestExcludeNamespacesLive: --exclude-namespaces leaves a namespace's
+// objects alone in a selection across namespaces.
+func TestExcludeNamespacesLive(t *testing.T) {
+	c.Require(t)
+	kept, left := namespace(t), namespace(t)
+	for _, ns := range []string{kept, left} {
+		create(t, ns, deployments, deployment("web", ", kinject-probe: exclude"))
+	}
+	r := inject(t, "deploy", "-l", "kinject-probe=exclude", "-A", "--exclude-namespaces", left)
+	expectCode(t, r, 0)
+	expectStderr(t, r, kept+": deployment.apps/web injected", left+": deployment.apps/web skipped: namespace_not_selected")
+	if r.requests[http.MethodPatch] != 1 {
+		t.Errorf("PATCH requests: %d, want 1", r.requests[http.MethodPatch])
+	}
+	if hasContainer(t, get(t, left, deployments, "web"), "envoy", "spec", "template", "spec") {
+		t.Error("the excluded namespace's Deployment was injected")
+	}
+}
