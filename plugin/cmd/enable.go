@@ -72,13 +72,14 @@ until they are recreated.`,
   kubectl inject disable shop`
 	}
 	c := &cobra.Command{
-		Use:           verb + " NAMESPACE... [flags]",
-		Short:         short,
-		Long:          long,
-		Example:       example,
-		Args:          cobra.MinimumNArgs(1),
-		SilenceUsage:  true,
-		SilenceErrors: true,
+		Use:               verb + " NAMESPACE... [flags]",
+		Short:             short,
+		Long:              long,
+		Example:           example,
+		Args:              cobra.MinimumNArgs(1),
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		ValidArgsFunction: o.completeNamespaces,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.namespaces = args
 			if err := o.Validate(); err != nil {
@@ -215,4 +216,31 @@ func (o *NamespaceOptions) label(ctx context.Context, client dynamic.Interface, 
 		return nil, "", fmt.Errorf("patch: %w", err)
 	}
 	return out, ref + " " + verb + suffix, nil
+}
+
+// completeNamespaces completes enable's arguments with the namespaces not
+// yet enabled for the profile, and disable's with those that are; names
+// already given are left out. Any error yields no completions.
+func (o *NamespaceOptions) completeNamespaces(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+	client, err := dynamicClient(o.ConfigFlags)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	list, err := client.Resource(namespacesResource).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	given := map[string]bool{}
+	for _, a := range args {
+		given[a] = true
+	}
+	key := inject.NamespaceLabelFor(o.Profile)
+	var names []string
+	for _, item := range list.Items {
+		enabled := item.GetLabels()[key] == inject.NamespaceEnabled
+		if enabled != o.Enable && !given[item.GetName()] {
+			names = append(names, item.GetName())
+		}
+	}
+	return names, cobra.ShellCompDirectiveNoFileComp
 }
