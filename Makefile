@@ -36,9 +36,9 @@ version:
 
 ## build: the binaries into bin/ (kubectl-inject hands all but --local to kinject-live beside it)
 build:
-	go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/kubectl-inject ./plugin
+	go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/kubectl-inject ./plugin/kubectl-inject
 	go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/kinject-live ./plugin/kinject-live
-	go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/inject-fn ./fn
+	go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/inject-fn ./fn/inject-fn
 
 ## demo: inject the embedded Envoy sidecar into examples/cli/app.yaml and show the result
 demo: build

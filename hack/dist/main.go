@@ -215,7 +215,7 @@ func build(root, version, commit, out, license string, platforms []platform) err
 	ldflags := fmt.Sprintf("-s -w -X %s.Version=%s -X %s.Commit=%s", versionPkg, version, versionPkg, commit)
 	type job struct {
 		p       platform
-		pkg     string // ./plugin, ./plugin/kinject-live or ./fn
+		pkg     string // ./plugin/kubectl-inject, ./plugin/kinject-live or ./fn/inject-fn
 		binPath string
 	}
 	var jobs []job
@@ -223,9 +223,9 @@ func build(root, version, commit, out, license string, platforms []platform) err
 	pluginDir := func(p platform) string { return filepath.Join(tmp, p.OS+"_"+p.Arch) }
 	for _, p := range platforms {
 		jobs = append(jobs,
-			job{p, "./plugin", filepath.Join(pluginDir(p), pluginName+p.exe())},
+			job{p, "./plugin/kubectl-inject", filepath.Join(pluginDir(p), pluginName+p.exe())},
 			job{p, "./plugin/kinject-live", filepath.Join(pluginDir(p), liveName+p.exe())},
-			job{p, "./fn", filepath.Join(out, fnBinaryName(version, p))})
+			job{p, "./fn/inject-fn", filepath.Join(out, fnBinaryName(version, p))})
 		artifacts = append(artifacts, archiveName(version, p), fnBinaryName(version, p))
 	}
 
