@@ -5,7 +5,8 @@
 # values or the sidecar template without rendering again). Run it in CI and
 # before committing.
 #
-# Needs: helm (3 or 4; or $HELM), kubectl-inject on PATH, git.
+# Needs: helm 4 (or $HELM; Helm 3 lays out the same objects with other blank
+# lines, so render with the Helm your CI pins), kubectl-inject on PATH, git.
 set -euo pipefail
 cd "$(dirname "$0")"
 helm="${HELM:-helm}"
