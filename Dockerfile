@@ -1,8 +1,8 @@
 # inject-fn: the kubectl-inject KRM function image.
 #
-# The image holds only a static binary built beforehand (CGO_ENABLED=0; `make
-# image` runs `make build` first), so nothing is compiled or pulled here and
-# the build works without network access:
+# The image holds only a static binary built beforehand (./fn/inject-fn with
+# CGO_ENABLED=0; `make image` runs `make build` first), so nothing is compiled
+# or pulled here and the build works without network access:
 #
 #   make image        # docker build of a context holding only what is copied below,
 #                     # with --build-arg VERSION and REVISION: the labels carry the

@@ -36,9 +36,9 @@ version:
 
 ## build: the binaries into bin/ (kubectl-inject hands all but --local to kinject-live beside it)
 build:
-	go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/kubectl-inject ./plugin
+	go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/kubectl-inject ./plugin/kubectl-inject
 	go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/kinject-live ./plugin/kinject-live
-	go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/inject-fn ./fn
+	go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/inject-fn ./fn/inject-fn
 
 ## demo: inject the embedded Envoy sidecar into examples/cli/app.yaml and show the result
 demo: build
@@ -64,7 +64,7 @@ unit:
 
 ## e2e / live: one part of the suite
 e2e: tools
-	PATH="$(TOOLS_BIN):$$PATH" go test $(GOTEST_FLAGS) ./test/e2e/... ./test/krew/...
+	PATH="$(TOOLS_BIN):$$PATH" go test $(GOTEST_FLAGS) ./test/e2e/... ./test/krew/... ./test/helm/...
 live: tools
 	PATH="$(TOOLS_BIN):$$PATH" go test $(GOTEST_FLAGS) ./test/live/... ./test/cluster/... ./test/admission/...
 
@@ -94,7 +94,8 @@ image: build
 	docker build --build-arg BIN=bin/inject-fn --build-arg VERSION=$(VERSION) --build-arg REVISION=$(COMMIT) \
 		$(addprefix -t ,$(IMAGES)) -f Dockerfile $(BIN)/image-context
 
-## dist: release archives for linux, darwin, windows on amd64 and arm64, inject-fn binaries, checksums.txt,
+## dist: release archives for linux, darwin, windows on amd64 and arm64, the Helm 4 plugin archives
+## (plugin/helm/plugin.yaml with the binaries), inject-fn binaries, checksums.txt,
 ## and dist/krew.yaml: krew.yaml rendered with the sha256 of these archives
 dist:
 	go run ./hack/dist -version $(VERSION) -commit $(COMMIT) -out $(DIST) $(if $(PLATFORMS),-platforms $(PLATFORMS))

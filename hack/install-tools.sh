@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the pinned tools the tests need into ${KINJECT_CACHE}/bin
-# (default $HOME/.cache/kubectl-inject/bin) from the Go module proxy, and etcd
+# (default $HOME/.cache/kubectl-inject/bin) from the Go module proxy (kustomize,
+# krew, validate-krew-manifest, and Helm 3 and 4 as helm3 and helm4), and etcd
 # from Debian (apt-get, through sudo when not root) when it is missing.
 # Idempotent: a tool already at its pinned version is left alone. kpt,
 # kubectl and Docker are expected preinstalled (the README's prerequisites);
@@ -15,11 +16,14 @@ bindir="${cache}/bin"
 if [[ "${1:-}" == "--print-bin" ]]; then echo "${bindir}"; exit 0; fi
 mkdir -p "${bindir}"
 
-# name|package|version
+# name|package|version. helm3 and helm4 are both built as "helm": each is
+# installed into a directory of its own and renamed.
 tools=(
   "kustomize|sigs.k8s.io/kustomize/kustomize/v5|v5.8.0"
   "krew|sigs.k8s.io/krew/cmd/krew|v0.4.3"
   "validate-krew-manifest|sigs.k8s.io/krew/cmd/validate-krew-manifest|v0.4.3"
+  "helm3|helm.sh/helm/v3/cmd/helm|v3.22.0"
+  "helm4|helm.sh/helm/v4/cmd/helm|v4.3.1"
 )
 
 # installed_version prints the main module version recorded in a Go binary.
@@ -35,9 +39,14 @@ for t in "${tools[@]}"; do
   fi
   echo "installing ${pkg}@${version}" >&2
   ldflags=""
-  # krew reports its version from ldflags (otherwise "unknown").
+  # krew and helm report their versions from ldflags (otherwise "unknown", or
+  # helm's source default).
   [[ "${pkg}" == sigs.k8s.io/krew/* ]] && ldflags="-X sigs.k8s.io/krew/internal/version.gitTag=${version}"
-  GOBIN="${bindir}" CGO_ENABLED=0 go install -ldflags "${ldflags}" "${pkg}@${version}"
+  [[ "${pkg}" == helm.sh/helm/* ]] && ldflags="-X ${pkg%/cmd/helm}/internal/version.version=${version}"
+  gobin="$(mktemp -d)"
+  GOBIN="${gobin}" CGO_ENABLED=0 go install -ldflags "${ldflags}" "${pkg}@${version}"
+  mv "${gobin}/${pkg##*/}" "${bindir}/${name}"
+  rmdir "${gobin}"
 done
 
 if ! command -v etcd >/dev/null 2>&1; then
@@ -64,6 +73,8 @@ trap 'rm -rf "${krew_root}"' EXIT
 check kustomize "${bindir}/kustomize" version
 check krew env KREW_ROOT="${krew_root}" "${bindir}/krew" version
 check validate-krew-manifest "${bindir}/validate-krew-manifest" -h
+check helm3 "${bindir}/helm3" version --short
+check helm4 "${bindir}/helm4" version --short
 check etcd etcd --version
 check kubectl kubectl version --client
 check kpt kpt version

@@ -14,7 +14,7 @@ func TestNoClientGo(t *testing.T) {
 		t.Skip("runs go list")
 	}
 	out, err := exec.Command("go", "list", "-deps",
-		"github.com/kinject/kubectl-inject/fn",
+		"github.com/kinject/kubectl-inject/fn/inject-fn",
 		"github.com/kinject/kubectl-inject/pkg/inject").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list -deps: %v\n%s", err, out)

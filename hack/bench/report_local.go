@@ -177,7 +177,7 @@ func (r *report) startupSection() string {
 	p("kinject-live beside it.\n\n")
 	p("Binary sizes (stripped, `-trimpath -ldflags \"-s -w\"`): inject-fn %s, kubectl-inject %s,\n", mb(s.FnSize), mb(s.PluginSize))
 	p("kinject-live %s.\n", mb(s.PluginLiveSize))
-	p("`go list -deps ./fn` lists %d k8s.io/client-go packages (goal: 0).\n\n", s.ClientGoInFn)
+	p("`go list -deps ./fn/inject-fn` lists %d k8s.io/client-go packages (goal: 0).\n\n", s.ClientGoInFn)
 	// The reference is a program that links kyaml and exits: the core
 	// must use kyaml, so what inject-fn adds is measured on top of it.
 	fr := s.Fn.Seconds() / s.KyamlNoop.Seconds()

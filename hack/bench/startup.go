@@ -18,7 +18,7 @@ type startupResult struct {
 	FnSize, PluginSize     int64
 	PluginLiveSize         int64
 	FloorSize, KyamlRTSize int64
-	ClientGoInFn           int // packages under k8s.io/client-go in go list -deps ./fn
+	ClientGoInFn           int // packages under k8s.io/client-go in go list -deps ./fn/inject-fn
 }
 
 // startup is part 3: the start-up of inject-fn and the other programs on
@@ -61,9 +61,9 @@ func (e *env) startup() error {
 	}
 	s := &startupResult{Runs: e.opts.startupRuns, Fn: res[0], Floor: res[1], KyamlRL: res[2], Plugin: res[3], KyamlNoop: res[4], PluginLive: res[5], PluginLiveSize: fileSize(e.pluginLive),
 		FnSize: fileSize(e.fn), PluginSize: fileSize(e.plugin), FloorSize: fileSize(e.floor), KyamlRTSize: fileSize(e.kyamlrt)}
-	out, err := exec.Command("go", "list", "-deps", "./fn").Output()
+	out, err := exec.Command("go", "list", "-deps", "./fn/inject-fn").Output()
 	if err != nil {
-		return fmt.Errorf("go list -deps ./fn: %w", err)
+		return fmt.Errorf("go list -deps ./fn/inject-fn: %w", err)
 	}
 	for _, p := range strings.Fields(string(out)) {
 		if strings.HasPrefix(p, "k8s.io/client-go") {

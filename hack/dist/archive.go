@@ -35,18 +35,29 @@ func writeArchive(path string, p platform, binDir string, license []byte) error 
 		}
 		entries = append(entries, entry{name, 0o755, b})
 	}
-	var err error
-	sort.Slice(entries, func(i, j int) bool { return entries[i].name < entries[j].name })
-	var buf bytes.Buffer
-	if p.OS == "windows" {
-		err = writeZip(&buf, entries)
-	} else {
-		err = writeTarGz(&buf, entries)
+	if p.OS != "windows" {
+		return writeTarGzFile(path, entries)
 	}
-	if err != nil {
+	sortEntries(entries)
+	var buf bytes.Buffer
+	if err := writeZip(&buf, entries); err != nil {
 		return err
 	}
 	return writeFileAtomic(path, buf.Bytes(), 0o644)
+}
+
+// writeTarGzFile writes entries, sorted, as the tar.gz file at path.
+func writeTarGzFile(path string, entries []entry) error {
+	sortEntries(entries)
+	var buf bytes.Buffer
+	if err := writeTarGz(&buf, entries); err != nil {
+		return err
+	}
+	return writeFileAtomic(path, buf.Bytes(), 0o644)
+}
+
+func sortEntries(entries []entry) {
+	sort.Slice(entries, func(i, j int) bool { return entries[i].name < entries[j].name })
 }
 
 func writeTarGz(w io.Writer, entries []entry) error {

@@ -7,9 +7,16 @@
 // platform it writes into -out:
 //
 //	kubectl-inject_VERSION_OS_ARCH.tar.gz   (zip on windows) holding kubectl-inject, kinject-live and LICENSE
+//	kubectl-inject-V-helm-plugin-OS-ARCH.tgz the Helm 4 post-renderer plugin: the same under kubectl-inject/, with plugin.yaml
 //	inject-fn_VERSION_OS_ARCH[.exe]         the raw KRM function binary (for exec mode)
 //	checksums.txt                           sha256 of all of the above, `sha256sum -c` compatible
 //	krew.yaml                               the krew manifest for the archives built
+//
+// The Helm plugin archive's plugin.yaml is plugin/helm/plugin.yaml with the
+// release's version (V: VERSION without its "v", as Helm wants semver) and
+// the command ${HELM_PLUGIN_DIR}/kubectl-inject, so it needs nothing on
+// PATH. It is a .tgz on windows too: the one format `helm plugin install`
+// reads.
 //
 // krew.yaml is rendered from the top-level krew.yaml, a template in
 // krew-release-bot's syntax ({{ .TagName }}, addURIAndSha) that holds no

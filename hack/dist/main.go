@@ -196,10 +196,15 @@ func moduleRoot() (string, error) {
 	return filepath.Dir(gomod), nil
 }
 
-// build cross-compiles both binaries for every platform (at most maxParallel
-// at once), archives the plugin, and writes checksums.txt.
+// build cross-compiles the binaries for every platform (at most maxParallel
+// at once), archives the kubectl plugin and the Helm plugin, and writes
+// checksums.txt.
 func build(root, version, commit, out, license string, platforms []platform) error {
 	lic, err := os.ReadFile(license)
+	if err != nil {
+		return err
+	}
+	helmPlugin, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(helmPluginFile)))
 	if err != nil {
 		return err
 	}
@@ -215,7 +220,7 @@ func build(root, version, commit, out, license string, platforms []platform) err
 	ldflags := fmt.Sprintf("-s -w -X %s.Version=%s -X %s.Commit=%s", versionPkg, version, versionPkg, commit)
 	type job struct {
 		p       platform
-		pkg     string // ./plugin, ./plugin/kinject-live or ./fn
+		pkg     string // ./plugin/kubectl-inject, ./plugin/kinject-live or ./fn/inject-fn
 		binPath string
 	}
 	var jobs []job
@@ -223,10 +228,10 @@ func build(root, version, commit, out, license string, platforms []platform) err
 	pluginDir := func(p platform) string { return filepath.Join(tmp, p.OS+"_"+p.Arch) }
 	for _, p := range platforms {
 		jobs = append(jobs,
-			job{p, "./plugin", filepath.Join(pluginDir(p), pluginName+p.exe())},
+			job{p, "./plugin/kubectl-inject", filepath.Join(pluginDir(p), pluginName+p.exe())},
 			job{p, "./plugin/kinject-live", filepath.Join(pluginDir(p), liveName+p.exe())},
-			job{p, "./fn", filepath.Join(out, fnBinaryName(version, p))})
-		artifacts = append(artifacts, archiveName(version, p), fnBinaryName(version, p))
+			job{p, "./fn/inject-fn", filepath.Join(out, fnBinaryName(version, p))})
+		artifacts = append(artifacts, archiveName(version, p), helmArchiveName(version, p), fnBinaryName(version, p))
 	}
 
 	sem := make(chan struct{}, maxParallel)
@@ -257,6 +262,13 @@ func build(root, version, commit, out, license string, platforms []platform) err
 	for _, p := range platforms {
 		if err := writeArchive(filepath.Join(out, archiveName(version, p)), p, pluginDir(p), lic); err != nil {
 			return fmt.Errorf("archive %s: %w", p, err)
+		}
+		pluginYAML, err := helmPluginYAML(helmPlugin, version, p)
+		if err == nil {
+			err = writeHelmPlugin(filepath.Join(out, helmArchiveName(version, p)), p, pluginDir(p), pluginYAML, lic)
+		}
+		if err != nil {
+			return fmt.Errorf("helm plugin archive %s: %w", p, err)
 		}
 	}
 	return writeChecksums(out, artifacts)

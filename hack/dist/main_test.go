@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -219,5 +220,75 @@ func TestVersionScript(t *testing.T) {
 	cmd.Dir = t.TempDir() // not a checkout
 	if out, err := cmd.Output(); err != nil || strings.TrimSpace(string(out)) != "v0.0.0-dev" {
 		t.Errorf("outside a checkout: %q, %v", out, err)
+	}
+}
+
+// TestHelmPlugin: the Helm plugin archive's name gives Helm the plugin's
+// directory for every shape of version hack/version.sh prints (Helm cuts
+// NAME-VERSION at the last "-DIGITS."; test/helm installs a real one), and
+// its plugin.yaml is the repository's with the release's version and the
+// command beside it.
+func TestHelmPlugin(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(helmPluginFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	helmCut := regexp.MustCompile(`(.*)-\d+\..*`)
+	cases := []struct {
+		name, version string
+		p             platform
+		archive       string
+		command       string
+	}{
+		{"release", "v1.2.3", platform{"linux", "amd64"}, "kubectl-inject-1.2.3-helm-plugin-linux-amd64.tgz", "${HELM_PLUGIN_DIR}/kubectl-inject"},
+		{"windows", "v1.2.3", platform{"windows", "arm64"}, "kubectl-inject-1.2.3-helm-plugin-windows-arm64.tgz", "${HELM_PLUGIN_DIR}/kubectl-inject.exe"},
+		{"untagged", "v0.0.0-dev+b6a2c90", platform{"darwin", "arm64"}, "kubectl-inject-0.0.0-dev+b6a2c90-helm-plugin-darwin-arm64.tgz", "${HELM_PLUGIN_DIR}/kubectl-inject"},
+		{"after a tag, changed", "v0.1.10-dev+1234567.dirty", platform{"linux", "arm64"}, "kubectl-inject-0.1.10-dev+1234567.dirty-helm-plugin-linux-arm64.tgz", "${HELM_PLUGIN_DIR}/kubectl-inject"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			archive := helmArchiveName(c.version, c.p)
+			if archive != c.archive {
+				t.Errorf("archive %s, want %s", archive, c.archive)
+			}
+			if dir := helmCut.ReplaceAllString(strings.TrimSuffix(archive, ".tgz"), "$1"); dir != helmPluginName {
+				t.Errorf("Helm installs %s into %q, want %q", archive, dir, helmPluginName)
+			}
+			out, err := helmPluginYAML(src, c.version, c.p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m struct {
+				APIVersion    string `yaml:"apiVersion"`
+				Name          string
+				Type          string
+				Runtime       string
+				Version       string
+				RuntimeConfig struct {
+					PlatformCommand []struct {
+						Command string
+						Args    []string
+					} `yaml:"platformCommand"`
+				} `yaml:"runtimeConfig"`
+			}
+			if err := yaml.Unmarshal(out, &m); err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			cmds := m.RuntimeConfig.PlatformCommand
+			if m.APIVersion != "v1" || m.Name != helmPluginName || m.Type != "postrenderer/v1" || m.Runtime != "subprocess" ||
+				m.Version != strings.TrimPrefix(c.version, "v") || len(cmds) != 1 || cmds[0].Command != c.command ||
+				strings.Join(cmds[0].Args, " ") != "--local -f -" {
+				t.Errorf("plugin.yaml:\n%s", out)
+			}
+			if !bytes.HasPrefix(out, src[:bytes.Index(src, []byte("\napiVersion:"))]) {
+				t.Errorf("plugin.yaml lost the repository's comments:\n%s", out)
+			}
+		})
+	}
+	if _, err := helmPluginYAML([]byte("apiVersion: v1\nname: other\n"), "v1.2.3", platform{"linux", "amd64"}); err == nil || !strings.Contains(err.Error(), `name is "other"`) {
+		t.Errorf("another name: %v", err)
+	}
+	if _, err := helmPluginYAML([]byte("apiVersion: v1\nname: kubectl-inject\n"), "v1.2.3", platform{"linux", "amd64"}); err == nil || !strings.Contains(err.Error(), "platformCommand must hold one command") {
+		t.Errorf("no command: %v", err)
 	}
 }

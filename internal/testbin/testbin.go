@@ -90,7 +90,7 @@ func PluginDir(t testing.TB) string {
 			pluginErr = err
 			return
 		}
-		for name, pkg := range map[string]string{Plugin: "./plugin", PluginLive: "./plugin/kinject-live"} {
+		for name, pkg := range map[string]string{Plugin: "./plugin/kubectl-inject", PluginLive: "./plugin/kinject-live"} {
 			if pluginErr = Build(filepath.Join(dir, name), pkg); pluginErr != nil {
 				return
 			}
@@ -141,7 +141,7 @@ func Run(m *testing.M) int {
 	return code
 }
 
-// Build builds the package pkg (relative to the module root, "./fn") into
+// Build builds the package pkg (relative to the module root, "./fn/inject-fn") into
 // out, statically as releases are.
 func Build(out, pkg string) error {
 	cmd := exec.Command("go", "build", "-trimpath", "-o", out, pkg)

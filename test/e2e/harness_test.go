@@ -85,11 +85,11 @@ func injectFn(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		start := time.Now()
-		cmd := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(binDir, "inject-fn"), "./fn")
+		cmd := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(binDir, "inject-fn"), "./fn/inject-fn")
 		cmd.Dir = repoRoot
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build ./fn: %v\n%s", err, out)
+			buildErr = fmt.Errorf("go build ./fn/inject-fn: %v\n%s", err, out)
 		}
 		t.Logf("built inject-fn in %s", time.Since(start).Round(time.Millisecond))
 	})

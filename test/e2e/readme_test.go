@@ -31,7 +31,7 @@ func TestReadmePrerequisites(t *testing.T) {
 	}
 	// The tools the script expects and checks, but does not install itself.
 	checked := regexp.MustCompile(`(?m)^check (\S+) `).FindAllStringSubmatch(string(script), -1)
-	installed := regexp.MustCompile(`(?m)^  "([a-z-]+)\|`).FindAllStringSubmatch(string(script), -1)
+	installed := regexp.MustCompile(`(?m)^  "([a-z0-9-]+)\|`).FindAllStringSubmatch(string(script), -1)
 	own := map[string]bool{}
 	for _, m := range installed {
 		own[m[1]] = true

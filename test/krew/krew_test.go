@@ -153,6 +153,13 @@ func archiveName(version, platform string) string {
 	return fmt.Sprintf("kubectl-inject_%s_%s_%s%s", version, goos, goarch, ext)
 }
 
+// helmArchiveName is the Helm 4 plugin archive: a .tgz on every platform,
+// named so that Helm installs it into kubectl-inject/.
+func helmArchiveName(version, platform string) string {
+	goos, goarch, _ := strings.Cut(platform, "/")
+	return fmt.Sprintf("kubectl-inject-%s-helm-plugin-%s-%s.tgz", strings.TrimPrefix(version, "v"), goos, goarch)
+}
+
 func fnName(version, platform string) string {
 	goos, goarch, _ := strings.Cut(platform, "/")
 	name := fmt.Sprintf("inject-fn_%s_%s_%s", version, goos, goarch)
@@ -271,7 +278,7 @@ func TestDistArtifacts(t *testing.T) {
 	sums := readChecksums(t, filepath.Join(dir, "checksums.txt"))
 	var want []string
 	for _, p := range platforms() {
-		want = append(want, archiveName(testVersion, p), fnName(testVersion, p))
+		want = append(want, archiveName(testVersion, p), helmArchiveName(testVersion, p), fnName(testVersion, p))
 	}
 	if _, err := os.Stat(filepath.Join(dir, "krew.yaml")); err != nil {
 		t.Errorf("no krew manifest for the archives: %v", err)
@@ -341,6 +348,33 @@ func TestDistArtifacts(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkExecutable(t, goos, fn, fnName(testVersion, p))
+
+			// The Helm plugin: the same binaries and license under
+			// kubectl-inject/, with plugin.yaml (test/helm installs it).
+			helm := filepath.Join(dir, helmArchiveName(testVersion, p))
+			plugin := readTarGz(t, helm)
+			names = nil
+			for _, e := range plugin {
+				names = append(names, e.name)
+			}
+			want = []string{"kubectl-inject/LICENSE", "kubectl-inject/kinject-live" + exe, "kubectl-inject/kubectl-inject" + exe, "kubectl-inject/plugin.yaml"}
+			if !slices.Equal(names, want) {
+				t.Fatalf("%s holds %v, want %v (sorted)", helm, names, want)
+			}
+			for i, e := range plugin {
+				if e.modTime.UTC().Format(time.RFC3339) != wantModTime {
+					t.Errorf("%s: %s has mtime %s, want the fixed %s", helm, e.name, e.modTime.UTC(), wantModTime)
+				}
+				if i < len(entries) && !bytes.Equal(e.data, entries[i].data) {
+					t.Errorf("%s: %s differs from %s in %s", helm, e.name, entries[i].name, path)
+				}
+			}
+			yaml := string(plugin[3].data)
+			for _, s := range []string{"\nname: kubectl-inject\n", "\nversion: " + strings.TrimPrefix(testVersion, "v") + "\n", "- command: ${HELM_PLUGIN_DIR}/kubectl-inject" + exe + "\n"} {
+				if !strings.Contains(yaml, s) {
+					t.Errorf("%s: plugin.yaml lacks %q:\n%s", helm, s, yaml)
+				}
+			}
 		})
 	}
 
@@ -450,7 +484,7 @@ func TestDistReproducible(t *testing.T) {
 	runDist(t, "-version", testVersion, "-commit", testCommit, "-out", again, "-platforms", host)
 	first := readChecksums(t, filepath.Join(dir, "checksums.txt"))
 	second := readChecksums(t, filepath.Join(again, "checksums.txt"))
-	for _, name := range []string{archiveName(testVersion, host), fnName(testVersion, host)} {
+	for _, name := range []string{archiveName(testVersion, host), helmArchiveName(testVersion, host), fnName(testVersion, host)} {
 		if first[name] == "" || first[name] != second[name] {
 			t.Errorf("%s is not reproducible: sha256 %s then %s", name, first[name], second[name])
 		}

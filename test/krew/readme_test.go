@@ -55,11 +55,13 @@ func TestReadmeKrew(t *testing.T) {
 	}
 }
 
-// TestReadmeGoInstall runs the README's go install commands as written,
-// against a module proxy on disk that serves a copy of the working tree as
-// github.com/kinject/kubectl-inject v0.1.0 (its dependencies come from the
-// local module cache): the binaries land beside each other under their
-// names, kubectl lists one plugin, and it reports the module's version.
+// TestReadmeGoInstall runs the README's go install commands as written
+// (plugin/kubectl-inject, plugin/kinject-live, fn/inject-fn), in a clean
+// GOPATH, against a module proxy on disk that serves a copy of the working
+// tree as github.com/kinject/kubectl-inject v0.1.0 (its dependencies come
+// from the local module cache): the three binaries land beside each other
+// under their names with no renaming, kubectl lists one plugin, which
+// reports the module's version and injects a file with --local.
 func TestReadmeGoInstall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds the binaries")
@@ -107,6 +109,11 @@ func TestReadmeGoInstall(t *testing.T) {
 		if got := runIn(t, bin, env, kubectl, strings.Fields(c.args)...); got != c.want {
 			t.Errorf("kubectl %s: %q, want %q", c.args, got, c.want)
 		}
+	}
+	// --local is served by kubectl-inject itself.
+	app := filepath.Join(repoRoot(t), "examples", "cli", "app.yaml")
+	if got := runIn(t, bin, env, kubectl, "inject", "--local", "-f", app); !strings.Contains(got, "sidecar.kinject.dev/status") {
+		t.Errorf("kubectl inject --local after go install:\n%s", got)
 	}
 	if got := runIn(t, bin, env, filepath.Join(bin, "inject-fn"), "--version"); got != "inject-fn "+version+"\n" {
 		t.Errorf("inject-fn --version: %q", got)

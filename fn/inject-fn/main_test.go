@@ -36,7 +36,7 @@ func injectFn(t *testing.T) string {
 			return
 		}
 		binary = filepath.Join(dir, "inject-fn")
-		buildErr = testbin.Build(binary, "./fn")
+		buildErr = testbin.Build(binary, "./fn/inject-fn")
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)

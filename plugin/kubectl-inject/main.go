@@ -14,6 +14,9 @@ const FullCommand = "kinject-live"
 
 func main() {
 	args := os.Args[1:]
+	if os.Getenv(helmPluginEnv) != "" {
+		os.Exit(runUnderHelm(args)) // Helm 4's post-renderer: see helm.go
+	}
 	if code, served := local.Serve(args, local.Streams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}); served {
 		os.Exit(code)
 	}

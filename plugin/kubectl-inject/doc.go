@@ -14,4 +14,9 @@
 // so "kubectl plugin list" would show it as a second one. Wherever it is
 // installed (krew, the release archives, make build, go install) it lies
 // beside kubectl-inject, where the front door looks for it.
+//
+// Run by Helm 4 as its post-renderer plugin (plugin/helm/plugin.yaml; Helm
+// sets HELM_PLUGIN_NAME), it works the same, except that a failure's
+// message is also written to Helm's own stderr, which Helm 4.3 does not do
+// for a post-renderer (helm.go), and that kinject-live then runs as a child.
 package main
