@@ -48,16 +48,9 @@ func injectFn(t *testing.T) string {
 func run(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	cmd := exec.Command(injectFn(t), args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(""), &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if exit, ok := err.(*exec.ExitError); ok {
-		code = exit.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return code, stdout.String(), stderr.String()
+	cmd.Stdin = strings.NewReader("")
+	code, stdout, stderr := testbin.Exec(t, cmd)
+	return code, stdout, stderr
 }
 
 // TestCommandLine: --help prints the help once, to stdout; a mistake says

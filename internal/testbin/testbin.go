@@ -5,6 +5,8 @@
 package testbin
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -178,4 +180,27 @@ func ReadFile(t testing.TB, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// Exec runs cmd and returns its exit code and what it wrote to stdout and
+// stderr (left empty for a stream the caller set). A command that cannot
+// be started fails t.
+func Exec(t testing.TB, cmd *exec.Cmd) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	if cmd.Stdout == nil {
+		cmd.Stdout = &out
+	}
+	if cmd.Stderr == nil {
+		cmd.Stderr = &errOut
+	}
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return code, out.String(), errOut.String()
 }

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -9,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/kinject/kubectl-inject/internal/testbin"
 )
 
 // runPlugin runs the built kubectl-inject in dir and returns its stderr
@@ -18,16 +19,8 @@ func runPlugin(t *testing.T, dir string, args ...string) (string, int) {
 	cmd := exec.Command(buildPlugin(t), args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+filepath.Join(dir, "no-kubeconfig"))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	code := 0
-	if exit, ok := err.(*exec.ExitError); ok {
-		code = exit.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return stderr.String(), code
+	code, _, stderr := testbin.Exec(t, cmd)
+	return stderr, code
 }
 
 // layout writes files (path: content) under dir and links (path: target).

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,16 +24,8 @@ func kubectlRun(t *testing.T, env []string, args ...string) (int, string, string
 	cmd.Env = append(os.Environ(), "PATH="+testbin.PluginDir(t)+string(os.PathListSeparator)+filepath.Dir(kubectl),
 		"HOME="+t.TempDir(), "KUBECACHEDIR="+t.TempDir(), "KUBECONFIG="+filepath.Join(t.TempDir(), "none"))
 	cmd.Env = append(cmd.Env, env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if exit, ok := err.(*exec.ExitError); ok {
-		code = exit.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return code, stdout.String(), stderr.String()
+	code, stdout, stderr := testbin.Exec(t, cmd)
+	return code, stdout, stderr
 }
 
 // TestPluginList: kubectl sees one plugin, inject, although two binaries

@@ -1,7 +1,6 @@
 package admission
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -26,17 +25,9 @@ func runPlugin(t *testing.T, args ...string) (string, string, int) {
 	bin := filepath.Join(testbin.PluginDir(t), testbin.Plugin)
 	cmd := exec.Command(bin, append([]string{"--kubeconfig", c.AdminKubeconfig}, args...)...)
 	cmd.Env = append(os.Environ(), "KUBECACHEDIR="+t.TempDir())
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if exit, ok := err.(*exec.ExitError); ok {
-		code = exit.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("kubectl-inject %s\n--- exit %d\n%s%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
-	return stdout.String(), stderr.String(), code
+	code, stdout, stderr := testbin.Exec(t, cmd)
+	t.Logf("kubectl-inject %s\n--- exit %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
+	return stdout, stderr, code
 }
 
 // TestStatusAdmissionPods: Pods of a ReplicaSet injected at admission

@@ -1,7 +1,6 @@
 package live
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,17 +90,9 @@ func runPlugin(t *testing.T, args ...string) (string, int) {
 	bin := filepath.Join(testbin.PluginDir(t), testbin.Plugin)
 	cmd := exec.Command(bin, append([]string{"--kubeconfig", c.AdminKubeconfig}, args...)...)
 	cmd.Env = append(os.Environ(), "KUBECACHEDIR="+t.TempDir())
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	code := 0
-	if exit, ok := err.(*exec.ExitError); ok {
-		code = exit.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("kubectl-inject %s\n--- exit %d, stderr:\n%s", strings.Join(args, " "), code, stderr.String())
-	return stderr.String(), code
+	code, _, stderr := testbin.Exec(t, cmd)
+	t.Logf("kubectl-inject %s\n--- exit %d, stderr:\n%s", strings.Join(args, " "), code, stderr)
+	return stderr, code
 }
 
 // TestFieldErrorsInFile: live -f, through the real binary, reports an
