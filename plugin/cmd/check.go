@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -228,7 +229,11 @@ func (o *CheckOptions) checkPermissions(ctx context.Context, c *checkClients) {
 			order = append(order, p.command)
 			denied[p.command] = nil
 		}
+		// Resources denied the same verbs are named together.
+		byVerbs := map[string][]string{}
+		var verbOrder []string
 		for _, res := range p.resources {
+			var verbs []string
 			for _, verb := range p.verbs {
 				ok, err := canI(ctx, c.dynamic, verb, p.group, res, ns)
 				if err != nil {
@@ -236,14 +241,25 @@ func (o *CheckOptions) checkPermissions(ctx context.Context, c *checkClients) {
 					return
 				}
 				if !ok {
-					denied[p.command] = append(denied[p.command], verb+" "+groupResource(p.group, res)+scope(ns))
+					verbs = append(verbs, verb)
 				}
 			}
+			if len(verbs) == 0 {
+				continue
+			}
+			key := strings.Join(verbs, ", ")
+			if byVerbs[key] == nil {
+				verbOrder = append(verbOrder, key)
+			}
+			byVerbs[key] = append(byVerbs[key], res)
+		}
+		for _, verbs := range verbOrder {
+			denied[p.command] = append(denied[p.command], verbs+" "+strings.Join(byVerbs[verbs], ", ")+groupScope(p.group, ns))
 		}
 	}
 	for _, cmd := range order {
 		if d := denied[cmd]; len(d) > 0 {
-			o.add(category, checkFail, fmt.Sprintf("%s: this user may not %s", cmd, strings.Join(d, ", ")),
+			o.add(category, checkFail, fmt.Sprintf("%s: this user may not %s", cmd, strings.Join(d, "; ")),
 				"ask the cluster's administrator for these rights (kubectl auth can-i --list shows what this user may do)")
 		} else {
 			o.add(category, checkOK, cmd+": allowed", "")
@@ -251,18 +267,28 @@ func (o *CheckOptions) checkPermissions(ctx context.Context, c *checkClients) {
 	}
 }
 
-func groupResource(group, resource string) string {
-	if group == "" {
-		return resource
+// groupScope says where resources are: "(apps, in shop)".
+func groupScope(group, ns string) string {
+	var parts []string
+	if group != "" {
+		parts = append(parts, group)
 	}
-	return resource + "." + group
-}
-
-func scope(ns string) string {
-	if ns == "" {
+	if ns != "" {
+		parts = append(parts, "in "+ns)
+	}
+	if len(parts) == 0 {
 		return ""
 	}
-	return " in " + ns
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// readError words an error reading an object for a check line: a 403 is
+// said in two words (the permissions check says which rights are missing).
+func readError(err error) string {
+	if apierrors.IsForbidden(err) {
+		return "403 Forbidden"
+	}
+	return oneLine(err.Error())
 }
 
 // canI asks the API server whether the current user may do verb on the

@@ -75,7 +75,7 @@ func (o *CheckOptions) checkInstalled(ctx context.Context, c *checkClients, p *a
 			missing = append(missing, ref)
 			continue
 		case err != nil:
-			o.add(category, checkFail, fmt.Sprintf("cannot read %s: %s", ref, oneLine(err.Error())), "")
+			o.add(category, checkFail, fmt.Sprintf("cannot read %s: %s", ref, readError(err)), "")
 			return
 		}
 		ann := got.GetAnnotations()
@@ -140,7 +140,7 @@ func (o *CheckOptions) checkNamespaces(ctx context.Context, c *checkClients) []s
 			case apierrors.IsNotFound(err):
 				o.add(category, checkWarn, fmt.Sprintf("namespace %s, named by --namespaces, does not exist", ns), "kubectl create namespace "+ns)
 			case err != nil:
-				o.add(category, checkFail, fmt.Sprintf("cannot read namespace %s: %s", ns, oneLine(err.Error())), "")
+				o.add(category, checkFail, fmt.Sprintf("cannot read namespace %s: %s", ns, readError(err)), "")
 			case !excluded[ns]:
 				matched = append(matched, ns)
 			}
@@ -148,7 +148,7 @@ func (o *CheckOptions) checkNamespaces(ctx context.Context, c *checkClients) []s
 	} else {
 		list, err := c.dynamic.Resource(namespacesResource).List(ctx, metav1.ListOptions{LabelSelector: key + "=" + inject.NamespaceEnabled})
 		if err != nil {
-			o.add(category, checkFail, "cannot list namespaces: "+oneLine(err.Error()), "")
+			o.add(category, checkFail, "cannot list namespaces: "+readError(err), "")
 			return nil
 		}
 		for _, item := range list.Items {
@@ -246,7 +246,7 @@ func (o *CheckOptions) checkWorkloads(ctx context.Context, c *checkClients, name
 		for _, r := range statusResources {
 			listed, err := st.list(ctx, c.dynamic, r.gvr, ns)
 			if err != nil {
-				o.add(category, checkWarn, fmt.Sprintf("cannot list %s in %s: %s", r.gvr.Resource, ns, oneLine(err.Error())), "")
+				o.add(category, checkWarn, fmt.Sprintf("cannot list %s in %s: %s", r.gvr.Resource, ns, readError(err)), "")
 				return
 			}
 			objs = append(objs, listed...)

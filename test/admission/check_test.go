@@ -141,19 +141,25 @@ func TestCheck(t *testing.T) {
 		t.Errorf("other settings: exit %d\n%s", code, out)
 	}
 
-	// A user without the RBAC: every command's rights are named, and the
-	// policy cannot be read.
+	// A user without the RBAC: every command's rights are named, and what
+	// cannot be read says so.
 	out, _, code = kubectlInjectAs(t, c.ViewerKubeconfig, "check", "--profile", profile)
-	for _, line := range []string{
-		"  [FAIL] policy --apply: this user may not get mutatingadmissionpolicies.admissionregistration.k8s.io, patch mutatingadmissionpolicies.admissionregistration.k8s.io,",
-		"  [FAIL] enable / disable: this user may not get namespaces, patch namespaces",
-		"  [FAIL] status: this user may not list deployments.apps in default,",
-		"  [FAIL] cannot read mutatingadmissionpolicy/kinject-envoy-chk: mutatingadmissionpolicies.admissionregistration.k8s.io \"kinject-envoy-chk\" is forbidden: User \"viewer\" cannot get resource",
-	} {
-		if !strings.Contains(out, line) {
-			t.Errorf("viewer: output lacks %q:\n%s", line, out)
-		}
-	}
+	askAdmin := "         hint: ask the cluster's administrator for these rights (kubectl auth can-i --list shows what this user may do)"
+	expectLines(t, "a user without the RBAC", out, c.URL, append(append([]string{}, checkServed[:3]...),
+		"permissions",
+		"  [FAIL] policy --apply: this user may not get, patch mutatingadmissionpolicies, mutatingadmissionpolicybindings, validatingadmissionpolicies, validatingadmissionpolicybindings (admissionregistration.k8s.io)",
+		askAdmin,
+		"  [FAIL] enable / disable: this user may not get, patch namespaces",
+		askAdmin,
+		"  [FAIL] live injection: this user may not get, list, patch deployments, statefulsets, daemonsets (apps, in default); get configmaps (in default)",
+		askAdmin,
+		"  [FAIL] status: this user may not list deployments, statefulsets, daemonsets, replicasets (apps, in default); list jobs, cronjobs (batch, in default); list pods (in default)",
+		askAdmin,
+		"policy",
+		"  [FAIL] cannot read mutatingadmissionpolicy/kinject-envoy-chk: 403 Forbidden",
+		"namespaces",
+		"  [FAIL] cannot list namespaces: 403 Forbidden",
+	)...)
 	if code != 1 {
 		t.Errorf("viewer: exit %d, want 1", code)
 	}
