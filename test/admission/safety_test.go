@@ -120,6 +120,16 @@ func TestTurnOnSafely(t *testing.T) {
 		t.Error("a Pod annotated inject: false was injected in an enabled namespace")
 	}
 
+	// A dry run says what it would do and changes nothing.
+	out, errOut, code := kubectlInject(t, "enable", off, "--dry-run=server", "-o", "name")
+	if code != 0 || out != "namespace/"+off+"\n" || !strings.Contains(errOut, "namespace/"+off+" enabled (sidecar.kinject.dev/inject=enabled) (server dry run)") {
+		t.Errorf("enable --dry-run=server -o name: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	ns, err := client(t).Resource(namespaces).Get(context.Background(), off, metav1.GetOptions{})
+	if err != nil || ns.GetLabels()[inject.NamespaceLabelFor("")] != "" {
+		t.Errorf("a dry run labelled the namespace: %v %v", err, ns.GetLabels())
+	}
+
 	// enable, then disable.
 	if _, errOut, code := kubectlInject(t, "enable", off); code != 0 {
 		t.Fatalf("enable %s: exit %d\n%s", off, code, errOut)
@@ -134,7 +144,7 @@ func TestTurnOnSafely(t *testing.T) {
 	eventually(t, podIn(off, "now-off"), false, "disable to take effect")
 
 	// Named, the system namespace is injected, and the command warns.
-	_, errOut, code := kubectlInject(t, "policy", "--apply", "--namespaces", system)
+	_, errOut, code = kubectlInject(t, "policy", "--apply", "--namespaces", system)
 	if code != 0 || !strings.Contains(errOut, "Warning: kube-system is a system namespace") {
 		t.Fatalf("policy --apply --namespaces kube-system: exit %d\n%s", code, errOut)
 	}

@@ -41,6 +41,12 @@ func TestSystemNamespacesLeftOut(t *testing.T) {
 		t.Errorf("writes: %v, want none", r.requests)
 	}
 
+	// status -A still reports it: it changes nothing.
+	r = inject(t, "status", "-A", "-l", "kinject-probe=safety")
+	if !strings.Contains(r.stdout, system) || !strings.Contains(r.stdout, "deployment.apps/"+name) {
+		t.Errorf("status -A leaves out %s:\n%s", system, r.stdout)
+	}
+
 	// Named: injected, with a warning. The sidecar's ConfigMap must be there.
 	create(t, system, configmaps, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: envoy}\n")
 	t.Cleanup(func() {
