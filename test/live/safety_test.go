@@ -1,12 +1,17 @@
 package live
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/kinject/kubectl-inject/test/cluster"
 	"testing"
+	"time"
 )
 
 // TestSystemNamespacesLeftOut: a selection across namespaces (-A, --all)
@@ -182,5 +187,54 @@ func TestExcludeNamespacesLive(t *testing.T) {
 	}
 	if hasContainer(t, get(t, left, deployments, "web"), "envoy", "spec", "template", "spec") {
 		t.Error("the excluded namespace's Deployment was injected")
+	}
+}
+
+// TestAllNamespacesOwnCluster runs kubectl inject deploy --all -A for real
+// on a cluster of its own (no other test's objects): every Deployment is
+// injected but kube-system's, which gets no PATCH.
+func TestAllNamespacesOwnCluster(t *testing.T) {
+	c.Require(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	own, err := cluster.Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer own.Stop()
+	dyn, err := dynamic.NewForConfig(own.AdminConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The API server creates kube-system a moment after it is ready.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if _, err := dyn.Resource(namespaces).Get(ctx, "kube-system", metav1.GetOptions{}); err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("kube-system never appeared: %v", err)
+		}
+	}
+	const shop = "shop"
+	createIn(t, dyn, "", namespaces, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: "+shop+"\n")
+	for _, ns := range []string{shop, "kube-system"} {
+		createIn(t, dyn, ns, configmaps, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: envoy\n")
+		createIn(t, dyn, ns, deployments, deployment("web", ""))
+	}
+	createIn(t, dyn, "kube-system", deployments, deployment("coredns", ""))
+	r := run(t, runOpts{kubeconfig: own.AdminKubeconfig}, "deploy", "--all", "-A")
+	expectCode(t, r, 0)
+	expectStderr(t, r, "kube-system: deployment.apps/coredns skipped: system_namespace",
+		"kube-system: deployment.apps/web skipped: system_namespace", shop+": deployment.apps/web injected")
+	if r.requests[http.MethodPatch] != 1 || r.writes() != 1 {
+		t.Errorf("requests %v: want exactly one PATCH (shop's web)", r.requests)
+	}
+	for _, name := range []string{"coredns", "web"} {
+		got, err := dyn.Resource(deployments).Namespace("kube-system").Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hasContainer(t, got, "envoy", "spec", "template", "spec") {
+			t.Errorf("kube-system's %s was injected", name)
+		}
 	}
 }
