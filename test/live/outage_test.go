@@ -27,17 +27,9 @@ func TestAPIServerStops(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a cluster of its own")
 	}
+	own, dyn := ownCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	own, err := cluster.Start(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer own.Stop()
-	dyn, err := dynamic.NewForConfig(own.AdminConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
 	const ns, n = "outage", 10
 	createIn(t, dyn, "", namespaces, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: "+ns+"\n")
 	createIn(t, dyn, ns, configmaps, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: envoy\n")
@@ -90,6 +82,24 @@ func TestAPIServerStops(t *testing.T) {
 }
 
 // createIn creates an object from YAML on another cluster than the shared one.
+// ownCluster starts an API server for one test, stopped at its end, and
+// returns it with an admin client.
+func ownCluster(t *testing.T) (*cluster.Cluster, dynamic.Interface) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	own, err := cluster.Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(own.Stop)
+	dyn, err := dynamic.NewForConfig(own.AdminConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return own, dyn
+}
+
 func createIn(t *testing.T, dyn dynamic.Interface, ns string, gvr schema.GroupVersionResource, manifest string) {
 	t.Helper()
 	obj := &unstructured.Unstructured{}

@@ -1,17 +1,13 @@
 package live
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"sync/atomic"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/dynamic"
-
-	"github.com/kinject/kubectl-inject/test/cluster"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // TestSystemNamespacesLeftOut: a selection across namespaces (-A, --all)
@@ -195,17 +191,8 @@ func TestExcludeNamespacesLive(t *testing.T) {
 // injected but kube-system's, which gets no PATCH.
 func TestAllNamespacesOwnCluster(t *testing.T) {
 	c.Require(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	own, err := cluster.Start(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer own.Stop()
-	dyn, err := dynamic.NewForConfig(own.AdminConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
+	own, dyn := ownCluster(t)
+	ctx := ctx(t)
 	// The API server creates kube-system a moment after it is ready.
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
 		if _, err := dyn.Resource(namespaces).Get(ctx, "kube-system", metav1.GetOptions{}); err == nil {
