@@ -26,7 +26,7 @@ const Image = "kinject/inject-fn:dev"
 const KustomizeVersion = "v5.8.0"
 
 var (
-	repoRoot = mustAbs("../..")
+	repoRoot = testbin.ModuleRoot()
 
 	buildOnce sync.Once
 	binDir    string
@@ -49,13 +49,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func mustAbs(p string) string {
-	a, err := filepath.Abs(p)
-	if err != nil {
-		panic(err)
-	}
-	return a
-}
 
 // need finds a tool (testbin.NeedTool) and checks that it works: the pinned
 // kustomize, a reachable Docker daemon.

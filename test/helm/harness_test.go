@@ -33,18 +33,11 @@ const (
 const statusAnnotation = "sidecar.kinject.dev/status"
 
 var (
-	repoRoot = mustAbs(filepath.Join("..", ".."))
+	repoRoot = testbin.ModuleRoot()
 	example  = filepath.Join(repoRoot, "examples", "helm")
 	chart    = filepath.Join(example, "charts", "web")
 )
 
-func mustAbs(p string) string {
-	a, err := filepath.Abs(p)
-	if err != nil {
-		panic(err)
-	}
-	return a
-}
 
 // tool finds a pinned tool in the tool cache (or on PATH) and checks its
 // version: a missing or other one skips the test, or fails it in CI.
