@@ -68,16 +68,17 @@ e2e: tools
 live: tools
 	PATH="$(TOOLS_BIN):$$PATH" go test $(GOTEST_FLAGS) ./test/live/... ./test/cluster/... ./test/admission/...
 
-## fuzz: run each fuzz target for FUZZTIME (default 60s)
+## fuzz: run each fuzz target for FUZZTIME (default 60s); hack/fuzz.sh runs one
+## again when Go's engine timed out at the end having found nothing
 FUZZTIME ?= 60s
 fuzz:
-	go test ./pkg/inject -run '^$$' -fuzz '^FuzzInject$$' -fuzztime $(FUZZTIME)
-	go test ./pkg/inject -run '^$$' -fuzz '^FuzzParseConfig$$' -fuzztime $(FUZZTIME)
-	go test ./pkg/inject -run '^$$' -fuzz '^FuzzParseStatus$$' -fuzztime $(FUZZTIME)
-	go test ./pkg/inject -run '^$$' -fuzz '^FuzzQuantityPattern$$' -fuzztime $(FUZZTIME)
-	go test ./pkg/inject -run '^$$' -fuzz '^FuzzProfiles$$' -fuzztime $(FUZZTIME)
-	go test ./pkg/inject -run '^$$' -fuzz '^FuzzParameterChecks$$' -fuzztime $(FUZZTIME)
-	go test ./fn/processor -run '^$$' -fuzz '^FuzzResourceList$$' -fuzztime $(FUZZTIME)
+	hack/fuzz.sh ./pkg/inject FuzzInject $(FUZZTIME)
+	hack/fuzz.sh ./pkg/inject FuzzParseConfig $(FUZZTIME)
+	hack/fuzz.sh ./pkg/inject FuzzParseStatus $(FUZZTIME)
+	hack/fuzz.sh ./pkg/inject FuzzQuantityPattern $(FUZZTIME)
+	hack/fuzz.sh ./pkg/inject FuzzProfiles $(FUZZTIME)
+	hack/fuzz.sh ./pkg/inject FuzzParameterChecks $(FUZZTIME)
+	hack/fuzz.sh ./fn/processor FuzzResourceList $(FUZZTIME)
 
 ## bench: benchmarks as ratios measured in one run; writes docs/benchmarks.md
 bench: tools build
