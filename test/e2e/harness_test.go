@@ -49,7 +49,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-
 // need finds a tool (testbin.NeedTool) and checks that it works: the pinned
 // kustomize, a reachable Docker daemon.
 func need(t *testing.T, tool string) string {

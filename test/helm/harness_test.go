@@ -38,7 +38,6 @@ var (
 	chart    = filepath.Join(example, "charts", "web")
 )
 
-
 // tool finds a pinned tool in the tool cache (or on PATH) and checks its
 // version: a missing or other one skips the test, or fails it in CI.
 func tool(t *testing.T, name string) string {
