@@ -204,3 +204,27 @@ func Exec(t testing.TB, cmd *exec.Cmd) (code int, stdout, stderr string) {
 	}
 	return code, out.String(), errOut.String()
 }
+
+// Golden compares got with the file at path, or rewrites the file when
+// update is set (the package's -update flag). pkg names the package for
+// the hint ("./test/e2e").
+func Golden(t testing.TB, update bool, path, got, pkg string) {
+	t.Helper()
+	if update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test %s -update creates it)", err, pkg)
+	}
+	if got != string(want) {
+		rel, relErr := filepath.Rel(ModuleRoot(), path)
+		if relErr != nil {
+			rel = path
+		}
+		t.Errorf("the output differs from %s (go test %s -update accepts it):\n--- got\n%s", rel, pkg, got)
+	}
+}

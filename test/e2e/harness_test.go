@@ -172,19 +172,7 @@ func mustRun(t *testing.T, dir string, name string, args ...string) string {
 // golden compares got with the file at path, or rewrites it with -update.
 func golden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./test/e2e -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (run go test ./test/e2e -update to accept):\n--- got\n%s", rel(path), got)
-	}
+	testbin.Golden(t, *update, path, got, "./test/e2e")
 }
 
 func rel(path string) string {

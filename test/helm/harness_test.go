@@ -249,20 +249,7 @@ func releaseObjects(t *testing.T, out string) []object {
 // golden compares got with the file at path, or rewrites it with -update.
 func golden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./test/helm -update creates it)", err)
-	}
-	if got != string(want) {
-		rel, _ := filepath.Rel(repoRoot, path)
-		t.Errorf("the output differs from %s (go test ./test/helm -update accepts it):\n%s", rel, got)
-	}
+	testbin.Golden(t, *update, path, got, "./test/helm")
 }
 
 // Every workload of the chart, and the ones Helm makes hooks of.
