@@ -14,7 +14,6 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/fleet"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/live"
-	"github.com/kinject/kubectl-inject/plugin/local"
 )
 
 // checkPolicy compiles the policy the flags describe and compares it with
@@ -22,7 +21,7 @@ import (
 // workloads.
 func (o *CheckOptions) checkPolicy(ctx context.Context, c *checkClients) {
 	o.Policy.ErrOut = io.Discard // compile warnings are for policy; check reports
-	p, err := o.Policy.Compile()
+	in, p, err := o.Policy.compile()
 	if err != nil {
 		o.add("policy", checkFail, "the template does not compile: "+err.Error(), "")
 		return
@@ -34,8 +33,8 @@ func (o *CheckOptions) checkPolicy(ctx context.Context, c *checkClients) {
 	if len(namespaces) == 0 {
 		return
 	}
-	o.checkReferences(ctx, c, p, namespaces)
-	o.checkWorkloads(ctx, c, namespaces)
+	o.checkReferences(ctx, c, in, p, namespaces)
+	o.checkWorkloads(ctx, c, in, namespaces)
 }
 
 // applyHint is the command that installs the policy the flags describe.
@@ -181,12 +180,8 @@ func profileFlag(profile string) string {
 
 // checkReferences reports, per matched namespace, what the sidecar needs
 // that the namespace lacks.
-func (o *CheckOptions) checkReferences(ctx context.Context, c *checkClients, p *admission.Policy, namespaces []string) {
+func (o *CheckOptions) checkReferences(ctx context.Context, c *checkClients, in *inject.Injector, p *admission.Policy, namespaces []string) {
 	const category = "namespaces"
-	in, err := o.injector()
-	if err != nil {
-		return
-	}
 	refs := in.Template().References()
 	if len(refs) == 0 {
 		return
@@ -223,23 +218,10 @@ func containsReference(list []inject.Reference, r inject.Reference) bool {
 	return false
 }
 
-// injector loads the injector the flags describe (already compiled once).
-func (o *CheckOptions) injector() (*inject.Injector, error) {
-	tmpl, settings, err := o.Policy.Flags.LoadTemplate(o.Policy.TemplateConfigMap, clusterConfigMaps(o.Policy.ConfigFlags))
-	if err != nil {
-		return nil, err
-	}
-	return local.NewInjector(tmpl, settings, io.Discard)
-}
-
 // checkWorkloads summarizes, as kubectl inject status does, the workloads
 // and Pods of the matched namespaces that are behind the template.
-func (o *CheckOptions) checkWorkloads(ctx context.Context, c *checkClients, namespaces []string) {
+func (o *CheckOptions) checkWorkloads(ctx context.Context, c *checkClients, in *inject.Injector, namespaces []string) {
 	const category = "workloads"
-	in, err := o.injector()
-	if err != nil {
-		return
-	}
 	st := &StatusOptions{PageSize: 500}
 	var objs []*unstructured.Unstructured
 	for _, ns := range namespaces {

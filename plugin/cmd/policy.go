@@ -186,9 +186,16 @@ func (o *PolicyOptions) Validate() error {
 
 // Compile loads the template and settings from the flags and compiles them.
 func (o *PolicyOptions) Compile() (*admission.Policy, error) {
+	_, p, err := o.compile()
+	return p, err
+}
+
+// compile is Compile that also returns the injector the policy was
+// compiled from (check reads the template and status with it).
+func (o *PolicyOptions) compile() (*inject.Injector, *admission.Policy, error) {
 	tmpl, settings, err := o.Flags.LoadTemplate(o.TemplateConfigMap, clusterConfigMaps(o.ConfigFlags))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(o.Namespaces) > 0 {
 		settings.Policy.Namespaces = o.Namespaces
@@ -201,16 +208,16 @@ func (o *PolicyOptions) Compile() (*admission.Policy, error) {
 	}
 	in, err := local.NewInjector(tmpl, settings, o.ErrOut)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p, err := admission.Compile(in, o.Name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, ns := range admission.NamedSystemNamespaces(settings.Policy) {
 		fmt.Fprintf(o.ErrOut, "Warning: %s is a system namespace: the policy injects its Pods too, and a sidecar that cannot start there stops the cluster's own Pods\n", ns)
 	}
-	return p, nil
+	return in, p, nil
 }
 
 // Run prints, applies or deletes the policy.
