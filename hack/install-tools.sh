@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs the pinned tools the tests need into ${KINJECT_CACHE}/bin
 # (default $HOME/.cache/kubectl-inject/bin) from the Go module proxy (kustomize,
-# krew, validate-krew-manifest, and Helm 3 and 4 as helm3 and helm4), and etcd
+# krew, validate-krew-manifest, Helm 3 and 4 as helm3 and helm4, and kwok, which
+# simulates the Nodes of the tests' control plane), and etcd
 # from Debian (apt-get, through sudo when not root) when it is missing.
 # Idempotent: a tool already at its pinned version is left alone. kpt,
 # kubectl and Docker are expected preinstalled (the README's prerequisites);
 # a missing Docker daemon is a warning. kube-apiserver is built by
-# hack/build-apiserver.sh.
+# hack/build-apiserver.sh (with kube-controller-manager, kube-scheduler and
+# kubectl).
 #
 # Usage: hack/install-tools.sh        then  export PATH="$(hack/install-tools.sh --print-bin):$PATH"
 set -euo pipefail
@@ -24,6 +26,7 @@ tools=(
   "validate-krew-manifest|sigs.k8s.io/krew/cmd/validate-krew-manifest|v0.4.3"
   "helm3|helm.sh/helm/v3/cmd/helm|v3.22.0"
   "helm4|helm.sh/helm/v4/cmd/helm|v4.3.1"
+  "kwok|sigs.k8s.io/kwok/cmd/kwok|v0.8.0"
 )
 
 # installed_version prints the main module version recorded in a Go binary.
@@ -75,6 +78,7 @@ check krew env KREW_ROOT="${krew_root}" "${bindir}/krew" version
 check validate-krew-manifest "${bindir}/validate-krew-manifest" -h
 check helm3 "${bindir}/helm3" version --short
 check helm4 "${bindir}/helm4" version --short
+check kwok "${bindir}/kwok" --version
 check etcd etcd --version
 check kubectl kubectl version --client
 check kpt kpt version

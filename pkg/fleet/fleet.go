@@ -286,3 +286,17 @@ func restartCommand(r Row) string {
 	}
 	return fmt.Sprintf("delete the Pods of %s in %s; its controller creates them again", r.Ref(), r.Namespace)
 }
+
+// PodBehind reports whether pod, made by workload's controller, runs
+// another record than the workload's template holds or, when the
+// template has none (the Pod was injected at admission), an outdated one:
+// it is what Build counts in PodsBehind. Restarts use it to pick the Pods
+// of an OnDelete workload to delete.
+func PodBehind(in *inject.Injector, workload, pod *unstructured.Unstructured) bool {
+	w := classify(in, workload)
+	record := podRecord(in.StatusAnnotation(), pod)
+	if w.RecordedTemplate == "" {
+		return record != "" && classify(in, pod).State == Outdated
+	}
+	return record != w.record
+}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -26,6 +27,17 @@ const (
 	ViewerRole = "kinject-viewer"
 )
 
+// The control plane's components have users of their own (in
+// system:masters), so that the API server's logs and metrics tell them
+// apart from the tests' admin.
+const (
+	controllerManagerUser = "system:kube-controller-manager"
+	schedulerUser         = "system:kube-scheduler"
+	kwokUser              = "kwok"
+)
+
+var componentUsers = []string{controllerManagerUser, schedulerUser, kwokUser}
+
 // writeAuthFiles writes the token file, the service-account key pair and
 // both kubeconfig files into c.Dir.
 func (c *Cluster) writeAuthFiles() error {
@@ -39,6 +51,15 @@ func (c *Cluster) writeAuthFiles() error {
 	// token,user,uid,"group1,group2"
 	tokens := fmt.Sprintf("%s,%s,%s-uid,\"system:masters\"\n%s,%s,%s-uid\n",
 		c.adminToken, AdminUser, AdminUser, c.viewerToken, ViewerUser, ViewerUser)
+	c.componentTokens = map[string]string{}
+	for _, user := range componentUsers {
+		token, err := randomToken()
+		if err != nil {
+			return err
+		}
+		c.componentTokens[user] = token
+		tokens += fmt.Sprintf("%s,%s,%s-uid,\"system:masters\"\n", token, user, strings.ReplaceAll(user, ":", "-"))
+	}
 	if err := writeFile(filepath.Join(c.Dir, "tokens.csv"), tokens); err != nil {
 		return err
 	}
@@ -66,6 +87,23 @@ func (c *Cluster) writeAuthFiles() error {
 		return err
 	}
 	return writeFile(c.ViewerKubeconfig, kubeconfig(c.URL, ViewerUser, c.viewerToken))
+}
+
+// componentKubeconfig writes the kubeconfig of a control plane component
+// and returns its path.
+func (c *Cluster) componentKubeconfig(user string) string {
+	path := filepath.Join(c.Dir, strings.ReplaceAll(user, ":", "-")+".kubeconfig")
+	// The directory was written moments ago; a failure shows as the
+	// component's own error.
+	_ = writeFile(path, kubeconfig(c.URL, user, c.componentTokens[user]))
+	return path
+}
+
+// rootCAFile is the CA the controller manager publishes to namespaces
+// and puts in service-account tokens: the API server's self-signed
+// serving certificate, which it wrote into its cert dir at start.
+func (c *Cluster) rootCAFile() string {
+	return filepath.Join(c.Dir, "certs", "apiserver.crt")
 }
 
 func kubeconfig(server, user, token string) string {

@@ -27,26 +27,51 @@ type Cluster struct {
 	// AdminKubeconfig and ViewerKubeconfig are kubeconfig file paths.
 	AdminKubeconfig, ViewerKubeconfig string
 	// EtcdLog and APIServerLog are the processes' log files. They live in
-	// LogDir, which survives Stop when KeepLogs is set.
-	EtcdLog, APIServerLog, LogDir string
+	// LogDir, which survives Stop when KeepLogs is set. With a control
+	// plane, so do ControllerManagerLog, SchedulerLog and KwokLog.
+	EtcdLog, APIServerLog, LogDir               string
+	ControllerManagerLog, SchedulerLog, KwokLog string
+	// Nodes are the names of the simulated Nodes (control plane only).
+	Nodes []string
 	// KeepLogs keeps LogDir after Stop (Finish sets it on failure, and so
 	// does the environment variable KINJECT_KEEP_LOGS=1).
 	KeepLogs bool
 
 	adminToken, viewerToken string
+	componentTokens         map[string]string
 	etcd, apiserver         *process
-	skip                    string
+	// the control plane, when started
+	controllerManager, scheduler, kwok *process
+	skip                               string
 	// apiBin and apiArgs start the API server again after StopAPIServer.
 	apiBin  string
 	apiArgs []string
 	restart int
 }
 
+// Options say what StartWith runs.
+type Options struct {
+	// APIServerArgs are added to the API server's flags.
+	APIServerArgs []string
+	// ControlPlane also runs kube-controller-manager (the Controllers),
+	// kube-scheduler and kwok with Nodes simulated Nodes
+	// (DefaultNodes when 0): controllers create Pods, the scheduler
+	// binds them, kwok marks them Running and Ready, rollouts complete.
+	// It adds about 10 s to the start.
+	ControlPlane bool
+	Nodes        int
+}
+
 // Start starts etcd and kube-apiserver and waits until the API server is
 // ready; extraArgs are added to the API server's flags. When a binary
 // cannot be found the error wraps ErrMissingBinaries. On other failures the
 // error includes the tail of the failing process's log.
-func Start(ctx context.Context, extraArgs ...string) (_ *Cluster, err error) {
+func Start(ctx context.Context, extraArgs ...string) (*Cluster, error) {
+	return StartWith(ctx, Options{APIServerArgs: extraArgs})
+}
+
+// StartWith is Start with a control plane when opts asks for one.
+func StartWith(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	etcdBin, err := findBinary("ETCD", "etcd")
 	if err != nil {
 		return nil, err
@@ -116,9 +141,18 @@ func Start(ctx context.Context, extraArgs ...string) (_ *Cluster, err error) {
 		"--allow-privileged=true",
 		"--profiling=false",
 	}
-	c.apiArgs = append(c.apiArgs, extraArgs...)
+	c.apiArgs = append(c.apiArgs, opts.APIServerArgs...)
 	if err := c.startAPIServer(ctx, c.APIServerLog); err != nil {
 		return nil, err
+	}
+	if opts.ControlPlane {
+		nodes := opts.Nodes
+		if nodes <= 0 {
+			nodes = DefaultNodes
+		}
+		if err := c.startControlPlane(ctx, nodes); err != nil {
+			return nil, err
+		}
 	}
 	return c, nil
 }
@@ -150,9 +184,14 @@ func (c *Cluster) RestartAPIServer(ctx context.Context) error {
 // cluster on which Require skips the test, except with CI=true, where it
 // exits the process. Any other failure exits the process.
 func MustStart(extraArgs ...string) *Cluster {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	return MustStartWith(Options{APIServerArgs: extraArgs})
+}
+
+// MustStartWith is MustStart with Options.
+func MustStartWith(opts Options) *Cluster {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	c, err := Start(ctx, extraArgs...)
+	c, err := StartWith(ctx, opts)
 	switch {
 	case errors.Is(err, ErrMissingBinaries) && !testbin.InCI():
 		fmt.Fprintf(os.Stderr, "cluster: skipping live tests: %v\n", err)
@@ -190,19 +229,24 @@ func (c *Cluster) Finish(code int) int {
 
 // DumpLogs writes the log paths and the last n lines of each log to w.
 func (c *Cluster) DumpLogs(w io.Writer, n int) {
-	for _, p := range []string{c.EtcdLog, c.APIServerLog} {
+	for _, p := range []string{c.EtcdLog, c.APIServerLog, c.ControllerManagerLog, c.SchedulerLog, c.KwokLog} {
 		if p != "" {
 			fmt.Fprintf(w, "==> %s <==\n%s\n", p, tail(p, n))
 		}
 	}
 }
 
-// Stop kills both processes and removes the temporary directories (LogDir is
+// Stop kills every process and removes the temporary directories (LogDir is
 // kept when KeepLogs is set). It is safe to call more than once and on nil.
 func (c *Cluster) Stop() {
 	if c == nil {
 		return
 	}
+	// kwok and the controllers first: they would log every moment the
+	// API server is gone.
+	c.kwok.stop()
+	c.scheduler.stop()
+	c.controllerManager.stop()
 	c.apiserver.stop()
 	c.etcd.stop()
 	if c.Dir != "" {

@@ -1,13 +1,22 @@
-// Package cluster runs a real, throw-away Kubernetes control plane (etcd plus
-// kube-apiserver, no controllers, no nodes) for live tests of the plugin and
-// the KRM function.
+// Package cluster runs a real, throw-away Kubernetes cluster for live tests
+// of the plugin and the KRM function: etcd plus kube-apiserver (Start), and,
+// when asked for (StartWith with Options.ControlPlane), the control plane
+// that makes workloads run: kube-controller-manager (the workload
+// controllers and garbage collection, see Controllers), kube-scheduler, and
+// kwok simulating DefaultNodes Nodes. Controllers then create the Pods,
+// through admission; the scheduler binds them; kwok marks them Running and
+// Ready with no container runtime, so rollouts complete and Jobs succeed.
+// Pods can ask kwok to stay NotReady (HoldLabel) or to become Ready late
+// (ReadyAfterAnnotation). Suites that only store objects leave the control
+// plane off: it adds about 10 s to the start.
 //
-// The binaries are looked up from the environment variables KUBE_APISERVER and
-// ETCD, then from the tool cache ($KINJECT_CACHE/bin, default
-// $HOME/.cache/kubectl-inject/bin), then from PATH. Prepare them with:
+// The binaries are looked up from the environment variables KUBE_APISERVER,
+// ETCD, KUBE_CONTROLLER_MANAGER, KUBE_SCHEDULER and KWOK, then from the tool
+// cache ($KINJECT_CACHE/bin, default $HOME/.cache/kubectl-inject/bin), then
+// from PATH. Prepare them with:
 //
-//	hack/build-apiserver.sh   # builds kube-apiserver v1.37.2 (~11-15 min cold)
-//	hack/install-tools.sh     # etcd (apt etcd-server), kustomize, krew
+//	hack/build-apiserver.sh   # kube-apiserver, kube-controller-manager, kube-scheduler, kubectl v1.37.2
+//	hack/install-tools.sh     # etcd (apt etcd-server), kwok, kustomize, krew
 //
 // When they are missing, tests are skipped, except when CI=true, where the
 // run fails loudly.
@@ -20,9 +29,9 @@
 //     on deployments in one namespace (ViewerConfig, ViewerKubeconfig)
 //
 // The kubeconfig files use insecure-skip-tls-verify against the API server's
-// self-signed serving certificate. Since no controller manager runs,
-// Deployments are stored but never produce ReplicaSets or Pods, namespaces get
-// no default ServiceAccount and deleted namespaces stay Terminating.
+// self-signed serving certificate. Without the control plane, Deployments
+// are stored but never produce ReplicaSets or Pods, namespaces get no
+// default ServiceAccount and deleted namespaces stay Terminating.
 //
 // Typical use, one cluster per test binary:
 //

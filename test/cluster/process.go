@@ -15,9 +15,10 @@ import (
 	"github.com/kinject/kubectl-inject/internal/testbin"
 )
 
-// ErrMissingBinaries is wrapped by Start's error when etcd or kube-apiserver
+// ErrMissingBinaries is wrapped by Start's error when etcd, kube-apiserver
+// or, for a control plane, kube-controller-manager, kube-scheduler or kwok
 // cannot be found.
-var ErrMissingBinaries = errors.New("live cluster binaries missing: run hack/build-apiserver.sh (kube-apiserver) and hack/install-tools.sh (etcd)")
+var ErrMissingBinaries = errors.New("live cluster binaries missing: run hack/build-apiserver.sh (kube-apiserver, kube-controller-manager, kube-scheduler, kubectl) and hack/install-tools.sh (etcd, kwok)")
 
 // findBinary looks name up in $env, then the cache's bin dir, then PATH.
 func findBinary(env, name string) (string, error) {

@@ -1,0 +1,20 @@
+// Command kubectl builds the upstream kubectl at the test API server's
+// version, so that tests that need a client within the supported version
+// skew (kubectl rollout status, the bench's rollout loop) do not depend on
+// the kubectl installed on the machine. See hack/build-apiserver.sh.
+package main
+
+import (
+	"k8s.io/component-base/cli"
+	"k8s.io/kubectl/pkg/cmd"
+	"k8s.io/kubectl/pkg/cmd/util"
+
+	_ "k8s.io/client-go/plugin/pkg/client/auth" // as upstream
+)
+
+func main() {
+	command := cmd.NewDefaultKubectlCommand()
+	if err := cli.RunNoErrOutput(command); err != nil {
+		util.CheckErr(err)
+	}
+}

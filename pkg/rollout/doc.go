@@ -1,0 +1,36 @@
+// Package rollout plans and runs kubectl inject restart: it brings the
+// workloads whose Pods run an outdated or missing sidecar (the rows
+// kubectl inject status reports as behind) to the current template, a
+// bounded number at a time.
+//
+// Plan turns status rows (pkg/fleet) and the objects they were built from
+// into Steps, one per workload, each with an Action:
+//
+//   - Restart: a rollout restart, the kubectl.kubernetes.io/restartedAt
+//     annotation on the pod template as kubectl sets it, for workloads
+//     injected at admission (their new Pods get the current sidecar there);
+//   - Reinject: injection with the current template (pkg/live), for
+//     workloads injected through their templates; the template change
+//     rolls them;
+//   - DeletePods: for an OnDelete StatefulSet or DaemonSet, or a ReplicaSet
+//     with no Deployment, whose controller replaces deleted Pods but never
+//     rolls: its Pods that are behind are deleted one at a time, each
+//     replacement waited on until Ready (after injection, when the
+//     template is outdated);
+//   - Wait: a rollout already under way (an earlier run that was stopped)
+//     is only waited on, so that a second run resumes rather than
+//     restarting again;
+//   - Report: bare Pods (unless Recreate) and Jobs are left alone and
+//     reported: a Pod cannot gain containers, and a Job's Pods finish on
+//     their own (the next Job of a CronJob gets the current template).
+//
+// Status judges, from a workload as the API server returns it, whether
+// its rollout is complete, under way or failed, as kubectl rollout status
+// does; it is pure. Run executes a plan: at most MaxInFlight workloads
+// move at once, each waited on until its rollout completes or its
+// progress deadline passes; the first failure stops new starts, lets those
+// in flight finish, and is reported with the workload and the reason.
+// Closing the stop channel (SIGINT in the command) does the same. The
+// cluster side (patches, deletes, watches) is the Mover the command
+// passes in, so the scheduling is tested without a cluster.
+package rollout

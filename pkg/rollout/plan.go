@@ -1,0 +1,140 @@
+package rollout
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kinject/kubectl-inject/pkg/fleet"
+	"github.com/kinject/kubectl-inject/pkg/inject"
+)
+
+// Action is what a step does to its workload.
+type Action string
+
+// Actions (see the package documentation).
+const (
+	Restart    Action = "restart"
+	Reinject   Action = "reinject"
+	DeletePods Action = "delete-pods"
+	Wait       Action = "wait"
+	Recreate   Action = "recreate"
+	Report     Action = "report"
+)
+
+// Step is one workload of a plan.
+type Step struct {
+	Namespace string `json:"namespace,omitempty"`
+	Kind      string `json:"kind"`
+	Group     string `json:"group,omitempty"`
+	Name      string `json:"name"`
+	Action    Action `json:"action"`
+	// Inject, for DeletePods, injects the current template first.
+	Inject bool `json:"inject,omitempty"`
+	// Pods and PodsBehind are the status row's counts.
+	Pods       int `json:"pods"`
+	PodsBehind int `json:"podsBehind"`
+	// Reason and Message say why a Report step is left alone.
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// Ref names the step's workload as kubectl does: deployment.apps/web.
+func (s Step) Ref() string {
+	kind := strings.ToLower(s.Kind)
+	if s.Group != "" {
+		kind += "." + s.Group
+	}
+	return kind + "/" + s.Name
+}
+
+// Moves reports a step that changes its workload (every action but Report).
+func (s Step) Moves() bool { return s.Action != Report }
+
+// PlanOptions tune Plan.
+type PlanOptions struct {
+	// Recreate deletes and creates again the bare Pods that are behind,
+	// instead of reporting them.
+	Recreate bool
+	// SystemNamespaces lets the plan reach system namespaces (kube-system,
+	// ...): the command sets it when -n names one.
+	SystemNamespaces bool
+}
+
+// Object finds the object a status row was built from (nil when it is
+// not known).
+type Object func(namespace, kind, name string) *unstructured.Unstructured
+
+// Plan returns the steps that bring rows to current, in the rows' order
+// (outdated first, then by namespace, kind and name): one per row that is
+// outdated or has Pods behind, or is in error. Pods injected at admission
+// are left to their workload's step.
+func Plan(rows []fleet.Row, objects Object, opts PlanOptions) []Step {
+	var steps []Step
+	for _, r := range rows {
+		if r.Kind == "Pod" && r.Admission {
+			continue
+		}
+		if !r.NeedsAttention() && !r.Failed() {
+			continue
+		}
+		s := Step{Namespace: r.Namespace, Kind: r.Kind, Group: r.Group, Name: r.Name, Pods: r.Pods, PodsBehind: r.PodsBehind}
+		var obj *unstructured.Unstructured
+		if objects != nil {
+			obj = objects(r.Namespace, r.Kind, r.Name)
+		}
+		plan(&s, r, obj, opts)
+		steps = append(steps, s)
+	}
+	return steps
+}
+
+// plan decides one step's action.
+func plan(s *Step, r fleet.Row, obj *unstructured.Unstructured, opts PlanOptions) {
+	report := func(reason, message string) { s.Action, s.Reason, s.Message = Report, reason, message }
+	outdated := r.State == fleet.Outdated
+	switch {
+	case inject.IsSystemNamespace(r.Namespace) && !opts.SystemNamespaces:
+		report(ReasonSystemNamespace, r.Namespace+" is a system namespace; name it with -n "+r.Namespace+" to restart there")
+	case r.Failed():
+		report(ReasonError, r.State+": "+r.Message)
+	case r.Kind == "Pod":
+		if opts.Recreate {
+			s.Action = Recreate
+			return
+		}
+		report(ReasonBarePod, "a Pod without a controller cannot gain containers; --recreate deletes it and creates it again")
+	case r.Kind == "Job":
+		report(ReasonJob, "a Job's Pods are not restarted: they finish on their own")
+	case r.Kind == "CronJob":
+		if outdated {
+			s.Action = Reinject
+			return
+		}
+		report(ReasonJob, "the Pods of the CronJob's Jobs finish on their own; its next Jobs get its template")
+	case !outdated && r.PodsBehind == 0:
+		report(ReasonWaitingForReference, "the sidecar needs "+strings.Join(r.WaitingFor, ", ")+", which the namespace lacks")
+	case obj != nil && OnDelete(obj):
+		s.Action, s.Inject = DeletePods, outdated
+	case !outdated && obj != nil && Rolls(obj.GetKind()) && !Status(obj).Done:
+		// under way (or stuck): restarting again would only start
+		// another rollout; waiting resumes it, or names why it fails.
+		s.Action = Wait
+	case outdated:
+		s.Action = Reinject
+	default:
+		s.Action = Restart
+	}
+}
+
+// Count sums a plan: the steps that move workloads, and those reported.
+func Count(steps []Step) (moving, reported int) {
+	for _, s := range steps {
+		if s.Moves() {
+			moving++
+		} else {
+			reported++
+		}
+	}
+	return moving, reported
+}

@@ -1,0 +1,179 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+// Controllers are the kube-controller-manager controllers the control
+// plane runs: the workload controllers, garbage collection, and the two
+// that give new namespaces a default ServiceAccount and delete
+// namespaces. Nothing else (no node lifecycle: kwok's Nodes stay Ready).
+var Controllers = []string{
+	"deployment-controller", "replicaset-controller", "statefulset-controller",
+	"daemonset-controller", "job-controller", "cronjob-controller",
+	"garbage-collector-controller", "serviceaccount-controller", "namespace-controller",
+}
+
+// DefaultNodes is how many simulated Nodes a control plane gets.
+const DefaultNodes = 3
+
+// startControlPlane starts kube-controller-manager, kube-scheduler and
+// kwok against the running API server, creates the Nodes kwok manages,
+// and returns once the Nodes are Ready and the controllers work (the
+// default namespace has its ServiceAccount).
+func (c *Cluster) startControlPlane(ctx context.Context, nodes int) error {
+	kcmBin, err := findBinary("KUBE_CONTROLLER_MANAGER", "kube-controller-manager")
+	if err != nil {
+		return err
+	}
+	schedBin, err := findBinary("KUBE_SCHEDULER", "kube-scheduler")
+	if err != nil {
+		return err
+	}
+	kwokBin, err := findBinary("KWOK", "kwok")
+	if err != nil {
+		return err
+	}
+	ports, err := freePorts(3)
+	if err != nil {
+		return err
+	}
+	c.ControllerManagerLog = filepath.Join(c.LogDir, "kube-controller-manager.log")
+	c.SchedulerLog = filepath.Join(c.LogDir, "kube-scheduler.log")
+	c.KwokLog = filepath.Join(c.LogDir, "kwok.log")
+
+	c.controllerManager, err = startProcess(kcmBin, []string{
+		"--kubeconfig=" + c.componentKubeconfig(controllerManagerUser),
+		"--leader-elect=false",
+		"--controllers=" + strings.Join(Controllers, ","),
+		"--service-account-private-key-file=" + filepath.Join(c.Dir, "sa.key"),
+		"--root-ca-file=" + c.rootCAFile(),
+		"--use-service-account-credentials=false",
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(ports[0]),
+		"--cert-dir=" + filepath.Join(c.Dir, "kcm-certs"),
+		"--kube-api-qps=200", "--kube-api-burst=400",
+		// Rollouts are waited on by tests: no batching delay.
+		"--concurrent-deployment-syncs=10", "--concurrent-replicaset-syncs=10",
+		"--concurrent-statefulset-syncs=10", "--concurrent-daemonset-syncs=5",
+		"--profiling=false",
+	}, c.ControllerManagerLog)
+	if err != nil {
+		return err
+	}
+	c.scheduler, err = startProcess(schedBin, []string{
+		"--kubeconfig=" + c.componentKubeconfig(schedulerUser),
+		"--leader-elect=false",
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(ports[1]),
+		"--cert-dir=" + filepath.Join(c.Dir, "scheduler-certs"),
+		"--kube-api-qps=200", "--kube-api-burst=400",
+		"--profiling=false",
+	}, c.SchedulerLog)
+	if err != nil {
+		return err
+	}
+	stages := filepath.Join(c.Dir, "kwok.yaml")
+	if err := writeFile(stages, kwokStages); err != nil {
+		return err
+	}
+	kwokHealth := "127.0.0.1:" + strconv.Itoa(ports[2])
+	c.kwok, err = startProcess(kwokBin, []string{
+		"--kubeconfig=" + c.componentKubeconfig(kwokUser),
+		"--config=" + stages,
+		"--manage-all-nodes=false",
+		"--manage-nodes-with-annotation-selector=" + NodeAnnotation + "=fake",
+		"--node-ip=10.240.0.1",
+		"--cidr=10.240.0.0/16",
+		"--server-address=" + kwokHealth,
+	}, c.KwokLog)
+	if err != nil {
+		return err
+	}
+
+	for _, h := range []struct {
+		p    *process
+		url  string
+		log  string
+		name string
+	}{
+		{c.controllerManager, "https://127.0.0.1:" + strconv.Itoa(ports[0]) + "/healthz", c.ControllerManagerLog, "kube-controller-manager"},
+		{c.scheduler, "https://127.0.0.1:" + strconv.Itoa(ports[1]) + "/healthz", c.SchedulerLog, "kube-scheduler"},
+		{c.kwok, "http://" + kwokHealth + "/healthz", c.KwokLog, "kwok"},
+	} {
+		if err := waitHealthy(ctx, h.p, h.url, "", 2*time.Minute); err != nil {
+			return fmt.Errorf("%s not healthy: %w\n%s", h.name, err, tail(h.log, 40))
+		}
+	}
+	if err := c.createNodes(ctx, nodes); err != nil {
+		return err
+	}
+	return c.waitControllers(ctx)
+}
+
+// createNodes creates n Nodes for kwok and waits until they are Ready.
+func (c *Cluster) createNodes(ctx context.Context, n int) error {
+	admin, err := c.AdminClient()
+	if err != nil {
+		return err
+	}
+	for i := range n {
+		name := fmt.Sprintf("kwok-node-%d", i)
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
+			Name:        name,
+			Annotations: map[string]string{NodeAnnotation: "fake"},
+			Labels:      map[string]string{"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "type": "kwok"},
+		}}
+		if _, err := admin.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create node %s: %w", name, err)
+		}
+		c.Nodes = append(c.Nodes, name)
+	}
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		list, err := admin.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		ready := 0
+		for _, node := range list.Items {
+			for _, cond := range node.Status.Conditions {
+				if cond.Type == corev1.NodeReady && cond.Status == corev1.ConditionTrue {
+					ready++
+				}
+			}
+		}
+		return ready >= n, nil
+	})
+	if err != nil {
+		return fmt.Errorf("wait for %d kwok nodes to be Ready: %w\n%s", n, err, tail(c.KwokLog, 40))
+	}
+	return nil
+}
+
+// waitControllers waits until the controller manager gave the default
+// namespace its ServiceAccount: its informers are synced and its
+// controllers run.
+func (c *Cluster) waitControllers(ctx context.Context) error {
+	admin, err := c.AdminClient()
+	if err != nil {
+		return err
+	}
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := admin.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
+		return err == nil, nil
+	})
+	if err != nil {
+		return fmt.Errorf("wait for the controllers (default ServiceAccount): %w\n%s", err, tail(c.ControllerManagerLog, 40))
+	}
+	return nil
+}

@@ -1,0 +1,208 @@
+package cluster
+
+import "strings"
+
+// Pods on the simulated Nodes become Running and Ready as soon as they are
+// scheduled, unless they ask otherwise:
+const (
+	// HoldLabel on a Pod (put it on a pod template) keeps it NotReady:
+	// HoldNever for every Pod, HoldRestarted only for the Pods of a
+	// rollout restart (those carrying RestartedAtAnnotation), so that a
+	// workload runs until it is restarted and then never becomes Ready.
+	// The Pod stays Running with Ready=False, as a Pod whose readiness
+	// probe fails. Fix the workload by removing the label from its pod
+	// template: the next Pods become Ready.
+	HoldLabel     = "kwok.kinject.dev/hold"
+	HoldNever     = "never"
+	HoldRestarted = "restarted"
+	// ReadyAfterAnnotation delays readiness by a Go duration ("2s"), for
+	// rollouts slow enough to be watched or interrupted.
+	ReadyAfterAnnotation = "kwok.kinject.dev/ready-after"
+	// RestartedAtAnnotation is what kubectl rollout restart (and kubectl
+	// inject restart) sets on a pod template.
+	RestartedAtAnnotation = "kubectl.kubernetes.io/restartedAt"
+	// NodeAnnotation marks the Nodes kwok manages.
+	NodeAnnotation = "kwok.x-k8s.io/node"
+)
+
+// kwokStages is kwok's configuration: its own fast stages (kwok
+// v0.8.0's kustomize/stage/{node,pod}/fast, standalone kwok has none by
+// default) with two changes: pod-ready skips held Pods, which pod-hold
+// makes Running and NotReady instead, and pod-ready waits for
+// ReadyAfterAnnotation.
+var kwokStages = strings.ReplaceAll(kwokStagesTemplate, "HOLD_EXPR", holdExpression)
+
+// holdExpression says "hold" for a held Pod, "ready" for any other.
+const holdExpression = `(.metadata.labels["` + HoldLabel + `"] // "") as $h | if $h == "` + HoldNever + `" or ($h == "` + HoldRestarted + `" and (.metadata.annotations["` + RestartedAtAnnotation + `"] != null)) then "hold" else "ready" end`
+
+const kwokStagesTemplate = `apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: node-initialize
+spec:
+  resourceRef: {apiGroup: v1, kind: Node}
+  selector:
+    matchExpressions:
+    - key: '.status.conditions.[] | select( .type == "Ready" ) | .status'
+      operator: NotIn
+      values: ['True']
+  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      conditions:
+      {{ range NodeConditions }}
+      - lastHeartbeatTime: {{ $now | Quote }}
+        lastTransitionTime: {{ $now | Quote }}
+        message: {{ .message | Quote }}
+        reason: {{ .reason | Quote }}
+        status: {{ .status | Quote }}
+        type: {{ .type | Quote }}
+      {{ end }}
+      addresses:
+      - address: {{ NodeIP | Quote }}
+        type: InternalIP
+      allocatable: {cpu: 1k, memory: 1Ti, pods: 1k}
+      capacity: {cpu: 1k, memory: 1Ti, pods: 1k}
+      nodeInfo:
+        architecture: amd64
+        operatingSystem: linux
+        kubeletVersion: {{ printf "kwok-%s" Version }}
+      phase: Running
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: pod-ready
+spec:
+  resourceRef: {apiGroup: v1, kind: Pod}
+  selector:
+    matchExpressions:
+    - key: '.metadata.deletionTimestamp'
+      operator: DoesNotExist
+    - key: '.status.phase'
+      operator: In
+      values: [Pending]
+    - key: '.status.conditions.[] | select( .type == "Ready" ) | .status'
+      operator: NotIn
+      values: ['True']
+    - key: 'HOLD_EXPR'
+      operator: In
+      values: [ready]
+  delay:
+    durationFrom:
+      jq: {expression: '.metadata.annotations["` + ReadyAfterAnnotation + `"] // ""'}
+  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      conditions:
+      - {lastTransitionTime: {{ $now | Quote }}, status: "True", type: Initialized}
+      - {lastTransitionTime: {{ $now | Quote }}, status: "True", type: Ready}
+      - {lastTransitionTime: {{ $now | Quote }}, status: "True", type: ContainersReady}
+      containerStatuses:
+      {{ range .spec.containers }}
+      - image: {{ .image | Quote }}
+        name: {{ .name | Quote }}
+        ready: true
+        restartCount: 0
+        state: {running: {startedAt: {{ $now | Quote }}}}
+      {{ end }}
+      initContainerStatuses:
+      {{ range .spec.initContainers }}
+      - image: {{ .image | Quote }}
+        name: {{ .name | Quote }}
+        ready: true
+        restartCount: 0
+        {{ if eq .restartPolicy "Always" }}
+        started: true
+        state: {running: {startedAt: {{ $now | Quote }}}}
+        {{ else }}
+        state: {terminated: {exitCode: 0, reason: Completed, startedAt: {{ $now | Quote }}, finishedAt: {{ $now | Quote }}}}
+        {{ end }}
+      {{ end }}
+      hostIP: {{ NodeIPWith .spec.nodeName | Quote }}
+      podIP: {{ PodIPWith .spec.nodeName ( or .spec.hostNetwork false ) ( or .metadata.uid "" ) ( or .metadata.name "" ) ( or .metadata.namespace "" ) | Quote }}
+      phase: Running
+      startTime: {{ $now | Quote }}
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: pod-hold
+spec:
+  resourceRef: {apiGroup: v1, kind: Pod}
+  selector:
+    matchExpressions:
+    - key: '.metadata.deletionTimestamp'
+      operator: DoesNotExist
+    - key: '.status.phase'
+      operator: In
+      values: [Pending]
+    - key: 'HOLD_EXPR'
+      operator: In
+      values: [hold]
+  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      conditions:
+      - {lastTransitionTime: {{ $now | Quote }}, status: "True", type: Initialized}
+      - {lastTransitionTime: {{ $now | Quote }}, status: "False", type: Ready, reason: ContainersNotReady}
+      - {lastTransitionTime: {{ $now | Quote }}, status: "False", type: ContainersReady, reason: ContainersNotReady}
+      containerStatuses:
+      {{ range .spec.containers }}
+      - image: {{ .image | Quote }}
+        name: {{ .name | Quote }}
+        ready: false
+        restartCount: 0
+        state: {running: {startedAt: {{ $now | Quote }}}}
+      {{ end }}
+      hostIP: {{ NodeIPWith .spec.nodeName | Quote }}
+      podIP: {{ PodIPWith .spec.nodeName ( or .spec.hostNetwork false ) ( or .metadata.uid "" ) ( or .metadata.name "" ) ( or .metadata.namespace "" ) | Quote }}
+      phase: Running
+      startTime: {{ $now | Quote }}
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: pod-complete
+spec:
+  resourceRef: {apiGroup: v1, kind: Pod}
+  selector:
+    matchExpressions:
+    - key: '.metadata.deletionTimestamp'
+      operator: DoesNotExist
+    - key: '.status.phase'
+      operator: In
+      values: [Running]
+    - key: '.status.conditions.[] | select( .type == "Ready" ) | .status'
+      operator: In
+      values: ['True']
+    - key: '.metadata.ownerReferences.[].kind'
+      operator: In
+      values: [Job]
+  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      containerStatuses:
+      {{ range .spec.containers }}
+      - image: {{ .image | Quote }}
+        name: {{ .name | Quote }}
+        ready: false
+        restartCount: 0
+        started: false
+        state: {terminated: {exitCode: 0, reason: Completed, startedAt: {{ $now | Quote }}, finishedAt: {{ $now | Quote }}}}
+      {{ end }}
+      phase: Succeeded
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: pod-delete
+spec:
+  resourceRef: {apiGroup: v1, kind: Pod}
+  selector:
+    matchExpressions:
+    - key: '.metadata.deletionTimestamp'
+      operator: Exists
+  next:
+    delete: true
+`
