@@ -1,0 +1,205 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
+)
+
+// restartCache holds what restart reads, the kinds status lists, kept
+// current by one list and one watch per kind (informers): the plan is
+// built from it and every rollout is waited on through it, so the
+// requests do not grow with the time rollouts take.
+type restartCache struct {
+	factory   dynamicinformer.DynamicSharedInformerFactory
+	informers map[string]cache.SharedIndexInformer // by resource
+	kinds     map[string]schema.GroupVersionKind   // by resource
+
+	mu      sync.Mutex
+	changed chan struct{}
+	watchErr error
+}
+
+// controllerIndex indexes Pods by the UID of their controller.
+const controllerIndex = "controller"
+
+func newRestartCache(client dynamic.Interface, namespace string) *restartCache {
+	c := &restartCache{
+		factory:   dynamicinformer.NewFilteredDynamicSharedInformerFactory(client, 0, namespace, nil),
+		informers: map[string]cache.SharedIndexInformer{},
+		kinds:     map[string]schema.GroupVersionKind{},
+		changed:   make(chan struct{}),
+	}
+	for _, r := range statusResources {
+		inf := c.factory.ForResource(r.gvr).Informer()
+		c.informers[r.gvr.Resource] = inf
+		c.kinds[r.gvr.Resource] = r.gvr.GroupVersion().WithKind(kindOf(r.gvr.Resource))
+		_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(any) { c.notify() },
+			UpdateFunc: func(any, any) { c.notify() },
+			DeleteFunc: func(any) { c.notify() },
+		})
+		gr := r.gvr.GroupResource()
+		_ = inf.SetWatchErrorHandler(func(_ *cache.Reflector, err error) {
+			if apierrors.IsForbidden(err) {
+				c.mu.Lock()
+				c.watchErr = fmt.Errorf("listing %s: %w: kubectl inject restart needs get, list and watch on %s (RBAC, see docs/restart.md): %w", gr, errForbidden, gr, err)
+				c.mu.Unlock()
+			}
+		})
+		if r.gvr.Resource == "pods" {
+			_ = inf.AddIndexers(cache.Indexers{controllerIndex: func(obj any) ([]string, error) {
+				u, ok := obj.(*unstructured.Unstructured)
+				if !ok {
+					return nil, nil
+				}
+				for _, ref := range u.GetOwnerReferences() {
+					if ref.Controller != nil && *ref.Controller {
+						return []string{string(ref.UID)}, nil
+					}
+				}
+				return nil, nil
+			}})
+		}
+	}
+	return c
+}
+
+func kindOf(resource string) string {
+	switch resource {
+	case "deployments":
+		return "Deployment"
+	case "statefulsets":
+		return "StatefulSet"
+	case "daemonsets":
+		return "DaemonSet"
+	case "replicasets":
+		return "ReplicaSet"
+	case "cronjobs":
+		return "CronJob"
+	case "jobs":
+		return "Job"
+	}
+	return "Pod"
+}
+
+func resourceOf(kind string) string {
+	for _, r := range statusResources {
+		if kindOf(r.gvr.Resource) == kind {
+			return r.gvr.Resource
+		}
+	}
+	return ""
+}
+
+// start lists and watches every kind until ctx is done, and returns
+// once all are listed (or a list is forbidden).
+func (c *restartCache) start(ctx context.Context) error {
+	c.factory.Start(ctx.Done())
+	syncCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		for syncCtx.Err() == nil {
+			if c.err() != nil {
+				cancel()
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	for res, inf := range c.informers {
+		if !cache.WaitForCacheSync(syncCtx.Done(), inf.HasSynced) {
+			if err := c.err(); err != nil {
+				return err
+			}
+			return fmt.Errorf("listing %s: %w", res, errors.Join(ctx.Err(), errors.New("not listed")))
+		}
+	}
+	return nil
+}
+
+func (c *restartCache) err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.watchErr
+}
+
+// notify wakes every waiter: something changed.
+func (c *restartCache) notify() {
+	c.mu.Lock()
+	close(c.changed)
+	c.changed = make(chan struct{})
+	c.mu.Unlock()
+}
+
+// next is closed at the next change.
+func (c *restartCache) next() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.changed
+}
+
+// typed gives obj (a cache item, never to be changed) its kind.
+func (c *restartCache) typed(resource string, obj any) *unstructured.Unstructured {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return nil
+	}
+	u = u.DeepCopy()
+	u.SetGroupVersionKind(c.kinds[resource])
+	return u
+}
+
+// objects returns a copy of everything listed, every kind.
+func (c *restartCache) objects() []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, r := range statusResources {
+		for _, item := range c.informers[r.gvr.Resource].GetStore().List() {
+			if u := c.typed(r.gvr.Resource, item); u != nil {
+				out = append(out, u)
+			}
+		}
+	}
+	return out
+}
+
+// get returns a copy of one object, nil when it does not exist.
+func (c *restartCache) get(resource, namespace, name string) *unstructured.Unstructured {
+	inf, ok := c.informers[resource]
+	if !ok {
+		return nil
+	}
+	key := name
+	if namespace != "" {
+		key = namespace + "/" + name
+	}
+	item, exists, err := inf.GetStore().GetByKey(key)
+	if err != nil || !exists {
+		return nil
+	}
+	return c.typed(resource, item)
+}
+
+// podsOf returns copies of the Pods owner controls.
+func (c *restartCache) podsOf(owner *unstructured.Unstructured) []*unstructured.Unstructured {
+	items, err := c.informers["pods"].GetIndexer().ByIndex(controllerIndex, string(owner.GetUID()))
+	if err != nil {
+		return nil
+	}
+	var out []*unstructured.Unstructured
+	for _, item := range items {
+		if u := c.typed("pods", item); u != nil {
+			out = append(out, u)
+		}
+	}
+	return out
+}

@@ -1,0 +1,224 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/kinject/kubectl-inject/pkg/fleet"
+	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/live"
+	"github.com/kinject/kubectl-inject/pkg/rollout"
+)
+
+// restartedAtAnnotation is what kubectl rollout restart sets on a pod
+// template; its new value makes the controller roll the Pods.
+const restartedAtAnnotation = "kubectl.kubernetes.io/restartedAt"
+
+// restartMover moves one workload to current on the cluster (see
+// rollout.Mover) and waits on it through the cache.
+type restartMover struct {
+	cache    *restartCache
+	client   dynamic.Interface
+	patcher  *live.Patcher
+	injector *inject.Injector
+	// deadline bounds a wait without progress (a Deployment's own
+	// progressDeadlineSeconds usually ends it first).
+	deadline time.Duration
+	now      func() time.Time
+}
+
+func gvrOf(resource string) schema.GroupVersionResource {
+	for _, r := range statusResources {
+		if r.gvr.Resource == resource {
+			return r.gvr
+		}
+	}
+	return schema.GroupVersionResource{}
+}
+
+// Move does s's action and waits until the workload is current.
+func (m *restartMover) Move(ctx context.Context, s rollout.Step) error {
+	resource := resourceOf(s.Kind)
+	switch s.Action {
+	case rollout.Wait:
+		return m.waitRollout(ctx, resource, s, 0)
+	case rollout.Restart:
+		gen, err := m.restart(ctx, resource, s)
+		if err != nil {
+			return err
+		}
+		return m.waitRollout(ctx, resource, s, gen)
+	case rollout.Reinject:
+		gen, err := m.reinject(ctx, resource, s, false)
+		if err != nil || !rollout.Rolls(s.Kind) {
+			return err
+		}
+		return m.waitRollout(ctx, resource, s, gen)
+	case rollout.DeletePods:
+		if s.Inject {
+			if _, err := m.reinject(ctx, resource, s, false); err != nil {
+				return err
+			}
+		}
+		return m.deletePods(ctx, resource, s)
+	case rollout.Recreate:
+		_, err := m.reinject(ctx, resource, s, true)
+		return err
+	}
+	return fmt.Errorf("nothing to do for %s", s.Action)
+}
+
+// restart sets the restartedAt annotation, as kubectl rollout restart
+// does, and returns the generation that holds it.
+func (m *restartMover) restart(ctx context.Context, resource string, s rollout.Step) (int64, error) {
+	patch := fmt.Sprintf(`{"spec":{"template":{"metadata":{"annotations":{%q:%q}}}}}`, restartedAtAnnotation, m.now().Format(time.RFC3339))
+	out, err := m.client.Resource(gvrOf(resource)).Namespace(s.Namespace).Patch(ctx, s.Name, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: m.patcher.FieldManager})
+	if err != nil {
+		return 0, rollout.Fail(rollout.ReasonAPI, "restarting: %w", err)
+	}
+	return out.GetGeneration(), nil
+}
+
+// reinject injects the current template and returns the generation
+// that holds it (a bare Pod with recreate: deleted and created again).
+func (m *restartMover) reinject(ctx context.Context, resource string, s rollout.Step, recreate bool) (int64, error) {
+	p := *m.patcher
+	p.Recreate = recreate
+	gvr := gvrOf(resource)
+	mapping := &meta.RESTMapping{Resource: gvr, GroupVersionKind: gvr.GroupVersion().WithKind(s.Kind), Scope: meta.RESTScopeNamespace}
+	res := p.Process(ctx, live.Target{Mapping: mapping, Namespace: s.Namespace, Name: s.Name, Object: m.cache.get(resource, s.Namespace, s.Name)})
+	if res.Failed() {
+		return 0, rollout.Fail(rollout.ReasonInjection, "injecting the current template: %s", res.Message)
+	}
+	if res.Object == nil {
+		return 0, nil
+	}
+	return res.Object.GetGeneration(), nil
+}
+
+// waitRollout waits until the workload's rollout of generation gen (or
+// later) completes, fails, or makes no progress for the deadline.
+func (m *restartMover) waitRollout(ctx context.Context, resource string, s rollout.Step, gen int64) error {
+	last, lastMessage := m.now(), ""
+	for {
+		changed := m.cache.next()
+		obj := m.cache.get(resource, s.Namespace, s.Name)
+		if obj == nil {
+			return rollout.Fail(rollout.ReasonGone, "the %s was deleted", s.Kind)
+		}
+		if obj.GetGeneration() >= gen {
+			p := rollout.Status(obj)
+			if p.Done {
+				return nil
+			}
+			if p.Failed != "" {
+				return rollout.Fail(p.Failed, "%s", p.Message)
+			}
+			if p.Message != lastMessage {
+				last, lastMessage = m.now(), p.Message
+			}
+		}
+		if err := m.pause(ctx, changed, last, lastMessage); err != nil {
+			return err
+		}
+	}
+}
+
+// pause waits for a change, at most a second; it fails once there was
+// no progress since last for the deadline, or ctx is done.
+func (m *restartMover) pause(ctx context.Context, changed <-chan struct{}, last time.Time, message string) error {
+	if m.now().Sub(last) > m.deadline {
+		return rollout.Fail(rollout.ReasonProgressDeadline, "no progress for %s (%s)", m.deadline, message)
+	}
+	select {
+	case <-changed:
+	case <-time.After(time.Second):
+	case <-ctx.Done():
+		return rollout.Fail(rollout.ReasonInterrupted, "stopped waiting (%s)", message)
+	}
+	return nil
+}
+
+// deletePods deletes, one at a time, the workload's Pods that are behind,
+// each once the workload is settled (all its Pods Ready), waiting for
+// the replacement. A replacement that is still behind fails the step
+// rather than looping: nothing would change it.
+func (m *restartMover) deletePods(ctx context.Context, resource string, s rollout.Step) error {
+	deleted := map[string]bool{}
+	for {
+		obj, err := m.settle(ctx, resource, s, "")
+		if err != nil {
+			return err
+		}
+		pods := m.cache.podsOf(obj)
+		var behind []*unstructured.Unstructured
+		for _, p := range pods {
+			if p.GetDeletionTimestamp() == nil && fleet.PodBehind(m.injector, obj, p) {
+				behind = append(behind, p)
+			}
+		}
+		if len(behind) == 0 {
+			return nil
+		}
+		// Highest ordinal first, as a StatefulSet rolls.
+		sort.Slice(behind, func(i, j int) bool { return behind[i].GetName() > behind[j].GetName() })
+		pod := behind[0]
+		if deleted[pod.GetName()] || len(deleted) > len(pods) {
+			return rollout.Fail(rollout.ReasonInjection, "the replacement of Pod %s still runs an outdated sidecar (is injection at admission enabled in namespace %s?)", pod.GetName(), s.Namespace)
+		}
+		uid := pod.GetUID()
+		err = m.client.Resource(gvrOf("pods")).Namespace(s.Namespace).Delete(ctx, pod.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		if err != nil {
+			return rollout.Fail(rollout.ReasonAPI, "deleting Pod %s: %w", pod.GetName(), err)
+		}
+		deleted[pod.GetName()] = true
+		if _, err := m.settle(ctx, resource, s, uid); err != nil {
+			return err
+		}
+	}
+}
+
+// settle waits until the Pod gone (its UID, when set) has left the cache
+// and the workload has every Pod it wants Ready, and returns the workload.
+func (m *restartMover) settle(ctx context.Context, resource string, s rollout.Step, gone types.UID) (*unstructured.Unstructured, error) {
+	last, lastMessage := m.now(), ""
+	for {
+		changed := m.cache.next()
+		obj := m.cache.get(resource, s.Namespace, s.Name)
+		if obj == nil {
+			return nil, rollout.Fail(rollout.ReasonGone, "the %s was deleted", s.Kind)
+		}
+		ready, present := 0, false
+		for _, p := range m.cache.podsOf(obj) {
+			if p.GetUID() == gone {
+				present = true
+			}
+			if rollout.PodReady(p) {
+				ready++
+			}
+		}
+		want := rollout.DesiredPods(obj)
+		if !present && int64(ready) >= want {
+			return obj, nil
+		}
+		message := fmt.Sprintf("%d of %d Pods are ready", ready, want)
+		if present {
+			message = "waiting for the deleted Pod to go"
+		}
+		if message != lastMessage {
+			last, lastMessage = m.now(), message
+		}
+		if err := m.pause(ctx, changed, last, lastMessage); err != nil {
+			return nil, err
+		}
+	}
+}
