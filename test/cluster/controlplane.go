@@ -58,7 +58,6 @@ func (c *Cluster) startControlPlane(ctx context.Context, nodes int) error {
 		"--controllers=" + strings.Join(Controllers, ","),
 		"--service-account-private-key-file=" + filepath.Join(c.Dir, "sa.key"),
 		"--root-ca-file=" + c.rootCAFile(),
-		"--use-service-account-credentials=false",
 		"--bind-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(ports[0]),
 		"--cert-dir=" + filepath.Join(c.Dir, "kcm-certs"),

@@ -5,7 +5,10 @@
 package main
 
 import (
+	"os"
+
 	"k8s.io/component-base/cli"
+	"k8s.io/component-base/logs"
 	"k8s.io/kubectl/pkg/cmd"
 	"k8s.io/kubectl/pkg/cmd/util"
 
@@ -13,6 +16,8 @@ import (
 )
 
 func main() {
+	// As upstream: the verbosity is set before the command is built.
+	logs.GlogSetter(cmd.GetLogVerbosity(os.Args)) //nolint:errcheck // as upstream
 	command := cmd.NewDefaultKubectlCommand()
 	if err := cli.RunNoErrOutput(command); err != nil {
 		util.CheckErr(err)
