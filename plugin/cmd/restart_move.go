@@ -64,12 +64,14 @@ func (m *restartMover) Move(ctx context.Context, s rollout.Step) error {
 		}
 		return m.waitRollout(ctx, resource, s, gen)
 	case rollout.DeletePods:
+		var gen int64
 		if s.Inject {
-			if _, err := m.reinject(ctx, resource, s, false); err != nil {
+			var err error
+			if gen, err = m.reinject(ctx, resource, s, false); err != nil {
 				return err
 			}
 		}
-		return m.deletePods(ctx, resource, s)
+		return m.deletePods(ctx, resource, s, gen)
 	case rollout.Recreate:
 		_, err := m.reinject(ctx, resource, s, true)
 		return err
@@ -151,11 +153,12 @@ func (m *restartMover) pause(ctx context.Context, changed <-chan struct{}, last 
 // deletePods deletes, one at a time, the workload's Pods that are behind,
 // each once the workload is settled (all its Pods Ready), waiting for
 // the replacement. A replacement that is still behind fails the step
-// rather than looping: nothing would change it.
-func (m *restartMover) deletePods(ctx context.Context, resource string, s rollout.Step) error {
+// rather than looping: nothing would change it. The workload is judged
+// at generation gen or later (the one injection wrote).
+func (m *restartMover) deletePods(ctx context.Context, resource string, s rollout.Step, gen int64) error {
 	deleted := map[string]bool{}
 	for {
-		obj, err := m.settle(ctx, resource, s, "")
+		obj, err := m.settle(ctx, resource, s, gen, "")
 		if err != nil {
 			return err
 		}
@@ -181,15 +184,16 @@ func (m *restartMover) deletePods(ctx context.Context, resource string, s rollou
 			return rollout.Fail(rollout.ReasonAPI, "deleting Pod %s: %w", pod.GetName(), err)
 		}
 		deleted[pod.GetName()] = true
-		if _, err := m.settle(ctx, resource, s, uid); err != nil {
+		if _, err := m.settle(ctx, resource, s, gen, uid); err != nil {
 			return err
 		}
 	}
 }
 
-// settle waits until the Pod gone (its UID, when set) has left the cache
-// and the workload has every Pod it wants Ready, and returns the workload.
-func (m *restartMover) settle(ctx context.Context, resource string, s rollout.Step, gone types.UID) (*unstructured.Unstructured, error) {
+// settle waits until the cache holds the workload at generation gen or
+// later, the Pod gone (its UID, when set) has left it, and the workload
+// has every Pod it wants Ready; it returns the workload.
+func (m *restartMover) settle(ctx context.Context, resource string, s rollout.Step, gen int64, gone types.UID) (*unstructured.Unstructured, error) {
 	last, lastMessage := m.now(), ""
 	for {
 		changed := m.cache.next()
@@ -207,11 +211,14 @@ func (m *restartMover) settle(ctx context.Context, resource string, s rollout.St
 			}
 		}
 		want := rollout.DesiredPods(obj)
-		if !present && int64(ready) >= want {
+		if !present && int64(ready) >= want && obj.GetGeneration() >= gen {
 			return obj, nil
 		}
 		message := fmt.Sprintf("%d of %d Pods are ready", ready, want)
-		if present {
+		switch {
+		case obj.GetGeneration() < gen:
+			message = "waiting for the injected template"
+		case present:
 			message = "waiting for the deleted Pod to go"
 		}
 		if message != lastMessage {
