@@ -53,8 +53,9 @@ func buildFleet(t *testing.T, v1 string) (admission, templated1, templated2 stri
 	create(t, templated1, cronjobs, cronJob("report"))
 	create(t, templated1, replicasets, replicaSet("legacy", 2))
 	for _, ns := range []string{templated1, templated2} {
-		expectCode(t, kinject(t, "deploy,sts,ds,rs,cronjob", "--all", "-n", ns, "--template", v1), 0)
+		expectCode(t, kinject(t, "deploy,sts,ds,cronjob", "--all", "-n", ns, "--template", v1), 0)
 	}
+	expectCode(t, kinject(t, "rs/legacy", "-n", templated1, "--template", v1), 0)
 	for _, ns := range []string{admission, templated1, templated2} {
 		settled(t, ns)
 	}
