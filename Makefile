@@ -48,12 +48,14 @@ demo: build
 	@echo '$$ kubectl inject --local -f examples/cli/app.yaml | diff examples/cli/app.yaml -   # only added lines'
 	@$(BIN)/kubectl-inject --local -f examples/cli/app.yaml 2>/dev/null | diff examples/cli/app.yaml - || true
 
-## tools: install the pinned test tools and build the test kube-apiserver (cached)
+## tools: install the pinned test tools (kwok among them) and build the test kube-apiserver,
+## kube-controller-manager, kube-scheduler and kubectl (cached)
 tools:
 	hack/install-tools.sh
 	hack/build-apiserver.sh
 
-## test: every test: core, plugin, function, e2e (kustomize, kpt, Docker, krew), live and admission (kube-apiserver + etcd), then every fuzz target for 20 s
+## test: every test: core, plugin, function, e2e (kustomize, kpt, Docker, krew), live and admission (kube-apiserver + etcd),
+## rollouts and restarts on a control plane (controller manager, scheduler, kwok), then every fuzz target for 20 s
 test: tools
 	PATH="$(TOOLS_BIN):$$PATH" go test $(GOTEST_FLAGS) ./...
 	$(MAKE) fuzz FUZZTIME=20s
@@ -66,7 +68,7 @@ unit:
 e2e: tools
 	PATH="$(TOOLS_BIN):$$PATH" go test $(GOTEST_FLAGS) ./test/e2e/... ./test/krew/... ./test/helm/...
 live: tools
-	PATH="$(TOOLS_BIN):$$PATH" go test $(GOTEST_FLAGS) ./test/live/... ./test/cluster/... ./test/admission/...
+	PATH="$(TOOLS_BIN):$$PATH" go test $(GOTEST_FLAGS) ./test/live/... ./test/cluster/... ./test/admission/... ./test/rollout/...
 
 ## fuzz: run each fuzz target for FUZZTIME (default 60s); hack/fuzz.sh runs one
 ## again when Go's engine timed out at the end having found nothing
