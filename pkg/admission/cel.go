@@ -20,6 +20,12 @@ var (
 	annotations = expr.Field(metadata, "annotations")
 )
 
+// annotation is the value of the Pod's annotation key, "" when it has
+// none.
+func annotation(key string) expr.Expr {
+	return expr.Method(expr.OptIndex(expr.OptField(metadata, "annotations"), expr.Str(key)), "orValue", expr.Str(""))
+}
+
 // literal is v (decoded YAML or JSON: maps, lists, strings, numbers,
 // booleans, null, and holes for parameters) as a CEL literal. Map keys are
 // sorted so the policy text is stable.
@@ -76,7 +82,7 @@ func literal(v any) (expr.Expr, error) {
 // types ({"name": "envoy", "ports": [...]}), and dyn() makes them one type.
 func dynMixed(values []any, literals []expr.Expr) []expr.Expr {
 	for _, v := range values {
-		if fmt.Sprintf("%T", v) != fmt.Sprintf("%T", values[0]) || isAggregate(v) {
+		if typeOf(v) != typeOf(values[0]) || isAggregate(v) {
 			out := make([]expr.Expr, len(literals))
 			for i, l := range literals {
 				out[i] = expr.Call("dyn", l)
@@ -87,13 +93,25 @@ func dynMixed(values []any, literals []expr.Expr) []expr.Expr {
 	return literals
 }
 
+// typeOf names the CEL type of a decoded value; a hole in a string field
+// holds a string.
+func typeOf(v any) string {
+	if h, ok := v.(hole); ok && h.isString() {
+		return "string"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
 // isAggregate reports whether v is a list or map, whose CEL types differ
 // with their contents even when both are lists or maps.
 func isAggregate(v any) bool {
 	switch v.(type) {
-	case []any, map[string]any, hole:
-		// A hole's type is known only when the Pod is admitted.
+	case []any, map[string]any:
 		return true
+	case hole:
+		// A hole's type is known only when the Pod is admitted, but for
+		// one in a string field.
+		return !v.(hole).isString()
 	}
 	return false
 }

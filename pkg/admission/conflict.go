@@ -117,12 +117,14 @@ func (c *compiler) portChecks(it item) []check {
 		uses := expr.And(expr.Has(x, "ports"), expr.Method(expr.Field(x, "ports"), "exists", q,
 			expr.And(expr.Eq(expr.Field(q, "containerPort"), num),
 				expr.Eq(expr.Cond(expr.Has(q, "protocol"), expr.Field(q, "protocol"), expr.Str("TCP")), expr.Str(proto)))))
-		users := c.variable(expr.Var(c.names.unique(it.varName()+"Port"+camel(port)+"Users")),
-			fmt.Sprintf("the containers using port %s/%s", port, proto),
+		stem := c.names.unique(it.varName() + "Port" + port)
+		users := c.variable(expr.Var(stem+"Users"), fmt.Sprintf("the Pod's containers using port %s/%s", port, proto),
 			expr.Method(expr.Method(expr.Var("allContainers"), "filter", x, uses), "map", x, expr.Field(x, "name")))
-		last := expr.Index(users, expr.Sub(expr.Call("size", users), expr.Int(1)))
-		owned := expr.Method(expr.Method(otherRecords, "filter", o, listsName(expr.Index(o, expr.Int(2)), last)), "map", o, expr.Index(o, expr.Int(0)))
-		used := expr.And(it.missing, expr.Gt(expr.Call("size", users), expr.Int(0)))
+		last := c.variable(expr.Var(stem+"User"), "the last of them, as the core names it (\"\" for none)",
+			expr.Cond(expr.Gt(expr.Call("size", users), expr.Int(0)), expr.Index(users, expr.Sub(expr.Call("size", users), expr.Int(1))), expr.Str("")))
+		owned := c.variable(expr.Var(stem+"Owners"), "the other profiles that added that container",
+			expr.Method(expr.Method(otherRecords, "filter", o, listsName(expr.Index(o, expr.Int(2)), last)), "map", o, expr.Index(o, expr.Int(0))))
+		used := expr.And(it.missing, expr.Ne(last, expr.Str("")))
 		what := expr.Format(inject.MessagePortOwned, expr.Str(port+"/"+proto), expr.Str("spec.containers"), expr.Quoted(last), quote(it.name))
 		out = append(out,
 			check{expr.And(used, expr.Gt(expr.Call("size", owned), expr.Int(0))), c.profileConflict(what, "port", expr.Index(owned, expr.Int(0)))},

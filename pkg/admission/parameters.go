@@ -18,6 +18,11 @@ type param struct {
 	// annotation, and its value ("" when it has none): cpuRequestSet,
 	// cpuRequest.
 	set, val expr.Expr
+	// effective is the variable holding the value the field takes, the
+	// annotation's or the template's, for a string field (cpuRequestValue);
+	// nil for the others.
+	effective expr.Expr
+	orig      any // the template's value of the field
 }
 
 // hole is a parameter's place in a template item: the template's value,
@@ -105,6 +110,9 @@ func placeHole(node any, steps []inject.FieldStep, p *param) error {
 				return fmt.Errorf("%s: is not a single value", st.Field)
 			}
 			m[st.Field] = hole{p: p, orig: next}
+			if s, ok := next.(string); ok && p.effective == nil {
+				p.orig, p.effective = s, expr.Var(strings.TrimPrefix(expr.Text(p.val), "variables.")+"Value")
+			}
 			return nil
 		}
 		list, ok := next.([]any)
@@ -170,7 +178,12 @@ func (c *compiler) addParamVariables() {
 	for _, p := range c.params {
 		k := expr.Str(p.key)
 		c.variable(p.set, "the Pod sets "+p.key, expr.And(expr.Has(metadata, "annotations"), expr.In(k, annotations)))
-		c.variable(p.val, "its value, or \"\"", expr.Cond(p.set, expr.Index(annotations, k), expr.Str("")))
+		c.variable(p.val, "its value, or \"\"", annotation(p.key))
+		if p.effective != nil {
+			// string(): an annotation's value is typed dyn.
+			c.variable(p.effective, "the value of "+p.Field+": the annotation's, or the template's",
+				expr.Cond(p.set, expr.Call("string", p.val), expr.Str(p.orig.(string))))
+		}
 	}
 }
 
@@ -218,6 +231,13 @@ func (h hole) value() (expr.Expr, error) {
 		return nil, err
 	}
 	v := h.p.val
+	if h.isString() && h.prefix == "" && h.p.effective != nil {
+		return h.p.effective, nil
+	}
+	if h.isString() {
+		// string(): an annotation's value is typed dyn.
+		return expr.Cond(h.p.set, expr.Concat(expr.Str(h.prefix), expr.Call("string", v)), orig), nil
+	}
 	set := expr.Call("dyn", v)
 	switch {
 	case h.prefix != "":
@@ -228,12 +248,26 @@ func (h hole) value() (expr.Expr, error) {
 	return expr.Cond(h.p.set, set, expr.Call("dyn", orig)), nil
 }
 
+// isString reports whether the hole holds a string whatever the Pod sets:
+// it is a string in the template (the value replaces it as a string).
+func (h hole) isString() bool {
+	_, ok := h.orig.(string)
+	return ok
+}
+
 // subsetExpr is true when the Pod's value at e is the hole's value.
 func (h hole) subsetExpr(e expr.Expr, path []string) expr.Expr {
 	v := h.p.val
 	if isQuantityPath(path) && !isListOrMap(h.orig) {
 		// One comparison, against whichever quantity applies.
-		return quantityEq(e, expr.Cond(h.p.set, v, expr.Str(fmt.Sprint(h.orig))))
+		want := expr.Cond(h.p.set, v, expr.Str(fmt.Sprint(h.orig)))
+		if h.p.effective != nil {
+			want = h.p.effective
+		}
+		return quantityEq(e, want)
+	}
+	if h.prefix == "" && h.p.effective != nil && h.isString() {
+		return expr.Eq(e, h.p.effective)
 	}
 	var set expr.Expr
 	switch {

@@ -138,11 +138,7 @@ func objectSelector(s string) (*labelSelector, error) {
 // opts in the default profile only, as in the core. Other profiles'
 // records do not stop the policy: they are handled by the variables.
 func matchConditions(p inject.Policy, profile string) []namedCondition {
-	value := func(key string) expr.Expr {
-		k := expr.Str(key)
-		return expr.Cond(expr.And(expr.Has(metadata, "annotations"), expr.In(k, annotations)),
-			expr.Method(expr.Index(annotations, k), "lowerAscii"), expr.Str(""))
-	}
+	value := func(key string) expr.Expr { return expr.Method(annotation(key), "lowerAscii") }
 	injectKey := inject.InjectAnnotationFor(profile)
 	conds := []namedCondition{
 		{Name: "not-injected", Expression: expr.Pretty(expr.Or(expr.Not(expr.Has(metadata, "annotations")),

@@ -103,6 +103,15 @@ func (c *compiler) addDefaultContainerVariables() {
 // addStatusVariables declares the parts of the status record and the
 // record itself, field for field what inject.Status.Encode writes.
 func (c *compiler) addStatusVariables() {
+	for i := range c.items {
+		it := &c.items[i]
+		name := it.varName()
+		if !it.isVolume() {
+			name += "Container"
+		}
+		kind := map[string]string{"containers": "container", "initContainers": "init container", "volumes": "volume"}[it.list]
+		it.lit = c.variable(expr.Var(c.names.unique(name)), fmt.Sprintf("the template's %s %q, overrides applied", kind, it.name), it.lit)
+	}
 	for _, l := range []string{"initContainers", "volumes"} {
 		if len(c.itemsOf(l)) > 0 {
 			c.variable(expr.Var(newListVar(l)), "the template's "+l+" the Pod lacks", c.addedEach(l, func(it item) expr.Expr { return it.lit }))

@@ -129,6 +129,12 @@ func (m member) write(b *strings.Builder) {
 		b.WriteString("[")
 		m.args[0].write(b)
 		b.WriteString("]")
+	case '?':
+		b.WriteString(".?" + m.name)
+	case '{':
+		b.WriteString("[?")
+		m.args[0].write(b)
+		b.WriteString("]")
 	case '(':
 		if m.recv != nil {
 			b.WriteString(".")
@@ -150,6 +156,13 @@ func Field(x Expr, f string) Expr {
 // Select is x.f without a check: for the fields of CEL's own types that
 // are reserved words elsewhere (request.namespace).
 func Select(x Expr, f string) Expr { return member{recv: x, name: f, kind: '.'} }
+
+// OptField is x.?f, an optional of the field (CEL's optional types, on in
+// the API server's CEL).
+func OptField(x Expr, f string) Expr { return member{recv: x, name: f, kind: '?'} }
+
+// OptIndex is x[?k], an optional of the entry.
+func OptIndex(x, k Expr) Expr { return member{recv: x, args: []Expr{k}, kind: '{'} }
 
 // Index is x[i].
 func Index(x, i Expr) Expr { return member{recv: x, args: []Expr{i}, kind: '['} }

@@ -1,6 +1,9 @@
 package expr
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // lineWidth is the width the policy's expressions are folded to.
 const lineWidth = 100
@@ -20,6 +23,10 @@ func pretty(e Expr, indent string, min int) string {
 	if len(indent)+len(flat) <= lineWidth {
 		return flat
 	}
+	if paren {
+		// The lines after the parenthesis are indented under it.
+		return "(" + pretty(e, indent+"  ", 0) + ")"
+	}
 	var out string
 	switch x := e.(type) {
 	case cond:
@@ -28,6 +35,8 @@ func pretty(e Expr, indent string, min int) string {
 		out = prettyBinary(x, indent)
 	case list:
 		out = prettyItems("[", "]", x, indent)
+	case mapLit:
+		out = prettyMap(x, indent)
 	case member:
 		if x.kind != '(' || len(x.args) == 0 {
 			return flat
@@ -36,12 +45,15 @@ func pretty(e Expr, indent string, min int) string {
 		if x.recv != nil {
 			head = pretty(x.recv, indent, precMember) + "." + head
 		}
+		var args strings.Builder
+		writeList(&args, x.args)
+		if last := head[strings.LastIndex(head, "\n")+1:]; len(last)+args.Len() <= lineWidth || args.Len() <= 40 {
+			// A long receiver, short arguments: .replace("\t", "\\t").
+			return head + args.String() + ")"
+		}
 		out = prettyItems(head, ")", x.args, indent)
 	default:
 		return flat
-	}
-	if paren {
-		return "(" + out + ")"
 	}
 	return out
 }
@@ -96,5 +108,23 @@ func prettyItems(open, close string, items []Expr, indent string) string {
 		}
 	}
 	b.WriteString("\n" + indent + close)
+	return b.String()
+}
+
+// prettyMap prints one entry per line.
+func prettyMap(m mapLit, indent string) string {
+	var b strings.Builder
+	b.WriteString(m.typeName + "{")
+	for i, k := range m.keys {
+		key := k
+		if m.typeName == "" {
+			key = strconv.Quote(k)
+		}
+		b.WriteString("\n" + indent + "  " + key + ": " + pretty(m.values[i], indent+"  ", 0))
+		if i < len(m.keys)-1 {
+			b.WriteString(",")
+		}
+	}
+	b.WriteString("\n" + indent + "}")
 	return b.String()
 }
