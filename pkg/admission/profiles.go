@@ -25,7 +25,7 @@ var (
 
 // addOtherVariables declares the other profiles' records.
 func (c *compiler) addOtherVariables() {
-	k, o := expr.Ident("k"), expr.Ident("o")
+	k := expr.Ident("k")
 	own := expr.Str(c.in.StatusAnnotation())
 	c.variable(otherKeys, "the annotations holding other profiles' status records",
 		expr.Cond(expr.Has(metadata, "annotations"),
@@ -43,6 +43,11 @@ func (c *compiler) addOtherVariables() {
 		expr.Concat(expr.Str(`profile "`), expr.Method(key, "substring", expr.Int(0), expr.Sub(expr.Method(key, "size"), expr.Int(int64(len(statusSuffix))))), expr.Str(`"`)))
 	c.variable(otherRecords, "for each: [the profile as messages name it, the record, its containers and initContainers lists as JSON]",
 		expr.Method(otherKeys, "map", k, expr.List(display, record, expr.Concat(lists("containers"), lists("initContainers")))))
+}
+
+// addOtherSidecars declares the containers other profiles added.
+func (c *compiler) addOtherSidecars() {
+	o := expr.Ident("o")
 	c.variable(otherSidecars, "the containers the other profiles added, as JSON lists",
 		expr.Method(expr.Method(otherRecords, "map", o, expr.Index(o, expr.Int(2))), "join", expr.Str("")))
 }

@@ -87,6 +87,7 @@ func (c *compiler) addDefaultContainerVariables() {
 	if !c.addsDefaultContainer() {
 		return
 	}
+	c.addOtherSidecars()
 	key := expr.Str(inject.DefaultContainerAnnotation)
 	named := expr.And(expr.Has(metadata, "annotations"), expr.In(key, annotations), expr.Ne(expr.Index(annotations, key), expr.Str("")))
 	x, n := expr.Ident("x"), expr.Ident("n")
