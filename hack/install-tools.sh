@@ -48,7 +48,11 @@ for t in "${tools[@]}"; do
   [[ "${pkg}" == helm.sh/helm/* ]] && ldflags="-X ${pkg%/cmd/helm}/internal/version.version=${version}"
   gobin="$(mktemp -d)"
   GOBIN="${gobin}" CGO_ENABLED=0 go install -ldflags "${ldflags}" "${pkg}@${version}"
-  mv "${gobin}/${pkg##*/}" "${bindir}/${name}"
+  # go install names a binary after the last path element that is not a
+  # major version suffix: sigs.k8s.io/kustomize/kustomize/v5 -> kustomize.
+  base="${pkg##*/}"
+  [[ "${base}" =~ ^v[0-9]+$ ]] && { base="${pkg%/*}"; base="${base##*/}"; }
+  mv "${gobin}/${base}" "${bindir}/${name}"
   rmdir "${gobin}"
 done
 

@@ -35,8 +35,9 @@ type admissionRun struct {
 	Round    int
 	Side     string
 	Wall     time.Duration
-	Posts    int // POST pods the API server counted (apiserver_request_total)
-	Injected int // Pods stored with the status annotation and the envoy container
+	CPU      float64 // the API server's CPU seconds over the run (process_cpu_seconds_total)
+	Posts    int     // POST pods the API server counted (apiserver_request_total)
+	Injected int     // Pods stored with the status annotation and the envoy container
 }
 
 // admissionResult is what part 6 measured.
@@ -151,6 +152,15 @@ func (e *env) admission() error {
 	if err != nil {
 		return err
 	}
+	hook, err := startWebhook(preInjected)
+	if err != nil {
+		return err
+	}
+	defer hook.Stop()
+	hookObjs, err := hook.objects()
+	if err != nil {
+		return err
+	}
 	if b, err := json.Marshal(benchPod("", "web")); err == nil {
 		res.PodBytes = len(b)
 	}
@@ -188,7 +198,7 @@ func (e *env) admission() error {
 	// installed is the side whose policy is in the cluster: sideOn (the
 	// compiled policy), sideFloor (the constant one) or "" (none).
 	installed := ""
-	policyObjs := map[string][][]byte{sideOn: objs, sideFloor: floorObjs}
+	policyObjs := map[string][][]byte{sideOn: objs, sideFloor: floorObjs, sideWebhook: hookObjs}
 	apply := func(list [][]byte, del bool) error {
 		for i := range list {
 			data := list[i]
@@ -246,19 +256,22 @@ func (e *env) admission() error {
 	}
 
 	// Warm-up, untimed: the first requests of a fresh API server are dearer.
+	if cpuSeconds(mustMetrics(ctx, cs)) < 0 {
+		logf("admission: the API server reports no process_cpu_seconds_total: no CPU per Pod")
+	}
 	if _, err := createPods(ctx, cs, "adm-warmup", benchPod("", ""), res.Warmup, o.admissionWorkers); err != nil {
 		return err
 	}
-	totals := map[string]map[string]histogram{sideOff: {}, sideCtl: {}, sideFloor: {}, sideOn: {}}
+	totals := map[string]map[string]histogram{sideOff: {}, sideCtl: {}, sideFloor: {}, sideWebhook: {}, sideOn: {}}
 	for r := 0; r < o.admissionRounds; r++ {
 		// ABBA order: drift over the run hits every side alike.
-		order := []string{sideOff, sideOn, sideFloor, sideCtl}
+		order := []string{sideOff, sideOn, sideWebhook, sideFloor, sideCtl}
 		if r%2 == 1 {
-			order = []string{sideCtl, sideFloor, sideOn, sideOff}
+			order = []string{sideCtl, sideFloor, sideWebhook, sideOn, sideOff}
 		}
 		for _, side := range order {
 			policy := ""
-			if side == sideOn || side == sideFloor {
+			if side == sideOn || side == sideFloor || side == sideWebhook {
 				policy = side
 			}
 			if err := setPolicy(policy); err != nil {
@@ -281,7 +294,7 @@ func (e *env) admission() error {
 			if err != nil {
 				return err
 			}
-			run := admissionRun{Round: r, Side: side, Wall: wall}
+			run := admissionRun{Round: r, Side: side, Wall: wall, CPU: cpuSeconds(after) - cpuSeconds(before)}
 			reqs, err := requestDelta(before, after)
 			if err != nil {
 				return err

@@ -22,6 +22,7 @@ var policyResources = map[string]string{
 	admission.KindMutatingPolicyBinding:   "mutatingadmissionpolicybindings",
 	admission.KindValidatingPolicy:        "validatingadmissionpolicies",
 	admission.KindValidatingPolicyBinding: "validatingadmissionpolicybindings",
+	"MutatingWebhookConfiguration":        "mutatingwebhookconfigurations",
 }
 
 // policyGVR is the resource of a kind of the compiled policy.

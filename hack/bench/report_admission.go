@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"time"
 
@@ -61,6 +62,7 @@ func (r *report) admissionSection() string {
 	p("takes %s; the compiled policy's own decisions (selection, conflicts, overrides, the\n", ratio(fl.Seconds(), off.Seconds()))
 	p("status record in CEL, the validating policy) %s on top of it (with / constant). Medians\n", ratio(on.Seconds(), fl.Seconds()))
 	p("of runs this short move with the machine's load (header), the per-round ratios show how much.\n\n")
+	r.webhookTable(p)
 	r.goal(rt <= 1.2, fmt.Sprintf("admission policy: creating %s Pods <= 1.2x the time without it", commas(a.Pods)), "%.2fx (median %s vs %s); the constant policy alone: %.2fx", rt, secs(on), secs(off), fl.Seconds()/off.Seconds())
 	r.goal(injected == a.Pods*a.Rounds, "admission policy: every Pod created with it is injected", "%s of %s", commas(injected), commas(a.Pods*a.Rounds))
 
@@ -214,4 +216,58 @@ func (r *report) celSection(p func(format string, args ...any), c *celReport) {
 	p("megabytes), which the API server refuses statically only for CRD validation rules; for\n")
 	p("admission policies it stops an evaluation that exceeds a limit at run time. On the bench\n")
 	p("Pod the dearest evaluation costs %s units, %s of its budget.\n\n", commas(int(maxRuntime)), pct(float64(maxRuntime)/float64(c.RuntimeBudget)))
+}
+
+// webhookTable compares the policy with the zero-work webhook, the floor
+// of every webhook injector, in wall time and in the API server's CPU per
+// Pod, round by round.
+func (r *report) webhookTable(p func(string, ...any)) {
+	a := r.admission
+	rounds := byRound(a.Runs, func(x admissionRun) (int, string) { return x.Round, x.Side })
+	if len(rounds) == 0 || rounds[0][sideWebhook].Wall == 0 {
+		return
+	}
+	sides := []string{sideOff, sideFloor, sideWebhook, sideOn}
+	perPod := func(x admissionRun) string {
+		if x.CPU < 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f", x.CPU*1000/float64(a.Pods))
+	}
+	p("**Beside a webhook.** In the same rounds, the **zero-work webhook** (`hack/bench/admission_webhook.go`):\n")
+	p("a TLS server on loopback that answers every review with one constant JSON patch adding what\n")
+	p("the policy adds, the floor of every webhook injector. Wall time and the API server's CPU per\n")
+	p("Pod (`process_cpu_seconds_total` around each run, ms):\n\n")
+	t := &table{head: []string{"round", "off", "constant MAP", "zero-work webhook", "policy", "policy / webhook", "policy / constant", "webhook / off",
+		"CPU ms/Pod: off", "constant", "webhook", "policy", "CPU policy / webhook"}}
+	var cpu = map[string][]float64{}
+	for i := 0; i < a.Rounds; i++ {
+		x := rounds[i]
+		for _, sd := range sides {
+			cpu[sd] = append(cpu[sd], x[sd].CPU)
+		}
+		t.add(fmt.Sprint(i+1), secs(x[sideOff].Wall), secs(x[sideFloor].Wall), secs(x[sideWebhook].Wall), secs(x[sideOn].Wall),
+			ratio(x[sideOn].Wall.Seconds(), x[sideWebhook].Wall.Seconds()), ratio(x[sideOn].Wall.Seconds(), x[sideFloor].Wall.Seconds()),
+			ratio(x[sideWebhook].Wall.Seconds(), x[sideOff].Wall.Seconds()),
+			perPod(x[sideOff]), perPod(x[sideFloor]), perPod(x[sideWebhook]), perPod(x[sideOn]), ratio(x[sideOn].CPU, x[sideWebhook].CPU))
+	}
+	med := func(sd string) time.Duration { return medianDuration(a.walls(sd)) }
+	medCPU := func(sd string) float64 {
+		v := append([]float64(nil), cpu[sd]...)
+		sort.Float64s(v)
+		if len(v) == 0 {
+			return 0
+		}
+		return v[len(v)/2]
+	}
+	ms := func(sd string) string { return fmt.Sprintf("%.2f", medCPU(sd)*1000/float64(a.Pods)) }
+	t.add("**median**", secs(med(sideOff)), secs(med(sideFloor)), secs(med(sideWebhook)), secs(med(sideOn)),
+		"**"+ratio(med(sideOn).Seconds(), med(sideWebhook).Seconds())+"**", ratio(med(sideOn).Seconds(), med(sideFloor).Seconds()),
+		ratio(med(sideWebhook).Seconds(), med(sideOff).Seconds()), ms(sideOff), ms(sideFloor), ms(sideWebhook), ms(sideOn),
+		"**"+ratio(medCPU(sideOn), medCPU(sideWebhook))+"**")
+	p("%s\n", t)
+	wall := med(sideOn).Seconds() / med(sideWebhook).Seconds()
+	cpuRatio := medCPU(sideOn) / medCPU(sideWebhook)
+	r.goal(wall <= 1, "admission policy: wall time <= the zero-work webhook's", "%.2fx (median %s vs %s)", wall, secs(med(sideOn)), secs(med(sideWebhook)))
+	r.goal(cpuRatio <= 1, "admission policy: API server CPU per Pod <= the zero-work webhook's", "%.2fx (%s vs %s ms)", cpuRatio, ms(sideOn), ms(sideWebhook))
 }

@@ -7,85 +7,85 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+
+	"github.com/kinject/kubectl-inject/pkg/admission/expr"
 )
 
-// celString is s as a CEL string literal. Go's quoting is valid CEL: both
-// accept \a \b \f \n \r \t \v \\ \" \xHH \uHHHH and \UHHHHHHHH.
-func celString(s string) string { return strconv.Quote(s) }
+// Names the policy's expressions start from.
+var (
+	object      = expr.Object
+	spec        = expr.Field(object, "spec")
+	metadata    = expr.Field(object, "metadata")
+	annotations = expr.Field(metadata, "annotations")
+)
 
-// celStrings is a CEL list literal of strings.
-func celStrings(list []string) string {
-	quoted := make([]string, len(list))
-	for i, s := range list {
-		quoted[i] = celString(s)
-	}
-	return "[" + strings.Join(quoted, ", ") + "]"
+// annotation is the value of the Pod's annotation key, "" when it has
+// none.
+func annotation(key string) expr.Expr {
+	return expr.Method(expr.OptIndex(expr.OptField(metadata, "annotations"), expr.Str(key)), "orValue", expr.Str(""))
 }
 
-// celValue is v (decoded YAML or JSON: maps, lists, strings, numbers,
-// booleans, null) as a CEL literal. Map keys are sorted so the policy text
-// is stable.
-func celValue(v any) (string, error) {
+// literal is v (decoded YAML or JSON: maps, lists, strings, numbers,
+// booleans, null, and holes for parameters) as a CEL literal. Map keys are
+// sorted so the policy text is stable.
+func literal(v any) (expr.Expr, error) {
 	switch x := v.(type) {
 	case nil:
-		return "null", nil
+		return expr.Null, nil
 	case hole:
-		return x.celExpr()
+		return x.value()
 	case string:
-		return celString(x), nil
+		return expr.Str(x), nil
 	case bool:
-		return strconv.FormatBool(x), nil
+		return expr.Bool(x), nil
 	case int:
-		return strconv.Itoa(x), nil
+		return expr.Int(int64(x)), nil
 	case int64:
-		return strconv.FormatInt(x, 10), nil
+		return expr.Int(x), nil
 	case uint64:
-		return strconv.FormatUint(x, 10) + "u", nil
+		return expr.Raw(strconv.FormatUint(x, 10) + "u"), nil
 	case float64:
 		if x == float64(int64(x)) {
-			return strconv.FormatInt(int64(x), 10), nil
+			return expr.Int(int64(x)), nil
 		}
-		return strconv.FormatFloat(x, 'g', -1, 64), nil
+		return expr.Raw(strconv.FormatFloat(x, 'g', -1, 64)), nil
 	case []any:
-		items := make([]string, len(x))
+		items := make([]expr.Expr, len(x))
 		for i, item := range x {
-			s, err := celValue(item)
+			e, err := literal(item)
 			if err != nil {
-				return "", err
+				return nil, err
 			}
-			items[i] = s
+			items[i] = e
 		}
-		return "[" + strings.Join(wrapMixed(x, items), ", ") + "]", nil
+		return expr.List(dynMixed(x, items)...), nil
 	case map[string]any:
 		keys := sortedKeys(x)
 		values := make([]any, len(keys))
-		fields := make([]string, len(keys))
+		fields := make([]expr.Expr, len(keys))
 		for i, k := range keys {
-			s, err := celValue(x[k])
+			e, err := literal(x[k])
 			if err != nil {
-				return "", err
+				return nil, err
 			}
-			values[i], fields[i] = x[k], s
+			values[i], fields[i] = x[k], e
 		}
-		fields = wrapMixed(values, fields)
-		for i, k := range keys {
-			fields[i] = celString(k) + ": " + fields[i]
-		}
-		return "{" + strings.Join(fields, ", ") + "}", nil
+		return expr.Map(keys, dynMixed(values, fields)), nil
 	default:
-		return "", fmt.Errorf("a value of type %T cannot be written in a policy", v)
+		return nil, fmt.Errorf("a value of type %T cannot be written in a policy", v)
 	}
 }
 
-// wrapMixed wraps every literal in dyn() when the values are not all of one
+// dynMixed wraps every literal in dyn() when the values are not all of one
 // kind: the API server's CEL rejects lists and maps whose literals mix
 // types ({"name": "envoy", "ports": [...]}), and dyn() makes them one type.
-func wrapMixed(values []any, literals []string) []string {
+func dynMixed(values []any, literals []expr.Expr) []expr.Expr {
 	for _, v := range values {
-		if fmt.Sprintf("%T", v) != fmt.Sprintf("%T", values[0]) || isAggregate(v) {
-			out := make([]string, len(literals))
+		if typeOf(v) != typeOf(values[0]) || isAggregate(v) {
+			out := make([]expr.Expr, len(literals))
 			for i, l := range literals {
-				out[i] = "dyn(" + l + ")"
+				out[i] = expr.Call("dyn", l)
 			}
 			return out
 		}
@@ -93,13 +93,25 @@ func wrapMixed(values []any, literals []string) []string {
 	return literals
 }
 
+// typeOf names the CEL type of a decoded value; a hole in a string field
+// holds a string.
+func typeOf(v any) string {
+	if h, ok := v.(hole); ok && h.isString() {
+		return "string"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
 // isAggregate reports whether v is a list or map, whose CEL types differ
 // with their contents even when both are lists or maps.
 func isAggregate(v any) bool {
 	switch v.(type) {
-	case []any, map[string]any, hole:
-		// A hole's type is known only when the Pod is admitted.
+	case []any, map[string]any:
 		return true
+	case hole:
+		// A hole's type is known only when the Pod is admitted, but for
+		// one in a string field.
+		return !v.(hole).isString()
 	}
 	return false
 }
@@ -123,18 +135,16 @@ func jsonString(s string) string {
 	return strings.TrimSuffix(buf.String(), "\n")
 }
 
-// celJSONEscape wraps the CEL string expression expr so that it evaluates
-// to expr's value JSON-escaped exactly as jsonString escapes it (without the
-// quotes). CEL has no JSON encoder, so every character encoding/json
-// escapes gets its own replace, backslash first.
-func celJSONEscape(expr string) string {
-	var b strings.Builder
-	b.WriteString(expr)
+// jsonEscaped is the string expression e JSON-escaped exactly as
+// jsonString escapes it (without the quotes). CEL has no JSON encoder, so
+// every character encoding/json escapes gets its own replace, backslash
+// first.
+func jsonEscaped(e expr.Expr) expr.Expr {
 	for _, r := range escapedRunes() {
 		enc := jsonString(string(r))
-		b.WriteString(".replace(" + celString(string(r)) + ", " + celString(enc[1:len(enc)-1]) + ")")
+		e = expr.Method(e, "replace", expr.Str(string(r)), expr.Str(enc[1:len(enc)-1]))
 	}
-	return b.String()
+	return e
 }
 
 // escapedRunes lists the characters encoding/json escapes in strings, the
@@ -153,29 +163,42 @@ func escapedRunes() []rune {
 	return out
 }
 
+// goQuoted is the string expression e quoted as %q quotes printable text,
+// so that a value in a message reads as the core's.
+func goQuoted(e expr.Expr) expr.Expr {
+	for _, r := range []string{`\`, `"`, "\n", "\t"} {
+		q := strconv.Quote(r)
+		e = expr.Method(e, "replace", expr.Str(r), expr.Str(q[1:len(q)-1]))
+	}
+	return expr.Quoted(e)
+}
+
 // jsonPointerKey escapes a map key for a JSON Pointer path (RFC 6901).
 func jsonPointerKey(key string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1")
 }
 
-// celIdent reports whether s can be written as a CEL field selection
-// (x.s) rather than an index (x["s"]).
-func celIdent(s string) bool {
-	if s == "" || celReserved[s] {
-		return false
-	}
-	for i, c := range s {
-		letter := c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
-		if !letter && !(i > 0 && c >= '0' && c <= '9') {
-			return false
+// camel is a CEL identifier made of the words of s ("envoy-conf" is
+// envoyConf, "example.com/cpu" exampleComCpu), for variable names.
+func camel(s string) string {
+	var b strings.Builder
+	upper := false
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) || r > unicode.MaxASCII {
+			upper = b.Len() > 0
+			continue
 		}
+		if b.Len() == 0 && unicode.IsDigit(r) {
+			b.WriteString("x")
+		}
+		if upper {
+			r = unicode.ToUpper(r)
+			upper = false
+		}
+		b.WriteRune(r)
 	}
-	return true
-}
-
-var celReserved = map[string]bool{
-	"true": true, "false": true, "null": true, "in": true, "as": true, "break": true, "const": true,
-	"continue": true, "else": true, "for": true, "function": true, "if": true, "import": true,
-	"let": true, "loop": true, "package": true, "namespace": true, "return": true, "var": true,
-	"void": true, "while": true,
+	if b.Len() == 0 {
+		return "x"
+	}
+	return b.String()
 }

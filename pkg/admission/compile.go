@@ -9,6 +9,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kinject/kubectl-inject/pkg/admission/expr"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
@@ -39,12 +40,19 @@ type Policy struct {
 
 // compiler holds what one compilation needs.
 type compiler struct {
-	in       *inject.Injector
-	profile  string // the injector's profile, "" for the default
-	items    []item // containers, then init containers, then volumes
-	params   []param
-	vars     []namedCondition
-	patchers []string
+	in      *inject.Injector
+	profile string // the injector's profile, "" for the default
+	items   []item // containers, then init containers, then volumes
+	params  []param
+	vars    []variable
+	names   names
+}
+
+// variable is one of the policy's variables.
+type variable struct {
+	name    string
+	comment string // what it holds, written above its expression
+	value   expr.Expr
 }
 
 // Compile turns an injector (template and settings) into an admission
@@ -67,7 +75,7 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &compiler{in: in, profile: in.Profile()}
+	c := &compiler{in: in, profile: in.Profile(), names: names{}}
 	if err := c.loadItems(in.Template()); err != nil {
 		return nil, err
 	}
@@ -76,10 +84,11 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 	}
 	c.addParamVariables()
 	c.addOtherVariables()
-	c.addPresenceVariables()
+	c.addPodVariables()
 	c.addConflictVariable()
+	conflictVars := len(c.vars)
 	c.addStatusVariables()
-	patch := c.patchExpression()
+	patch := expr.Pretty(c.patchExpression())
 
 	conds := matchConditions(settings.Policy, c.profile)
 	labels := map[string]string{"app.kubernetes.io/managed-by": FieldManager}
@@ -90,17 +99,18 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 	meta := func(n string) objectMeta { return objectMeta{Name: n, Labels: labels, Annotations: annotations} }
 	p := &Policy{Name: objName, ConflictName: objName + "-conflicts", TemplateHash: in.TemplateHash()}
 	gate, gateKind := requiredObject(in.Template())
-	notInjected := celString("sidecar not injected by "+p.Name+": ") + ` + variables.conflict`
-	check := `variables.conflict == ""`
+	prefix := expr.Str("sidecar not injected by " + p.Name + ": ")
+	notInjected := expr.Concat(prefix, conflict)
+	check := expr.Eq(conflict, expr.Str(""))
 	if gate != nil {
 		p.Requires = gate
 		// The mutating policy is skipped where gate is missing; so is a
 		// Pod with a conflict. The validating policy sees the Pod after
 		// every mutation: matched and not injected, it is one of the two.
-		check = "false"
-		notInjected = `variables.conflict != "" ? ` + notInjected + " : " +
-			celString("sidecar not injected by "+p.Name+": the sidecar needs "+gate.String()+" ("+gate.Field+"), and namespace ") +
-			` + request.namespace + ` + celString(" has none (create it there; kubectl inject check lists what each enabled namespace lacks)")
+		check = expr.False
+		missing := expr.Concat(prefix, expr.Str("the sidecar needs "+gate.String()+" ("+gate.Field+"), and namespace "),
+			expr.Select(expr.Ident("request"), "namespace"), expr.Str(" has none (create it there; kubectl inject check lists what each enabled namespace lacks)"))
+		notInjected = expr.Cond(expr.Ne(conflict, expr.Str("")), notInjected, missing)
 	}
 	p.objects = []any{
 		mutatingPolicy{
@@ -110,7 +120,7 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 				ParamKind:          gateKind,
 				MatchConstraints:   rules,
 				MatchConditions:    conds,
-				Variables:          c.vars,
+				Variables:          c.policyVariables(c.vars),
 				Mutations:          []mutation{{PatchType: "JSONPatch", JSONPatch: &expressed{Expression: patch}}},
 				FailurePolicy:      "Fail",
 				ReinvocationPolicy: "Never",
@@ -127,8 +137,8 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 			Spec: validatingPolicySpec{
 				MatchConstraints: rules,
 				MatchConditions:  conds,
-				Variables:        c.conflictVariables(),
-				Validations:      []validation{{Expression: check, MessageExpression: notInjected}},
+				Variables:        c.policyVariables(c.vars[:conflictVars]),
+				Validations:      []validation{{Expression: expr.Pretty(check), MessageExpression: expr.Pretty(notInjected)}},
 				FailurePolicy:    "Ignore",
 			},
 		},
@@ -197,25 +207,45 @@ func hashOf(data []byte) string {
 }
 
 func (c *compiler) loadItems(t *inject.Template) error {
+	if c.names == nil {
+		c.names = names{}
+	}
 	for _, l := range []struct {
-		list, prefix string
-		nodes        []*yaml.Node
+		list  string
+		nodes []*yaml.Node
 	}{
-		{"containers", "c", t.Containers},
-		{"initContainers", "i", t.InitContainers},
-		{"volumes", "v", t.Volumes},
+		{"containers", t.Containers},
+		{"initContainers", t.InitContainers},
+		{"volumes", t.Volumes},
 	} {
-		items, err := newItems(l.list, l.prefix, l.nodes)
+		items, err := newItems(l.list, l.nodes)
 		if err != nil {
 			return fmt.Errorf("template: %w", err)
+		}
+		for i := range items {
+			items[i].missing = expr.Var(c.names.unique(items[i].varName() + "Missing"))
 		}
 		c.items = append(c.items, items...)
 	}
 	return nil
 }
 
-func (c *compiler) variable(name, expr string) {
-	c.vars = append(c.vars, namedCondition{Name: name, Expression: expr})
+// variable declares the variable v (expr.Var) holding value, with a
+// comment that says what it holds, and returns v.
+func (c *compiler) variable(v expr.Expr, comment string, value expr.Expr) expr.Expr {
+	name := strings.TrimPrefix(expr.Text(v), "variables.")
+	c.vars = append(c.vars, variable{name: name, comment: comment, value: value})
+	return v
+}
+
+// policyVariables are vars as a policy's variables: each expression
+// pretty-printed below a comment saying what it holds.
+func (c *compiler) policyVariables(vars []variable) []namedCondition {
+	out := make([]namedCondition, len(vars))
+	for i, v := range vars {
+		out[i] = namedCondition{Name: v.name, Expression: "// " + v.comment + "\n" + expr.Pretty(v.value)}
+	}
+	return out
 }
 
 // itemsOf returns the template's items of one list.
@@ -229,24 +259,36 @@ func (c *compiler) itemsOf(list string) []item {
 	return out
 }
 
-// addPresenceVariables declares, for every template item, whether the Pod
-// lacks an item of that name (then it is added).
-func (c *compiler) addPresenceVariables() {
+// addPodVariables declares the Pod's containers (init containers
+// included: they share one name space) and volumes, and for every
+// template item whether the Pod lacks an item of that name (then it is
+// added).
+func (c *compiler) addPodVariables() {
+	if len(c.itemsOf("containers"))+len(c.itemsOf("initContainers")) > 0 {
+		c.variable(expr.Var("allContainers"), "the Pod's containers and init containers",
+			expr.Concat(expr.Field(spec, "containers"), expr.Cond(expr.Has(spec, "initContainers"), expr.Field(spec, "initContainers"), expr.List())))
+	}
+	if len(c.itemsOf("volumes")) > 0 {
+		c.variable(expr.Var("podVolumes"), "the Pod's volumes", expr.Cond(expr.Has(spec, "volumes"), expr.Field(spec, "volumes"), expr.List()))
+	}
+	x := expr.Ident("x")
 	for _, it := range c.items {
-		c.variable(it.flag, "!("+it.presentExpr()+")")
+		c.variable(it.missing, fmt.Sprintf("the Pod has no %s named %q: the template's is added", it.what(), it.name),
+			expr.Not(expr.Method(it.podItems(), "exists", x, expr.Eq(expr.Field(x, "name"), expr.Str(it.name)))))
 	}
 }
 
-// addedList is a CEL list expression of f(item) for the items that are added.
-func addedList(items []item, f func(item) string) string {
-	if len(items) == 0 {
-		return "[]"
+// names hands out variable names, each once.
+type names map[string]bool
+
+// unique is name, or name with a number when it is taken.
+func (n names) unique(name string) string {
+	out := name
+	for i := 2; n[out]; i++ {
+		out = fmt.Sprintf("%s%d", name, i)
 	}
-	parts := make([]string, len(items))
-	for i, it := range items {
-		parts[i] = fmt.Sprintf("(variables.%s ? [%s] : [])", it.flag, f(it))
-	}
-	return strings.Join(parts, " + ")
+	n[out] = true
+	return out
 }
 
 func isDNSSubdomain(s string) bool {

@@ -1,107 +1,166 @@
 package admission
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/kinject/kubectl-inject/pkg/admission/expr"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
-// addConflictVariable declares variables.conflict: the core's message for
-// a Pod it would fail, or "" when the template can be added. The checks
-// run in the core's order (another profile's record it cannot read, an
-// override value of the wrong type, then containers, init containers,
-// volumes, the added sidecars' ports, and the template's labels and
-// annotations), so the first problem named is the core's. Each check is a
-// variable of its own (same_c0: the Pod's envoy is the template's;
-// owners_c0: the other profiles whose records list envoy; users_c0_0: the
-// containers using the first port of c0).
+// conflict is the variable holding the core's message for a Pod it would
+// fail, or "" when the template can be added.
+var conflict = expr.Var("conflict")
+
+// check is one case of the conflict chain: when it holds, the message.
+type check struct {
+	when, message expr.Expr
+}
+
+// chain is the first message whose check holds, "" when none does.
+func chain(checks []check) expr.Expr {
+	out := expr.Str("")
+	for i := len(checks) - 1; i >= 0; i-- {
+		out = expr.Cond(checks[i].when, checks[i].message, out)
+	}
+	return out
+}
+
+// addConflictVariable declares conflict. The checks run in the core's
+// order (another profile's record it cannot read, an override value of
+// the wrong type, then containers, init containers, volumes, the added
+// sidecars' ports, and the template's labels and annotations), so the
+// first problem named is the core's.
 func (c *compiler) addConflictVariable() {
-	var b strings.Builder
-	b.WriteString(fmt.Sprintf("size(variables.badRecord) > 0 ? %s + variables.badRecord[0] + %s :\n",
-		celString("metadata.annotations: annotation "), celString(": not a valid status record (not as kubectl-inject writes it)")))
-	b.WriteString(c.badValueChecks())
+	checks := []check{{
+		expr.Gt(expr.Call("size", unreadableRecords), expr.Int(0)),
+		expr.Concat(expr.Str("metadata.annotations: annotation "), expr.Index(unreadableRecords, expr.Int(0)),
+			expr.Str(": not a valid status record (not as kubectl-inject writes it)")),
+	}}
+	checks = append(checks, c.badValueChecks()...)
 	for _, it := range c.items {
-		c.variable("same_"+it.flag, it.identicalExpr())
-		fields := []string{"volumes"}
-		if it.list != "volumes" {
-			fields = []string{"containers", "initContainers"}
-		}
-		c.variable("owners_"+it.flag, ownersExpr(listedPattern(fields, it.name)))
-		what := fmt.Sprintf("%s %q (spec.%s)", it.what(), it.name, it.list)
-		fmt.Fprintf(&b, "!variables.%s && size(variables.owners_%s) > 0 ? %s :\n", it.flag, it.flag, c.profileConflict(what, "variables.owners_"+it.flag+"[0]"))
-		msg := fmt.Sprintf("spec.%s: %s %q already exists and was not injected by kubectl-inject (rename it, or remove it so the template's can be added)", it.list, it.what(), it.name)
-		fmt.Fprintf(&b, "!variables.%s && !variables.same_%s ? %s :\n", it.flag, it.flag, celString(msg))
+		checks = append(checks, c.itemChecks(it)...)
 	}
 	for _, it := range c.items {
-		if it.list == "volumes" {
-			continue
-		}
-		ports, _ := it.value.(map[string]any)["ports"].([]any)
-		for j, p := range ports {
-			pm, ok := p.(map[string]any)
-			if !ok {
-				continue
-			}
-			uses, ok := portExpr(pm)
-			if !ok {
-				continue
-			}
-			users := fmt.Sprintf("users_%s_%d", it.flag, j)
-			// In the core's order: the last container using the port is named.
-			c.variable(users, fmt.Sprintf("object.spec.containers.filter(x, %s).map(x, x.name) + (has(object.spec.initContainers) ? object.spec.initContainers.filter(x, %s).map(x, x.name) : [])", uses, uses))
-			last := fmt.Sprintf("variables.%s[size(variables.%s) - 1]", users, users)
-			owners := fmt.Sprintf("variables.others.filter(o, %s).map(o, o[0])", listsName("o[2]", last))
-			proto, _ := pm["protocol"].(string)
-			if proto == "" {
-				proto = "TCP"
-			}
-			what := fmt.Sprintf("port %v/%s (spec.containers, sidecars ", pm["containerPort"], proto)
-			fmt.Fprintf(&b, "variables.%s && size(variables.%s) > 0 && size(%s) > 0 ? %s + '\"' + %s + '\" and \"' + %s + %s :\n",
-				it.flag, users, owners, celString(what), last, celString(it.name+`")`), strings.Replace(c.profileConflict("port", owners+"[0]"), celString("port is added by "), celString(" is added by "), 1))
-			msg := fmt.Sprintf("spec.containers: sidecar %q port %v is already used by container ", it.name, pm["containerPort"])
-			fmt.Fprintf(&b, "variables.%s && size(variables.%s) > 0 ? %s + '\"' + %s + '\"' :\n", it.flag, users, celString(msg), last)
-		}
+		checks = append(checks, c.portChecks(it)...)
 	}
 	for _, l := range []struct {
 		field string
 		kvs   []inject.KeyValue
 	}{{"labels", c.in.Template().Labels}, {"annotations", c.in.Template().Annotations}} {
 		for _, kv := range l.kvs {
-			what := fmt.Sprintf("%s %q (metadata.%s)", strings.TrimSuffix(l.field, "s"), kv.Key, l.field)
-			owners := ownersExpr(keyOwnedPattern(l.field, kv.Key))
-			fmt.Fprintf(&b, "size(%s) > 0 ? %s :\n", owners, c.profileConflict(what, owners+"[0]"))
+			kind := strings.TrimSuffix(l.field, "s")
+			what := fmt.Sprintf("%s %q (metadata.%s)", kind, kv.Key, l.field)
+			owned := c.variable(expr.Var(c.names.unique(camel(kv.Key)+"Owners")), "the other profiles that added or changed "+kind+" "+kv.Key,
+				owners(keyOwnedPattern(l.field, kv.Key)))
+			checks = append(checks, check{expr.Gt(expr.Call("size", owned), expr.Int(0)), c.profileConflict(expr.Str(what), kind, expr.Index(owned, expr.Int(0)))})
 		}
 	}
-	b.WriteString(`""`)
-	c.variable("conflict", b.String())
+	c.variable(conflict, "why the Pod is left as created (the core's message), or \"\" when the sidecar is added", chain(checks))
 }
 
-// conflictVariables are the variables the validating policy needs to name
-// a conflict: the override values, the other profiles' records, the
-// presence flags and checks, and the conflict itself (every variable up to
-// it).
-func (c *compiler) conflictVariables() []namedCondition {
-	var out []namedCondition
-	for _, v := range c.vars {
-		out = append(out, v)
-		if v.Name == "conflict" {
-			break
+// itemChecks are the conflicts of one template item: another profile
+// added an item of its name, or the Pod has one of its own that differs.
+func (c *compiler) itemChecks(it item) []check {
+	stem := it.varName()
+	same := c.variable(expr.Var(c.names.unique(stem+"Same")), fmt.Sprintf("the Pod's %s %q holds the template's", it.what(), it.name), it.identicalExpr())
+	fields := []string{"volumes"}
+	if !it.isVolume() {
+		fields = []string{"containers", "initContainers"}
+	}
+	owned := c.variable(expr.Var(c.names.unique(stem+"Owners")), fmt.Sprintf("the other profiles that added %s %q", it.what(), it.name),
+		owners(listedPattern(fields, it.name)))
+	field := "spec." + it.list
+	differs := expr.Format(inject.MessageContainerExists, expr.Str(field), quote(it.name))
+	if it.isVolume() {
+		// The pod's volume cannot be written as JSON in CEL: the message
+		// names the template's only.
+		differs = expr.Format(volumeDiffersAtAdmission, expr.Str(field), quote(it.name), expr.Str(compactJSON(it.value)))
+	}
+	present := expr.Not(it.missing)
+	return []check{
+		{expr.And(present, expr.Gt(expr.Call("size", owned), expr.Int(0))),
+			c.profileConflict(expr.Str(fmt.Sprintf("%s %q (%s)", it.what(), it.name, field)), it.what(), expr.Index(owned, expr.Int(0)))},
+		{expr.And(present, expr.Not(same)), differs},
+	}
+}
+
+// volumeDiffersAtAdmission is inject.MessageVolumeDiffers without the
+// pod's volume.
+var volumeDiffersAtAdmission = strings.Replace(inject.MessageVolumeDiffers, "the pod's is %s, ", "", 1)
+
+// portChecks are the conflicts of the ports of an added container: an app
+// container uses one (the last of them is named, as the core names it),
+// or another profile's sidecar does.
+func (c *compiler) portChecks(it item) []check {
+	if it.isVolume() {
+		return nil
+	}
+	var out []check
+	ports, _ := it.value.(map[string]any)["ports"].([]any)
+	for _, p := range ports {
+		pm, ok := p.(map[string]any)
+		if !ok || pm["containerPort"] == nil {
+			continue
 		}
+		num, err := literal(pm["containerPort"])
+		if err != nil {
+			continue
+		}
+		proto, _ := pm["protocol"].(string)
+		if proto == "" {
+			proto = "TCP"
+		}
+		port := fmt.Sprint(pm["containerPort"])
+		x, q, o := expr.Ident("x"), expr.Ident("q"), expr.Ident("o")
+		uses := expr.And(expr.Has(x, "ports"), expr.Method(expr.Field(x, "ports"), "exists", q,
+			expr.And(expr.Eq(expr.Field(q, "containerPort"), num),
+				expr.Eq(expr.Cond(expr.Has(q, "protocol"), expr.Field(q, "protocol"), expr.Str("TCP")), expr.Str(proto)))))
+		stem := c.names.unique(it.varName() + "Port" + port)
+		users := c.variable(expr.Var(stem+"Users"), fmt.Sprintf("the Pod's containers using port %s/%s", port, proto),
+			expr.Method(expr.Method(expr.Var("allContainers"), "filter", x, uses), "map", x, expr.Field(x, "name")))
+		last := c.variable(expr.Var(stem+"User"), "the last of them, as the core names it (\"\" for none)",
+			expr.Cond(expr.Gt(expr.Call("size", users), expr.Int(0)), expr.Index(users, expr.Sub(expr.Call("size", users), expr.Int(1))), expr.Str("")))
+		owned := c.variable(expr.Var(stem+"Owners"), "the other profiles that added that container",
+			expr.Method(expr.Method(otherRecords, "filter", o, listsName(expr.Index(o, expr.Int(2)), last)), "map", o, expr.Index(o, expr.Int(0))))
+		used := expr.And(it.missing, expr.Ne(last, expr.Str("")))
+		what := expr.Format(inject.MessagePortOwned, expr.Str(port+"/"+proto), expr.Str("spec.containers"), expr.Quoted(last), quote(it.name))
+		out = append(out,
+			check{expr.And(used, expr.Gt(expr.Call("size", owned), expr.Int(0))), c.profileConflict(what, "port", expr.Index(owned, expr.Int(0)))},
+			check{used, expr.Format(inject.MessagePortUsed, expr.Str("spec.containers"), quote(it.name), expr.Str(port), expr.Quoted(last))})
 	}
 	return out
 }
 
-// portExpr is a CEL predicate on a container x: it declares the port pm
-// (same number and protocol, TCP when unset).
-func portExpr(pm map[string]any) (string, bool) {
-	num, err := celValue(pm["containerPort"])
-	if err != nil || pm["containerPort"] == nil {
-		return "", false
+// compactJSON is v as the core's messages write an item: compact JSON,
+// keys sorted.
+func compactJSON(v any) string {
+	b, err := json.Marshal(stripHoles(v)) // HTML escaped, as the core's
+	if err != nil {
+		return "(" + err.Error() + ")"
 	}
-	proto, _ := pm["protocol"].(string)
-	if proto == "" {
-		proto = "TCP"
+	return string(b)
+}
+
+// stripHoles is v with each parameter's hole replaced by the template's
+// value.
+func stripHoles(v any) any {
+	switch x := v.(type) {
+	case hole:
+		return x.orig
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = stripHoles(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = stripHoles(e)
+		}
+		return out
 	}
-	return fmt.Sprintf(`has(x.ports) && x.ports.exists(q, q.containerPort == %s && (has(q.protocol) ? q.protocol : "TCP") == %s)`, num, celString(proto)), true
+	return v
 }

@@ -37,7 +37,8 @@
 // beside the others. Other profiles' records on the Pod (injected at build
 // time, or by another profile's policy earlier in the same admission) are
 // read as the core reads them, by regular expressions over the compact
-// JSON that inject.Status.Encode writes (CEL has no JSON parser): what
+// JSON that inject.Status.Encode writes (CEL has no JSON parser; the
+// pattern is generated from the type): what
 // they list is a conflict naming both profiles; a field they created is
 // recorded as created here too; the default-container annotation another
 // profile added is claimed; the first app container skips their sidecars.
@@ -58,6 +59,19 @@
 // typed as the core types it, and is recorded in the status values. A
 // value of the wrong type is handled as a conflict: the Pod is left as
 // created, and the warning names the annotation and the value.
+//
+// # How the CEL is written
+//
+// Every expression is built with pkg/admission/expr, an expression tree
+// printed with CEL's precedence, constants folded and lines folded to be
+// read, and every variable is named for what it holds, with a comment
+// saying so. What the policy mirrors of the core comes from the core: the
+// messages are the core's formats (inject.Message*), the record pattern is
+// generated from inject.Status (record.go), the override checks are the
+// core's patterns. TestInProcess runs the compiled policies with the API
+// server's own admission machinery (k8s.io/apiserver, in the tests only)
+// over generated Pods and the golden corpus and compares every admitted
+// Pod with the core's injection; docs/admission-policy.md says more.
 //
 // Only Pods are injected, at CREATE. The package imports the core; the
 // core knows nothing of it. Objects are plain structs marshalled to JSON,

@@ -5,20 +5,23 @@ import (
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kinject/kubectl-inject/pkg/admission/expr"
 )
 
-// item is one container, init container or volume of the template, with
-// the CEL that finds it in a Pod.
+// item is one container, init container or volume of the template.
 type item struct {
 	list  string // "containers", "initContainers" or "volumes"
 	name  string
-	value any    // the item as decoded data
-	flag  string // the variable telling whether the Pod lacks it: variables.add_c0
-	cel   string // the item as a CEL literal
+	value any       // the item as decoded data, with holes for parameters
+	lit   expr.Expr // the item as a CEL literal
+	// missing is the variable telling whether the Pod lacks an item of
+	// that name (then it is added): envoyMissing.
+	missing expr.Expr
 }
 
 // newItems decodes the template's nodes of one list.
-func newItems(list, prefix string, nodes []*yaml.Node) ([]item, error) {
+func newItems(list string, nodes []*yaml.Node) ([]item, error) {
 	out := make([]item, 0, len(nodes))
 	for i, n := range nodes {
 		var v any
@@ -29,40 +32,39 @@ func newItems(list, prefix string, nodes []*yaml.Node) ([]item, error) {
 		if !ok {
 			return nil, fmt.Errorf("%s[%d]: must be a mapping", list, i)
 		}
-		lit, err := celValue(m)
-		if err != nil {
-			return nil, fmt.Errorf("%s[%d]: %w", list, i, err)
-		}
 		name, _ := m["name"].(string)
-		out = append(out, item{list: list, name: name, value: m, flag: fmt.Sprintf("%s%d", prefix, i), cel: lit})
+		out = append(out, item{list: list, name: name, value: m})
 	}
 	return out, nil
 }
 
-// podLists are the Pod lists an item of the template may already be in:
-// containers and init containers share one name space.
-func (it item) podLists() []string {
-	if it.list == "volumes" {
-		return []string{"volumes"}
-	}
-	return []string{"containers", "initContainers"}
-}
+// isVolume tells volumes from containers and init containers, which share
+// one name space.
+func (it item) isVolume() bool { return it.list == "volumes" }
 
 // what names the item kind in messages, as the core does.
 func (it item) what() string {
-	if it.list == "volumes" {
+	if it.isVolume() {
 		return "volume"
 	}
 	return "container"
 }
 
-// presentExpr is true when the Pod has an item of this name at all.
-func (it item) presentExpr() string {
-	var parts []string
-	for _, l := range it.podLists() {
-		parts = append(parts, fmt.Sprintf(`(has(object.spec.%s) && object.spec.%s.exists(x, x.name == %s))`, l, l, celString(it.name)))
+// varName is the stem of the item's variables: envoy, envoyConfVolume.
+func (it item) varName() string {
+	if it.isVolume() {
+		return camel(it.name) + "Volume"
 	}
-	return strings.Join(parts, " || ")
+	return camel(it.name)
+}
+
+// podItems is the variable listing the Pod's items of the item's name
+// space: allContainers or podVolumes.
+func (it item) podItems() expr.Expr {
+	if it.isVolume() {
+		return expr.Var("podVolumes")
+	}
+	return expr.Var("allContainers")
 }
 
 // identicalExpr is true when the Pod has an item of this name that holds
@@ -71,12 +73,9 @@ func (it item) presentExpr() string {
 // a ConfigMap volume's defaultMode) and canonicalized its quantities
 // ("1000m" is stored as "1"), so identical means: every field the template
 // sets has the template's value, quantities compared as quantities.
-func (it item) identicalExpr() string {
-	var parts []string
-	for _, l := range it.podLists() {
-		parts = append(parts, fmt.Sprintf(`(has(object.spec.%s) && object.spec.%s.exists(x, x.name == %s && %s))`, l, l, celString(it.name), subsetExpr("x", it.value, nil)))
-	}
-	return strings.Join(parts, " || ")
+func (it item) identicalExpr() expr.Expr {
+	x := expr.Ident("x")
+	return expr.Method(it.podItems(), "exists", x, expr.And(expr.Eq(expr.Field(x, "name"), expr.Str(it.name)), subsetExpr(x, it.value, nil)))
 }
 
 // quantityMaps are the fields of containers and volumes whose values are
@@ -85,52 +84,47 @@ var quantityMaps = map[string]bool{
 	"resources.limits": true, "resources.requests": true, "emptyDir.sizeLimit": true,
 }
 
-// subsetExpr is a CEL predicate that holds when the value of expr contains
+// subsetExpr is a CEL predicate that holds when the value of e contains
 // v: every field of a mapping, every item of a list (same length), equal
 // scalars. path is the field path from the item, for quantities.
-func subsetExpr(expr string, v any, path []string) string {
+func subsetExpr(e expr.Expr, v any, path []string) expr.Expr {
 	switch x := v.(type) {
 	case hole:
-		return x.subsetExpr(expr, path)
+		return x.subsetExpr(e, path)
 	case map[string]any:
-		var parts []string
+		var parts []expr.Expr
 		for _, k := range sortedKeys(x) {
 			child := append(append([]string(nil), path...), k)
-			sub := expr + "." + k
-			has := "has(" + sub + ")"
-			if !celIdent(k) || quantityMaps[strings.Join(path, ".")] {
-				sub = expr + "[" + celString(k) + "]"
-				has = celString(k) + " in " + expr
+			sub, has := expr.Field(e, k), expr.Has(e, k)
+			if quantityMaps[strings.Join(path, ".")] {
+				sub, has = expr.Index(e, expr.Str(k)), expr.In(expr.Str(k), e)
 			}
-			parts = append(parts, "("+has+" && "+subsetExpr(sub, x[k], child)+")")
+			parts = append(parts, has, subsetExpr(sub, x[k], child))
 		}
-		if len(parts) == 0 {
-			return "true"
-		}
-		return strings.Join(parts, " && ")
+		return expr.And(parts...)
 	case []any:
-		parts := []string{fmt.Sprintf("size(%s) == %d", expr, len(x))}
-		for i, e := range x {
-			parts = append(parts, subsetExpr(fmt.Sprintf("%s[%d]", expr, i), e, path))
+		parts := []expr.Expr{expr.Eq(expr.Call("size", e), expr.Int(int64(len(x))))}
+		for i, item := range x {
+			parts = append(parts, subsetExpr(expr.Index(e, expr.Int(int64(i))), item, path))
 		}
-		return strings.Join(parts, " && ")
+		return expr.And(parts...)
 	case string:
 		if isQuantityPath(path) {
-			return quantityExpr(expr, x)
+			return quantityEq(e, expr.Str(x))
 		}
-		return expr + " == " + celString(x)
+		return expr.Eq(e, expr.Str(x))
 	case int, int64, float64:
 		if isQuantityPath(path) {
-			return quantityExpr(expr, fmt.Sprint(x))
+			return quantityEq(e, expr.Str(fmt.Sprint(x)))
 		}
-		lit, _ := celValue(x)
-		return expr + " == " + lit
+		lit, _ := literal(x)
+		return expr.Eq(e, lit)
 	default:
-		lit, err := celValue(x)
+		lit, err := literal(x)
 		if err != nil {
-			return "false"
+			return expr.False
 		}
-		return expr + " == " + lit
+		return expr.Eq(e, lit)
 	}
 }
 
@@ -140,14 +134,12 @@ func isQuantityPath(path []string) bool {
 	return len(path) > 0 && (quantityMaps[strings.Join(path[:len(path)-1], ".")] || quantityMaps[strings.Join(path, ".")])
 }
 
-// quantityExpr compares the quantity at expr with want as quantities, and
-// as strings when either is not a quantity.
-func quantityExpr(expr, want string) string {
-	return quantityExprOf(expr, celString(want))
-}
-
-// quantityExprOf is quantityExpr with the wanted quantity as a CEL string
-// expression w.
-func quantityExprOf(expr, w string) string {
-	return fmt.Sprintf(`(string(%s) == %s || (isQuantity(string(%s)) && isQuantity(%s) && quantity(string(%s)).compareTo(quantity(%s)) == 0))`, expr, w, expr, w, expr, w)
+// quantityEq compares the quantity at e with the string expression want as
+// quantities, and as strings when either is not a quantity.
+func quantityEq(e, want expr.Expr) expr.Expr {
+	s := expr.Call("string", e)
+	return expr.Or(
+		expr.Eq(s, want),
+		expr.And(expr.Call("isQuantity", s), expr.Call("isQuantity", want),
+			expr.Eq(expr.Method(expr.Call("quantity", s), "compareTo", expr.Call("quantity", want)), expr.Int(0))))
 }

@@ -2,8 +2,10 @@ package admission
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
+	"github.com/kinject/kubectl-inject/pkg/admission/expr"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
@@ -12,9 +14,15 @@ import (
 type param struct {
 	inject.Parameter
 	key string // the full annotation key for the profile
-	// set and val name the variables telling whether the Pod has the
-	// annotation, and its value ("" when it has none).
-	set, val string
+	// set and val are the variables telling whether the Pod has the
+	// annotation, and its value ("" when it has none): cpuRequestSet,
+	// cpuRequest.
+	set, val expr.Expr
+	// effective is the variable holding the value the field takes, the
+	// annotation's or the template's, for a string field (cpuRequestValue);
+	// nil for the others.
+	effective expr.Expr
+	orig      any // the template's value of the field
 }
 
 // hole is a parameter's place in a template item: the template's value,
@@ -36,12 +44,16 @@ var intPattern = inject.TypeInt.Pattern()
 // an error of the template, not of the Pod.
 func (c *compiler) loadParams(params []inject.Parameter) error {
 	c.params = make([]param, len(params))
+	if c.names == nil {
+		c.names = names{}
+	}
 	for i, p := range params {
+		name := c.names.unique(camel(p.Annotation))
 		c.params[i] = param{
 			Parameter: p,
 			key:       inject.ProfileAnnotation(c.profile, p.Annotation),
-			set:       fmt.Sprintf("set_p%d", i),
-			val:       fmt.Sprintf("val_p%d", i),
+			set:       expr.Var(name + "Set"),
+			val:       expr.Var(name),
 		}
 	}
 	for i := range c.params {
@@ -52,7 +64,7 @@ func (c *compiler) loadParams(params []inject.Parameter) error {
 			it := &c.items[j]
 			// The core sets the field in every item of that name: a sidecar
 			// is found in containers or initContainers alike.
-			if it.name != name || (list == "volumes") != (it.list == "volumes") {
+			if it.name != name || (list == "volumes") != it.isVolume() {
 				continue
 			}
 			if err := placeHole(it.value, p.Path(), p); err != nil {
@@ -65,11 +77,11 @@ func (c *compiler) loadParams(params []inject.Parameter) error {
 		}
 	}
 	for j := range c.items {
-		lit, err := celValue(c.items[j].value)
+		lit, err := literal(c.items[j].value)
 		if err != nil {
 			return fmt.Errorf("template: %s %q: %w", c.items[j].list, c.items[j].name, err)
 		}
-		c.items[j].cel = lit
+		c.items[j].lit = lit
 	}
 	return nil
 }
@@ -98,6 +110,9 @@ func placeHole(node any, steps []inject.FieldStep, p *param) error {
 				return fmt.Errorf("%s: is not a single value", st.Field)
 			}
 			m[st.Field] = hole{p: p, orig: next}
+			if s, ok := next.(string); ok && p.effective == nil {
+				p.orig, p.effective = s, expr.Var(strings.TrimPrefix(expr.Text(p.val), "variables.")+"Value")
+			}
 			return nil
 		}
 		list, ok := next.([]any)
@@ -161,107 +176,109 @@ func flagWord(list []any, flag string) (int, string) {
 // annotation and the value.
 func (c *compiler) addParamVariables() {
 	for _, p := range c.params {
-		k := celString(p.key)
-		c.variable(p.set, fmt.Sprintf("has(%s) && %s in %s", annotationsExpr, k, annotationsExpr))
-		c.variable(p.val, fmt.Sprintf("variables.%s ? %s[%s] : \"\"", p.set, annotationsExpr, k))
+		k := expr.Str(p.key)
+		c.variable(p.set, "the Pod sets "+p.key, expr.And(expr.Has(metadata, "annotations"), expr.In(k, annotations)))
+		c.variable(p.val, "its value, or \"\"", annotation(p.key))
+		if p.effective != nil {
+			// string(): an annotation's value is typed dyn.
+			c.variable(p.effective, "the value of "+p.Field+": the annotation's, or the template's",
+				expr.Cond(p.set, expr.Call("string", p.val), expr.Str(p.orig.(string))))
+		}
 	}
 }
 
-// badValueChecks are the first entries of the conflict chain: an override
+// badValueChecks are the first cases of the conflict chain: an override
 // value that does not match its type. The core fails the object with this
 // message before anything else, and the Pod is left as created.
-func (c *compiler) badValueChecks() string {
-	var b strings.Builder
+func (c *compiler) badValueChecks() []check {
+	var out []check
 	for _, p := range c.params {
-		msg := fmt.Sprintf("metadata.annotations[%q]: ", p.key)
-		fmt.Fprintf(&b, "variables.%s && !variables.%s.matches(%s) ? %s + '\"' + %s + '\" is not ' + %s :\n",
-			p.set, p.val, celString(p.Type.Pattern()), celString(msg), celGoQuoted("variables."+p.val),
-			celString(fmt.Sprintf("%s (it sets %s)", typeExample(p.Type), p.Field)))
+		msg := expr.Format(inject.MessageBadOverride, expr.Str("metadata.annotations"), expr.Str(strconv.Quote(p.key)),
+			goQuoted(p.val), expr.Str(p.Type.Example()), expr.Str(p.Field))
+		out = append(out, check{expr.And(p.set, expr.Not(expr.Method(p.val, "matches", expr.Str(p.Type.Pattern())))), msg})
 	}
-	return b.String()
+	return out
 }
 
-// celGoQuoted escapes backslashes and quotes of a CEL string expression, as
-// %q does for printable text, so that a value in a message reads as the
-// core's.
-func celGoQuoted(expr string) string {
-	return expr + `.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n").replace("\t", "\\t")`
-}
-
-// typeExample is the core's description of a valid value of the type.
-func typeExample(t inject.ParameterType) string {
-	err := t.Check("\x00")
-	if err == nil {
-		return "a string"
-	}
-	// The core's message is `"VALUE" is EXAMPLE`: keep EXAMPLE.
-	_, example, _ := strings.Cut(err.Error(), " is not ")
-	return example
-}
-
-// valuesField renders the record's values: the override annotations that
-// are set, by parameter name (sorted, as encoding/json sorts map keys).
-func (c *compiler) valuesField() string {
-	if len(c.params) == 0 {
-		return "''"
-	}
+// valuesField is the record's values, a string: the override annotations
+// that are set, by parameter name (sorted, as encoding/json sorts map
+// keys), or "" when none is.
+func (c *compiler) valuesField() expr.Expr {
 	byName := map[string]param{}
 	for _, p := range c.params {
 		byName[p.Annotation] = p
 	}
-	parts := make([]string, 0, len(byName))
+	var parts []expr.Expr
 	for _, n := range sortedKeys(byName) {
 		p := byName[n]
-		value := "variables." + p.val
+		value := p.val
 		if p.Type == inject.TypeString {
 			// The other types' patterns admit no character JSON escapes,
 			// and a value that does not match them is never recorded.
-			value = celJSONEscape(value)
+			value = jsonEscaped(value)
 		}
-		parts = append(parts, fmt.Sprintf(`(variables.%s ? [%s + '"' + %s + '"'] : [])`,
-			p.set, celString(jsonString(n)+":"), value))
+		parts = append(parts, expr.When(p.set, expr.List(expr.Concat(expr.Str(jsonString(n)+`:"`), value, expr.Str(`"`)))))
 	}
-	list := "(" + strings.Join(parts, " + ") + ")"
-	return fmt.Sprintf(`(size(%s) > 0 ? ',"values":{' + %s.join(",") + '}' : '')`, list, list)
+	return jsonObjectField("values", expr.Lists(parts...))
 }
 
-// celExpr is the hole's value in CEL: the annotation's value, typed as the
+// value is the hole's value in CEL: the annotation's value, typed as the
 // core types it (an integer where the template has one and the value is
 // one, a string otherwise), or the template's own value.
-func (h hole) celExpr() (string, error) {
-	orig, err := celValue(h.orig)
+func (h hole) value() (expr.Expr, error) {
+	orig, err := literal(h.orig)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	v := "variables." + h.p.val
-	set := "dyn(" + v + ")"
+	v := h.p.val
+	if h.isString() && h.prefix == "" && h.p.effective != nil {
+		return h.p.effective, nil
+	}
+	if h.isString() {
+		// string(): an annotation's value is typed dyn.
+		return expr.Cond(h.p.set, expr.Concat(expr.Str(h.prefix), expr.Call("string", v)), orig), nil
+	}
+	set := expr.Call("dyn", v)
 	switch {
 	case h.prefix != "":
-		set = "dyn(" + celString(h.prefix) + " + " + v + ")"
+		set = expr.Call("dyn", expr.Concat(expr.Str(h.prefix), v))
 	case isInt(h.orig):
-		set = fmt.Sprintf("(%s.matches(%s) ? dyn(int(%s)) : dyn(%s))", v, celString(intPattern), v, v)
+		set = expr.Cond(expr.Method(v, "matches", expr.Str(intPattern)), expr.Call("dyn", expr.Call("int", v)), expr.Call("dyn", v))
 	}
-	return fmt.Sprintf("(variables.%s ? %s : dyn(%s))", h.p.set, set, orig), nil
+	return expr.Cond(h.p.set, set, expr.Call("dyn", orig)), nil
 }
 
-// subsetExpr is true when the Pod's value at expr is the hole's value.
-func (h hole) subsetExpr(expr string, path []string) string {
-	v := "variables." + h.p.val
+// isString reports whether the hole holds a string whatever the Pod sets:
+// it is a string in the template (the value replaces it as a string).
+func (h hole) isString() bool {
+	_, ok := h.orig.(string)
+	return ok
+}
+
+// subsetExpr is true when the Pod's value at e is the hole's value.
+func (h hole) subsetExpr(e expr.Expr, path []string) expr.Expr {
+	v := h.p.val
 	if isQuantityPath(path) && !isListOrMap(h.orig) {
 		// One comparison, against whichever quantity applies.
-		want := fmt.Sprintf("(variables.%s ? %s : %s)", h.p.set, v, celString(fmt.Sprint(h.orig)))
-		return quantityExprOf(expr, want)
+		want := expr.Cond(h.p.set, v, expr.Str(fmt.Sprint(h.orig)))
+		if h.p.effective != nil {
+			want = h.p.effective
+		}
+		return quantityEq(e, want)
 	}
-	var set string
+	if h.prefix == "" && h.p.effective != nil && h.isString() {
+		return expr.Eq(e, h.p.effective)
+	}
+	var set expr.Expr
 	switch {
 	case h.prefix != "":
-		set = fmt.Sprintf("%s == %s + %s", expr, celString(h.prefix), v)
+		set = expr.Eq(e, expr.Concat(expr.Str(h.prefix), v))
 	case isInt(h.orig):
-		set = fmt.Sprintf("(%s.matches(%s) ? %s == int(%s) : %s == %s)", v, celString(intPattern), expr, v, expr, v)
+		set = expr.Cond(expr.Method(v, "matches", expr.Str(intPattern)), expr.Eq(e, expr.Call("int", v)), expr.Eq(e, v))
 	default:
-		set = expr + " == " + v
+		set = expr.Eq(e, v)
 	}
-	return fmt.Sprintf("(variables.%s ? (%s) : (%s))", h.p.set, set, subsetExpr(expr, h.orig, path))
+	return expr.Cond(h.p.set, set, subsetExpr(e, h.orig, path))
 }
 
 func isListOrMap(v any) bool {

@@ -1,78 +1,93 @@
 package admission
 
 import (
-	"fmt"
-	"strings"
+	"github.com/kinject/kubectl-inject/pkg/admission/expr"
 )
 
-// jsonPatch is one CEL JSONPatch literal.
-func jsonPatch(path, value string) string {
-	return fmt.Sprintf("JSONPatch{op: \"add\", path: %s, value: %s}", path, value)
-}
-
-// patchExpression is the mutation: a list of JSON patches that adds what
-// the core adds, in the core's places, or no patch at all when the Pod
-// has a conflict (the Pod is then left as created; the validating policy
-// says why).
-func (c *compiler) patchExpression() string {
-	parts := []string{
+// patchExpression is the mutation: the JSON patches that add what the
+// core adds, in the core's places, or none at all when the Pod has a
+// conflict (the Pod is then left as created; the validating policy says
+// why).
+func (c *compiler) patchExpression() expr.Expr {
+	parts := []expr.Expr{
 		// Classic sidecars go after the app's containers.
-		addedList(c.itemsOf("containers"), func(it item) string {
-			return jsonPatch(celString("/spec/containers/-"), it.cel)
-		}),
+		c.addedEach("containers", func(it item) expr.Expr { return expr.JSONPatch(expr.Str("/spec/containers/-"), it.lit) }),
 		c.initContainerPatches(),
 		// Volumes go after the app's volumes, or make the list.
-		fmt.Sprintf(`(!has(object.spec.volumes) ? (size(variables.newVolumes) > 0 ? [%s] : []) : %s)`,
-			jsonPatch(celString("/spec/volumes"), "variables.newVolumes"),
-			addedList(c.itemsOf("volumes"), func(it item) string { return jsonPatch(celString("/spec/volumes/-"), it.cel) })),
+		c.listPatches("volumes", func(it item) expr.Expr { return expr.JSONPatch(expr.Str("/spec/volumes/-"), it.lit) }),
 	}
 	if labels := c.labelEntries(); len(labels) > 0 {
-		parts = append(parts, mapPatches("/metadata/labels", labelsExpr, labels))
+		parts = append(parts, mapPatches("/metadata/labels", "labels", labels))
 	}
-	annotations := append(c.annotationEntries(), entry{
-		key: c.in.StatusAnnotation(), value: "variables.status", when: "true", always: true,
-	})
-	parts = append(parts, mapPatches("/metadata/annotations", annotationsExpr, annotations))
-	return "variables.conflict != \"\" ? [] :\n" + strings.Join(parts, " +\n")
+	entries := append(c.annotationEntries(), entry{key: c.in.StatusAnnotation(), value: status, always: true})
+	parts = append(parts, mapPatches("/metadata/annotations", "annotations", entries))
+	return expr.Cond(expr.Ne(conflict, expr.Str("")), expr.List(), expr.Lists(parts...))
+}
+
+// addedEach is the list of f(item) for the items of list that are added.
+func (c *compiler) addedEach(list string, f func(item) expr.Expr) expr.Expr {
+	var parts []expr.Expr
+	for _, it := range c.itemsOf(list) {
+		parts = append(parts, expr.When(it.missing, expr.List(f(it))))
+	}
+	return expr.Lists(parts...)
+}
+
+// listPatches adds the template's items of list after the Pod's, or makes
+// the list (variables.newVolumes) when the Pod has none.
+func (c *compiler) listPatches(list string, each func(item) expr.Expr) expr.Expr {
+	if len(c.itemsOf(list)) == 0 {
+		return expr.List()
+	}
+	added := expr.Var(newListVar(list))
+	create := expr.When(expr.Gt(expr.Call("size", added), expr.Int(0)), expr.List(expr.JSONPatch(expr.Str("/spec/"+list), added)))
+	return expr.Cond(expr.Not(expr.Has(spec, list)), create, c.addedEach(list, each))
+}
+
+// newListVar names the variable of the items of list that are added.
+func newListVar(list string) string {
+	if list == "volumes" {
+		return "newVolumes"
+	}
+	return "newInitContainers"
 }
 
 // initContainerPatches puts native sidecars (and any other init containers
 // of the template) before the app's own init containers, in template
 // order, or makes the list.
-func (c *compiler) initContainerPatches() string {
+func (c *compiler) initContainerPatches() expr.Expr {
 	items := c.itemsOf("initContainers")
-	if len(items) == 0 {
-		return "[]"
-	}
-	inserts := make([]string, len(items))
-	for i, it := range items {
+	return c.listPatches("initContainers", func(it item) expr.Expr {
 		// Its index is the number of template items added before it.
-		before := make([]string, i)
-		for j := range before {
-			before[j] = "variables." + items[j].flag
+		var before []expr.Expr
+		for _, b := range items {
+			if b.name == it.name {
+				break
+			}
+			before = append(before, b.missing)
 		}
-		index := fmt.Sprintf(`string([%s].filter(b, b).size())`, strings.Join(before, ", "))
-		if i == 0 {
-			index = `"0"`
+		index := expr.Str("0")
+		if len(before) > 0 {
+			b := expr.Ident("b")
+			index = expr.Call("string", expr.Method(expr.Method(expr.List(before...), "filter", b, b), "size"))
 		}
-		inserts[i] = fmt.Sprintf("(variables.%s ? [%s] : [])", it.flag, jsonPatch(`"/spec/initContainers/" + `+index, it.cel))
-	}
-	return fmt.Sprintf(`(!has(object.spec.initContainers) ? (size(variables.newInitContainers) > 0 ? [%s] : []) : %s)`,
-		jsonPatch(celString("/spec/initContainers"), "variables.newInitContainers"), strings.Join(inserts, " + "))
+		return expr.JSONPatch(expr.Concat(expr.Str("/spec/initContainers/"), index), it.lit)
+	})
 }
 
-// mapPatches sets entries of the labels or annotations map at path
-// (mapExpr in CEL), making the map first when the Pod has none. An entry
+// mapPatches sets entries of the labels or annotations map (field of
+// metadata) at path, making the map first when the Pod has none. An entry
 // whose value is already there is not patched.
-func mapPatches(path, mapExpr string, entries []entry) string {
-	parts := []string{fmt.Sprintf("(!has(%s) ? [%s] : [])", mapExpr, jsonPatch(celString(path), "{}"))}
+func mapPatches(path, field string, entries []entry) expr.Expr {
+	m := expr.Field(metadata, field)
+	parts := []expr.Expr{expr.When(expr.Not(expr.Has(metadata, field)), expr.List(expr.JSONPatch(expr.Str(path), expr.Map(nil, nil))))}
 	for _, e := range entries {
-		k := celString(e.key)
-		cond := fmt.Sprintf("(%s) && (!has(%s) || !(%s in %s) || %s[%s] != %s)", e.when, mapExpr, k, mapExpr, mapExpr, k, e.value)
-		if e.always {
-			cond = "true"
+		when := expr.True
+		if !e.always {
+			k := expr.Str(e.key)
+			when = expr.And(e.whenOrTrue(), expr.Or(expr.Not(expr.Has(metadata, field)), expr.Not(expr.In(k, m)), expr.Ne(expr.Index(m, k), e.value)))
 		}
-		parts = append(parts, fmt.Sprintf("(%s ? [%s] : [])", cond, jsonPatch(celString(path+"/"+jsonPointerKey(e.key)), e.value)))
+		parts = append(parts, expr.When(when, expr.List(expr.JSONPatch(expr.Str(path+"/"+jsonPointerKey(e.key)), e.value))))
 	}
-	return strings.Join(parts, " + ")
+	return expr.Concat(parts...)
 }

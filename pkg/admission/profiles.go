@@ -1,10 +1,10 @@
 package admission
 
 import (
-	"fmt"
 	"regexp"
-	"strings"
+	"strconv"
 
+	"github.com/kinject/kubectl-inject/pkg/admission/expr"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
@@ -13,105 +13,89 @@ import (
 // reads them: what they list cannot be taken, fields they created are
 // created for this profile too, and the default-container annotation is
 // shared. CEL has no JSON parser, so the records are matched as the compact
-// JSON inject.Status.Encode writes, whose field order is fixed.
+// JSON inject.Status.Encode writes, whose field order is fixed (record.go).
 
-// Regular expressions (RE2) over a record's JSON.
-const (
-	// reString is a JSON string, escapes included.
-	reString = `"(?:[^"\\]|\\.)*"`
-	reList   = `\[` + reString + `(?:,` + reString + `)*\]`
-	reMap    = `\{` + reString + `:` + reString + `(?:,` + reString + `:` + reString + `)*\}`
-	reFields = `"(?:containers|initContainers|volumes|metadata|metadata\.labels|metadata\.annotations)"`
-	reTokens = `\{` + reFields + `:"(?:null|Null|NULL|~)"(?:,` + reFields + `:"(?:null|Null|NULL|~)")*\}`
-	// statusKeyPattern is inject.ProfileOfStatusKey: the default
-	// profile's key, or a DNS label before the domain.
-	statusKeyPattern = `^(?:[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?\.)?sidecar\.kinject\.dev/status$`
-	statusSuffix     = ".sidecar.kinject.dev/status"
+// Variables of the other profiles' records.
+var (
+	otherKeys         = expr.Var("otherStatusKeys")
+	unreadableRecords = expr.Var("unreadableRecords")
+	otherRecords      = expr.Var("otherRecords")
+	otherSidecars     = expr.Var("otherSidecars")
 )
 
-// recordPattern is the whole record as Encode writes it: fields in struct
-// order, empty ones left out. A record the core would parse but that is
-// not written so (by hand, pretty-printed) is treated as unreadable.
-var recordPattern = `^\{"v":1,"template":"(?:[^"\\]|\\.)+"` +
-	`(?:,"containers":` + reList + `)?(?:,"initContainers":` + reList + `)?(?:,"volumes":` + reList + `)?` +
-	`(?:,"labels":` + reList + `)?(?:,"annotations":` + reList + `)?` +
-	`(?:,"changed":\{(?:"labels":` + reMap + `)?,?(?:"annotations":` + reMap + `)?\})?` +
-	`(?:,"created":\[` + reFields + `(?:,` + reFields + `)*\])?(?:,"null":\[` + reFields + `(?:,` + reFields + `)*\])?` +
-	`(?:,"nullTokens":` + reTokens + `)?(?:,"values":` + reMap + `)?\}$`
-
-// listedPattern matches a record whose list field (or any of fields)
-// holds the JSON string name.
-func listedPattern(fields []string, name string) string {
-	return `,"(?:` + strings.Join(fields, "|") + `)":\[(?:` + reString + `,)*` + regexp.QuoteMeta(jsonString(name)) + `[,\]]`
-}
-
-// keyOwnedPattern matches a record that added or changed the label or
-// annotation key (field "labels" or "annotations"): inject's keyOwner.
-func keyOwnedPattern(field, key string) string {
-	k := regexp.QuoteMeta(jsonString(key))
-	changed := `"changed":\{"labels":\{(?:` + reString + `:` + reString + `,)*` + k + `:`
-	if field == "annotations" {
-		changed = `"changed":\{(?:"labels":` + reMap + `,)?"annotations":\{(?:` + reString + `:` + reString + `,)*` + k + `:`
-	}
-	return listedPattern([]string{field}, key) + "|" + changed
-}
-
-// addOtherVariables declares the other profiles' records:
-//
-//   - otherKeys: their annotation keys;
-//   - badRecord: the first that is not a record as the core writes it,
-//     "" when all are;
-//   - others: for each, [the profile as the core names it in messages, the
-//     record, the JSON of its containers and initContainers lists];
-//   - sidecarNames: those lists of every other record, joined.
+// addOtherVariables declares the other profiles' records.
 func (c *compiler) addOtherVariables() {
-	own := celString(c.in.StatusAnnotation())
-	c.variable("otherKeys", fmt.Sprintf("has(%s) ? %s.filter(k, k != %s && k.matches(%s)) : []",
-		annotationsExpr, annotationsExpr, own, celString(statusKeyPattern)))
-	c.variable("badRecord", fmt.Sprintf("variables.otherKeys.filter(k, !%s[k].matches(%s))", annotationsExpr, celString(recordPattern)))
-	lists := func(field string) string {
-		return fmt.Sprintf("%s[k].find(%s)", annotationsExpr, celString(`,"`+field+`":`+reList))
+	k := expr.Ident("k")
+	own := expr.Str(c.in.StatusAnnotation())
+	c.variable(otherKeys, "the annotations holding other profiles' status records",
+		expr.Cond(expr.Has(metadata, "annotations"),
+			expr.Method(annotations, "filter", k, expr.And(expr.Ne(k, own), expr.Method(k, "matches", expr.Str(statusKeyPattern)))),
+			expr.List()))
+	record := expr.Call("string", expr.Index(annotations, k))
+	c.variable(unreadableRecords, "those not written as kubectl-inject writes them",
+		expr.Method(otherKeys, "filter", k, expr.Not(expr.Method(record, "matches", expr.Str(recordPattern)))))
+	lists := func(field string) expr.Expr {
+		return expr.Method(record, "find", expr.Str(`,"`+field+`":`+reList))
 	}
 	// inject.ProfileName of the record's profile.
-	display := fmt.Sprintf(`string(k) == %s ? %s : 'profile "' + string(k).substring(0, string(k).size() - %d) + '"'`,
-		celString(inject.StatusAnnotation), celString(inject.ProfileName("")), len(statusSuffix))
-	c.variable("others", fmt.Sprintf("variables.otherKeys.map(k, [%s, string(%s[k]), string(%s + %s)])",
-		display, annotationsExpr, lists("containers"), lists("initContainers")))
-	c.variable("sidecarNames", `variables.others.map(o, o[2]).join("")`)
+	key := expr.Call("string", k)
+	display := expr.Cond(expr.Eq(key, expr.Str(inject.StatusAnnotation)), expr.Str(inject.ProfileName("")),
+		expr.Concat(expr.Str(`profile "`), expr.Method(key, "substring", expr.Int(0), expr.Sub(expr.Method(key, "size"), expr.Int(int64(len(statusSuffix))))), expr.Str(`"`)))
+	c.variable(otherRecords, "for each: [the profile as messages name it, the record, its containers and initContainers lists as JSON]",
+		expr.Method(otherKeys, "map", k, expr.List(display, record, expr.Concat(lists("containers"), lists("initContainers")))))
 }
 
-// ownersExpr lists the profiles (as named in messages) whose records
-// match the regular expression re.
-func ownersExpr(re string) string {
-	return fmt.Sprintf("variables.others.filter(o, o[1].matches(%s)).map(o, o[0])", celString(re))
+// addOtherSidecars declares the containers other profiles added.
+func (c *compiler) addOtherSidecars() {
+	o := expr.Ident("o")
+	c.variable(otherSidecars, "the containers the other profiles added, as JSON lists",
+		expr.Method(expr.Method(otherRecords, "map", o, expr.Index(o, expr.Int(2))), "join", expr.Str("")))
 }
 
-// listsName is true when the JSON lists text (CEL) holds the name (CEL
-// string expression), a Pod's container name.
-func listsName(text, name string) string {
-	return fmt.Sprintf(`(%s.contains('"' + %s + '",') || %s.contains('"' + %s + '"]'))`, text, name, text, name)
+// owners lists the profiles (as named in messages) whose records match
+// the regular expression re.
+func owners(re string) expr.Expr {
+	o := expr.Ident("o")
+	return expr.Method(expr.Method(otherRecords, "filter", o, expr.Method(expr.Index(o, expr.Int(1)), "matches", expr.Str(re))), "map", o, expr.Index(o, expr.Int(0)))
 }
 
-// profileConflict is the core's message when another profile owns what
-// this one would add: what names the thing, owner is a CEL expression
-// giving the owner's name as inject.ProfileName does.
-func (c *compiler) profileConflict(what, owner string) string {
-	const marker = "\x00owner\x00"
-	before, after, _ := strings.Cut(inject.ProfileConflict(what, marker, c.profile), marker)
-	return fmt.Sprintf("%s + %s + %s", celString(before), owner, celString(after))
+// listsName is true when the JSON lists text holds name (a string
+// expression), a Pod's container name.
+func listsName(text, name expr.Expr) expr.Expr {
+	return expr.Or(
+		expr.Method(text, "contains", expr.Concat(expr.Str(`"`), name, expr.Str(`",`))),
+		expr.Method(text, "contains", expr.Concat(expr.Str(`"`), name, expr.Str(`"]`))))
 }
 
-// recordFields are the fields a record lists as created or null, sorted
-// as the core sorts them.
-var recordFields = []string{"containers", "initContainers", "metadata", "metadata.annotations", "metadata.labels", "volumes"}
+// profileConflict is the core's message when another profile (owner, a
+// string expression) owns what this one would add (what, its kind first).
+func (c *compiler) profileConflict(what expr.Expr, kind string, owner expr.Expr) expr.Expr {
+	return expr.Format(inject.MessageProfileConflict, what, owner, expr.Str(inject.ProfileName(c.profile)), expr.Str(kind))
+}
 
-// inheritList is a CEL list telling how the other records that created
-// or filled field did so, the first one first (inject's others.inherit):
-// "c" (created), "n" (it was null) or "n" followed by the null token it
-// recorded.
-func inheritList(field string) string {
+// inheritance is a string expression telling how the first other record
+// that lists field in empty, created or null did so (inject's
+// others.inherit): "e" followed by the blank text it recorded, "c"
+// (created), "n" (it was null) followed by the null token it recorded, or
+// "" when none does.
+func inheritance(field string) expr.Expr {
 	f := regexp.QuoteMeta(jsonString(field))
-	token := fmt.Sprintf(`r.find(%s).find(%s)`, celString(`,"nullTokens":\{[^}]*\}`), celString(f+`:"[^"]*"`))
-	return fmt.Sprintf(`variables.others.map(o, o[1]).filter(r, r.matches(%s)).map(r, r.matches(%s) ? "c" : "n" + (%s != "" ? %s.substring(%d, %s.size() - 1) : ""))`,
-		celString(`,"(?:created|null)":\[[^\]]*`+f), celString(`,"created":\[[^\]]*`+f), token, token, len(jsonString(field))+2, token)
+	r := expr.Ident("r")
+	// The value recorded for field in a map field (nullTokens, empty) of r,
+	// as JSON text without its quotes.
+	recorded := func(mapField string) expr.Expr {
+		pair := expr.Method(expr.Method(r, "find", expr.Str(`,"`+mapField+`":\{[^}]*\}`)), "find", expr.Str(f+`:"[^"]*"`))
+		start := int64(len(jsonString(field)) + 2)
+		return expr.Cond(expr.Ne(pair, expr.Str("")), expr.Method(pair, "substring", expr.Int(start), expr.Sub(expr.Method(pair, "size"), expr.Int(1))), expr.Str(""))
+	}
+	how := expr.Cond(expr.Method(r, "matches", expr.Str(`,"empty":\{[^}]*`+f+`:`)), expr.Concat(expr.Str("e"), recorded("empty")),
+		expr.Cond(expr.Method(r, "matches", expr.Str(`,"created":\[[^\]]*`+f)), expr.Str("c"),
+			expr.Concat(expr.Str("n"), recorded("nullTokens"))))
+	o := expr.Ident("o")
+	list := expr.Method(expr.Method(expr.Method(otherRecords, "map", o, expr.Index(o, expr.Int(1))), "filter", r,
+		expr.Method(r, "matches", expr.Str(`,"(?:created|null)":\[[^\]]*`+f+`|,"empty":\{[^}]*`+f+`:`))), "map", r, how)
+	return expr.Index(expr.Concat(list, expr.List(expr.Str(""))), expr.Int(0))
 }
+
+// quote is s quoted as %q quotes it.
+func quote(s string) expr.Expr { return expr.Str(strconv.Quote(s)) }

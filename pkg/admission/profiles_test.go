@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"reflect"
 	"regexp"
 	"testing"
 
@@ -44,9 +45,26 @@ func records() map[string]*inject.Status {
 			},
 			Created: []string{"initContainers", "metadata.annotations"}, Null: []string{"volumes"},
 			NullTokens: map[string]string{"volumes": "~"},
+			Empty:      map[string]string{"spec": "\n  ", "metadata.labels": "\n\t\r\n    "},
 			Values:     map[string]string{"cpu-request": "250m", "example.com/s": `{"v":1}`},
 		},
 		"changed annotations only": {Version: 1, Template: "h", Changed: &inject.Changed{Annotations: map[string]string{"a": "b"}}},
+	}
+}
+
+// TestFullRecordIsFull fails when inject.Status gains a field that the
+// full record leaves unset: the record pattern is generated from the type,
+// and this record is what shows that the policy reads the new field.
+func TestFullRecordIsFull(t *testing.T) {
+	t.Parallel()
+	v := reflect.ValueOf(*records()["full"])
+	for i := 0; i < v.NumField(); i++ {
+		if v.Field(i).IsZero() {
+			t.Errorf("the full record leaves Status.%s unset: set it, so TestRecordPattern reads it", v.Type().Field(i).Name)
+		}
+	}
+	if _, err := inject.ParseStatus(records()["full"].Encode()); err != nil {
+		t.Errorf("the core does not read the full record: %v", err)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
 
+	"github.com/kinject/kubectl-inject/pkg/admission/expr"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
@@ -137,36 +138,32 @@ func objectSelector(s string) (*labelSelector, error) {
 // opts in the default profile only, as in the core. Other profiles'
 // records do not stop the policy: they are handled by the variables.
 func matchConditions(p inject.Policy, profile string) []namedCondition {
-	ann := "object.metadata.annotations"
-	value := func(key string) string {
-		return fmt.Sprintf(`(has(%s) && %s in %s ? %s[%s].lowerAscii() : "")`, ann, celString(key), ann, ann, celString(key))
-	}
+	value := func(key string) expr.Expr { return expr.Method(annotation(key), "lowerAscii") }
 	injectKey := inject.InjectAnnotationFor(profile)
-	conds := []namedCondition{{
-		Name:       "not-injected",
-		Expression: fmt.Sprintf(`!has(%s) || !(%s in %s)`, ann, celString(inject.StatusAnnotationFor(profile)), ann),
-	}, {
-		Name:       "not-opted-out",
-		Expression: value(injectKey) + ` != "false"`,
-	}}
+	conds := []namedCondition{
+		{Name: "not-injected", Expression: expr.Pretty(expr.Or(expr.Not(expr.Has(metadata, "annotations")),
+			expr.Not(expr.In(expr.Str(inject.StatusAnnotationFor(profile)), annotations))))},
+		{Name: "not-opted-out", Expression: expr.Pretty(expr.Ne(value(injectKey), expr.Str("false")))},
+	}
 	if p.Mode == inject.OptIn {
-		expr := fmt.Sprintf(`%s == "true"`, value(injectKey))
+		in := expr.Eq(value(injectKey), expr.Str("true"))
 		if profile == "" {
-			expr += fmt.Sprintf(` || %s == "true"`, value(inject.SeedAnnotation))
+			in = expr.Or(in, expr.Eq(value(inject.SeedAnnotation), expr.Str("true")))
 		}
-		conds = append(conds, namedCondition{Name: "opted-in", Expression: expr})
+		conds = append(conds, namedCondition{Name: "opted-in", Expression: expr.Pretty(in)})
 	}
 	if !p.InjectHostNetwork {
-		conds = append(conds, namedCondition{
-			Name:       "not-host-network",
-			Expression: `!has(object.spec.hostNetwork) || !object.spec.hostNetwork`,
-		})
+		conds = append(conds, namedCondition{Name: "not-host-network",
+			Expression: expr.Pretty(expr.Or(expr.Not(expr.Has(spec, "hostNetwork")), expr.Not(expr.Field(spec, "hostNetwork"))))})
 	}
-	proxies := celStrings(inject.OtherMeshProxies())
-	conds = append(conds, namedCondition{
-		Name: "no-other-mesh",
-		Expression: fmt.Sprintf(`!object.spec.containers.exists(c, c.name in %s) && !(has(object.spec.initContainers) && object.spec.initContainers.exists(c, c.name in %s))`,
-			proxies, proxies),
-	})
+	var proxies []expr.Expr
+	for _, n := range inject.OtherMeshProxies() {
+		proxies = append(proxies, expr.Str(n))
+	}
+	c := expr.Ident("c")
+	isProxy := expr.In(expr.Field(c, "name"), expr.List(proxies...))
+	conds = append(conds, namedCondition{Name: "no-other-mesh", Expression: expr.Pretty(expr.And(
+		expr.Not(expr.Method(expr.Field(spec, "containers"), "exists", c, isProxy)),
+		expr.Not(expr.And(expr.Has(spec, "initContainers"), expr.Method(expr.Field(spec, "initContainers"), "exists", c, isProxy)))))})
 	return conds
 }

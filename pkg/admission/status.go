@@ -2,28 +2,40 @@ package admission
 
 import (
 	"fmt"
-	"strings"
 
+	"github.com/kinject/kubectl-inject/pkg/admission/expr"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
-// entry is one label or annotation the policy sets: a key, its value as a
-// CEL expression, and when it applies.
+// entry is one label or annotation the policy sets: a key, its value, and
+// when it applies (nil: always, unless the value is already there).
 type entry struct {
-	key, value, when string
-	always           bool // the status record: written whatever is there
+	key    string
+	value  expr.Expr
+	when   expr.Expr
+	always bool // the status record: written whatever is there
 }
 
-const (
-	labelsExpr      = "object.metadata.labels"
-	annotationsExpr = "object.metadata.annotations"
+func (e entry) whenOrTrue() expr.Expr {
+	if e.when == nil {
+		return expr.True
+	}
+	return e.when
+}
+
+// Variables of the record.
+var (
+	status                 = expr.Var("status")
+	firstApp               = expr.Var("firstAppContainer")
+	setsDefaultContainer   = expr.Var("setsDefaultContainer")
+	claimsDefaultContainer = expr.Var("claimsDefaultContainer")
 )
 
 // labelEntries are the template's labels.
 func (c *compiler) labelEntries() []entry {
 	var out []entry
 	for _, kv := range c.in.Template().Labels {
-		out = append(out, entry{key: kv.Key, value: celString(kv.Value), when: "true"})
+		out = append(out, entry{key: kv.Key, value: expr.Str(kv.Value)})
 	}
 	return out
 }
@@ -36,10 +48,10 @@ func (c *compiler) labelEntries() []entry {
 func (c *compiler) annotationEntries() []entry {
 	var out []entry
 	if c.addsDefaultContainer() {
-		out = append(out, entry{key: inject.DefaultContainerAnnotation, value: "variables.firstApp", when: "variables.setsDefaultContainer"})
+		out = append(out, entry{key: inject.DefaultContainerAnnotation, value: firstApp, when: setsDefaultContainer})
 	}
 	for _, kv := range c.in.Template().Annotations {
-		out = append(out, entry{key: kv.Key, value: celString(kv.Value), when: "true"})
+		out = append(out, entry{key: kv.Key, value: expr.Str(kv.Value)})
 	}
 	return out
 }
@@ -55,7 +67,18 @@ func (c *compiler) addsDefaultContainer() bool {
 	return len(c.itemsOf("containers")) > 0
 }
 
-// addDefaultContainerVariables declares firstApp (the Pod's first
+// anyMissing is true when any of the template's items of list is added.
+func (c *compiler) anyMissing(lists ...string) expr.Expr {
+	var out []expr.Expr
+	for _, l := range lists {
+		for _, it := range c.itemsOf(l) {
+			out = append(out, it.missing)
+		}
+	}
+	return expr.Or(out...)
+}
+
+// addDefaultContainerVariables declares firstAppContainer (the Pod's first
 // container that no other profile's record lists), setsDefaultContainer
 // (the policy writes the annotation) and claimsDefaultContainer (the Pod
 // names a default container that another profile added: this profile
@@ -64,170 +87,207 @@ func (c *compiler) addDefaultContainerVariables() {
 	if !c.addsDefaultContainer() {
 		return
 	}
-	var added []string
-	for _, it := range c.itemsOf("containers") {
-		added = append(added, "variables."+it.flag)
-	}
-	key := celString(inject.DefaultContainerAnnotation)
-	named := fmt.Sprintf(`has(%s) && %s in %s && %s[%s] != ""`, annotationsExpr, key, annotationsExpr, annotationsExpr, key)
-	apps := `object.spec.containers.map(x, x.name).filter(n, n != "" && !` + listsName("variables.sidecarNames", "n") + ")"
-	c.variable("firstApp", fmt.Sprintf(`size(%s) > 0 ? %s[0] : ""`, apps, apps))
-	c.variable("setsDefaultContainer", fmt.Sprintf(`(%s) && !(%s) && variables.firstApp != ""`, strings.Join(added, " || "), named))
-	c.variable("claimsDefaultContainer", fmt.Sprintf(`(%s) && %s && size(%s) > 0`,
-		strings.Join(added, " || "), named, ownersExpr(keyOwnedPattern("annotations", inject.DefaultContainerAnnotation))))
-}
-
-// addedExpr is true when e adds its key to the map at mapExpr.
-func (e entry) addedExpr(mapExpr string) string {
-	return fmt.Sprintf("(%s) && (!has(%s) || !(%s in %s))", e.when, mapExpr, celString(e.key), mapExpr)
-}
-
-// changedExpr is true when e overwrites a different value at mapExpr.
-func (e entry) changedExpr(mapExpr string) string {
-	k := celString(e.key)
-	return fmt.Sprintf("(%s) && has(%s) && %s in %s && %s[%s] != %s", e.when, mapExpr, k, mapExpr, mapExpr, k, e.value)
+	c.addOtherSidecars()
+	key := expr.Str(inject.DefaultContainerAnnotation)
+	named := expr.And(expr.Has(metadata, "annotations"), expr.In(key, annotations), expr.Ne(expr.Index(annotations, key), expr.Str("")))
+	x, n := expr.Ident("x"), expr.Ident("n")
+	apps := expr.Method(expr.Method(expr.Field(spec, "containers"), "map", x, expr.Field(x, "name")), "filter", n,
+		expr.And(expr.Ne(n, expr.Str("")), expr.Not(listsName(otherSidecars, n))))
+	c.variable(firstApp, "the Pod's first container that no profile added", expr.Index(expr.Concat(apps, expr.List(expr.Str(""))), expr.Int(0)))
+	added := c.anyMissing("containers")
+	c.variable(setsDefaultContainer, "the policy names the app's container as the default one",
+		expr.And(added, expr.Not(named), expr.Ne(firstApp, expr.Str(""))))
+	c.variable(claimsDefaultContainer, "another profile named the default container: this one records it too",
+		expr.And(added, named, expr.Gt(expr.Call("size", owners(keyOwnedPattern("annotations", inject.DefaultContainerAnnotation))), expr.Int(0))))
 }
 
 // addStatusVariables declares the parts of the status record and the
 // record itself, field for field what inject.Status.Encode writes.
 func (c *compiler) addStatusVariables() {
-	c.variable("newInitContainers", addedList(c.itemsOf("initContainers"), func(it item) string { return it.cel }))
-	c.variable("newVolumes", addedList(c.itemsOf("volumes"), func(it item) string { return it.cel }))
+	for i := range c.items {
+		it := &c.items[i]
+		name := it.varName()
+		if !it.isVolume() {
+			name += "Container"
+		}
+		kind := map[string]string{"containers": "container", "initContainers": "init container", "volumes": "volume"}[it.list]
+		it.lit = c.variable(expr.Var(c.names.unique(name)), fmt.Sprintf("the template's %s %q, overrides applied", kind, it.name), it.lit)
+	}
+	for _, l := range []string{"initContainers", "volumes"} {
+		if len(c.itemsOf(l)) > 0 {
+			c.variable(expr.Var(newListVar(l)), "the template's "+l+" the Pod lacks", c.addedEach(l, func(it item) expr.Expr { return it.lit }))
+		}
+	}
 	c.addDefaultContainerVariables()
 	for _, m := range []struct {
-		name, expr string
-		entries    []entry
+		name, field string
+		entries     []entry
 	}{
-		{"Labels", labelsExpr, c.labelEntries()},
-		{"Annotations", annotationsExpr, c.annotationEntries()},
+		{"Labels", "labels", c.labelEntries()},
+		{"Annotations", "annotations", c.annotationEntries()},
 	} {
-		var added, changed []string
-		if m.name == "Annotations" && c.addsDefaultContainer() {
-			added = append(added, fmt.Sprintf("(variables.claimsDefaultContainer ? [%s] : [])", celString(jsonString(inject.DefaultContainerAnnotation))))
+		if len(m.entries) == 0 {
+			continue
 		}
-		for _, e := range m.entries {
-			added = append(added, fmt.Sprintf("(%s ? [%s] : [])", e.addedExpr(m.expr), celString(jsonString(e.key))))
+		mp := expr.Field(metadata, m.field)
+		var added, changed []expr.Expr
+		if m.name == "Annotations" && c.addsDefaultContainer() {
+			added = append(added, expr.When(claimsDefaultContainer, expr.List(expr.Str(jsonString(inject.DefaultContainerAnnotation)))))
 		}
 		byKey := map[string]entry{}
 		for _, e := range m.entries {
+			k := expr.Str(e.key)
+			absent := expr.Or(expr.Not(expr.Has(metadata, m.field)), expr.Not(expr.In(k, mp)))
+			added = append(added, expr.When(expr.And(e.whenOrTrue(), absent), expr.List(expr.Str(jsonString(e.key)))))
 			byKey[e.key] = e
 		}
 		for _, k := range sortedKeys(byKey) { // encoding/json sorts map keys
 			e := byKey[k]
-			old := celJSONEscape(fmt.Sprintf("%s[%s]", m.expr, celString(k)))
-			changed = append(changed, fmt.Sprintf(`(%s ? [%s + '"' + %s + '"'] : [])`, e.changedExpr(m.expr), celString(jsonString(k)+":"), old))
+			old := expr.Index(mp, expr.Str(k))
+			overwrites := expr.And(e.whenOrTrue(), expr.Has(metadata, m.field), expr.In(expr.Str(k), mp), expr.Ne(old, e.value))
+			changed = append(changed, expr.When(overwrites, expr.List(expr.Concat(expr.Str(jsonString(k)+`:"`), jsonEscaped(old), expr.Str(`"`)))))
 		}
-		c.variable("added"+m.name, listOrEmpty(added))
-		c.variable("changed"+m.name, listOrEmpty(changed))
+		c.variable(expr.Var("added"+m.name), "the template's "+m.field+" the Pod lacks, as JSON strings", expr.Lists(added...))
+		c.variable(expr.Var("changed"+m.name), "the Pod's "+m.field+" the template overwrites, with their old values", expr.Lists(changed...))
 	}
 	c.addFieldVariables()
-	c.variable("status", c.statusExpr())
+	c.variable(status, "the status record, as kubectl-inject writes it", c.statusExpr())
 }
 
-func listOrEmpty(parts []string) string {
-	if len(parts) == 0 {
-		return "[]"
-	}
-	return strings.Join(parts, " + ")
-}
-
-// fieldChange says, for one field a record may list as created or null,
-// when this profile creates it and when it adds to it where it exists
-// ("" for never).
+// fieldChange says, for one field a record may list as created, null or
+// empty, when this profile creates it and when it adds to it where it
+// exists (nil for never).
 type fieldChange struct {
-	field, creates, addsTo string
+	field           string
+	creates, addsTo expr.Expr
 }
 
 // fieldChanges are the record's fields in the core's (sorted) order. A
 // Pod always has containers and metadata; empty lists and maps reach
 // admission as absent fields, so this profile never records a field as
-// null itself: only another profile's record can say it was.
+// null or empty itself: only another profile's record can say it was.
 func (c *compiler) fieldChanges() []fieldChange {
-	anyContainer := make([]string, 0)
-	for _, it := range c.itemsOf("containers") {
-		anyContainer = append(anyContainer, "variables."+it.flag)
+	hasNew := func(l string) expr.Expr {
+		if len(c.itemsOf(l)) == 0 {
+			return nil
+		}
+		return expr.Gt(expr.Call("size", expr.Var(newListVar(l))), expr.Int(0))
+	}
+	createsList := func(l string) fieldChange {
+		n := hasNew(l)
+		if n == nil {
+			return fieldChange{field: l}
+		}
+		return fieldChange{l, expr.And(expr.Not(expr.Has(spec, l)), n), expr.And(expr.Has(spec, l), n)}
 	}
 	out := []fieldChange{
-		{field: "containers", addsTo: strings.Join(anyContainer, " || ")},
-		{field: "initContainers",
-			creates: `!has(object.spec.initContainers) && size(variables.newInitContainers) > 0`,
-			addsTo:  `has(object.spec.initContainers) && size(variables.newInitContainers) > 0`},
-		{field: "metadata", addsTo: "true"},
-		{field: "metadata.annotations", creates: `!has(object.metadata.annotations)`, addsTo: `has(object.metadata.annotations)`},
+		{field: "containers", addsTo: c.anyMissing("containers")},
+		createsList("initContainers"),
+		{field: "metadata", addsTo: expr.True},
+		{"metadata.annotations", expr.Not(expr.Has(metadata, "annotations")), expr.Has(metadata, "annotations")},
 		{field: "metadata.labels"},
-		{field: "volumes",
-			creates: `!has(object.spec.volumes) && size(variables.newVolumes) > 0`,
-			addsTo:  `has(object.spec.volumes) && size(variables.newVolumes) > 0`},
+		{field: "spec", addsTo: c.anyMissing("containers", "initContainers", "volumes")},
+		createsList("volumes"),
 	}
 	if len(c.in.Template().Labels) > 0 {
-		out[4].creates, out[4].addsTo = `!has(object.metadata.labels)`, `has(object.metadata.labels)`
+		out[4] = fieldChange{"metadata.labels", expr.Not(expr.Has(metadata, "labels")), expr.Has(metadata, "labels")}
 	}
-	if len(c.itemsOf("initContainers")) == 0 {
-		out[1].creates, out[1].addsTo = "", ""
-	}
-	if len(c.itemsOf("volumes")) == 0 {
-		out[5].creates, out[5].addsTo = "", ""
+	if len(c.itemsOf("containers")) == 0 {
+		out[0].addsTo = nil
 	}
 	return out
 }
 
-// addFieldVariables declares created, nulled and nullTokens: the record's
-// lists of fields this profile created, or that another profile's record
-// lists as created or null and this profile adds to (inject's
-// others.inherit), so that every profile's record is the same whatever the
-// order of injection.
+// addFieldVariables declares created, nulled, nullTokens and emptyText:
+// the record's lists of fields this profile created, or that another
+// profile's record lists as created, null or empty and this profile adds
+// to (inject's others.inherit), so that every profile's record is the same
+// whatever the order of injection.
 func (c *compiler) addFieldVariables() {
-	var created, nulled, tokens []string
-	for i, f := range c.fieldChanges() {
-		name := celString(jsonString(f.field))
+	var created, nulled, tokens, empty []expr.Expr
+	for _, f := range c.fieldChanges() {
+		name := expr.Str(jsonString(f.field))
 		cond := f.creates
-		if f.addsTo != "" {
-			inh := fmt.Sprintf("inherit%d", i)
-			list := inheritList(f.field)
-			c.variable(inh, fmt.Sprintf(`!(%s) ? "" : size(%s) > 0 ? %s[0] : ""`, f.addsTo, list, list))
-			v := "variables." + inh
-			if cond != "" {
-				cond = "(" + cond + ") || "
-			}
-			cond += v + ` == "c"`
-			nulled = append(nulled, fmt.Sprintf(`(%s.startsWith("n") ? [%s] : [])`, v, name))
-			tokens = append(tokens, fmt.Sprintf(`(%s.size() > 1 ? [%s + '"' + %s.substring(1) + '"'] : [])`, v, celString(jsonString(f.field)+":"), v))
+		if cond == nil {
+			cond = expr.False
 		}
-		if cond != "" {
-			created = append(created, fmt.Sprintf("(%s ? [%s] : [])", cond, name))
+		if f.addsTo != nil && !isFalse(f.addsTo) {
+			inh := c.variable(expr.Var(c.names.unique(camel(f.field)+"Inherited")),
+				"how another profile's record says it found "+f.field+": \"c\" created, \"n\" null, \"e\" empty, then the text",
+				expr.Cond(f.addsTo, inheritance(f.field), expr.Str("")))
+			cond = expr.Or(cond, expr.Eq(inh, expr.Str("c")))
+			nulled = append(nulled, expr.When(expr.Method(inh, "startsWith", expr.Str("n")), expr.List(name)))
+			tail := expr.Method(inh, "substring", expr.Int(1))
+			pair := expr.List(expr.Concat(expr.Str(jsonString(f.field)+`:"`), tail, expr.Str(`"`)))
+			tokens = append(tokens, expr.When(expr.And(expr.Method(inh, "startsWith", expr.Str("n")), expr.Gt(expr.Method(inh, "size"), expr.Int(1))), pair))
+			empty = append(empty, expr.When(expr.Method(inh, "startsWith", expr.Str("e")), pair))
+		}
+		if f.field != "spec" {
+			created = append(created, expr.When(cond, expr.List(name)))
 		}
 	}
-	c.variable("created", listOrEmpty(created))
-	c.variable("nulled", listOrEmpty(nulled))
-	c.variable("nullTokens", listOrEmpty(tokens))
+	c.variable(expr.Var("created"), "the fields the record lists as created", expr.Lists(created...))
+	c.variable(expr.Var("nulled"), "the fields it lists as null", expr.Lists(nulled...))
+	c.variable(expr.Var("nullTokens"), "how they were written", expr.Lists(tokens...))
+	c.variable(expr.Var("emptyText"), "the blank text of fields that were empty collections", expr.Lists(empty...))
+}
+
+func isFalse(e expr.Expr) bool { return expr.Text(e) == "false" }
+
+// jsonListField is `,"name":[` + items.join(",") + `]`, or "" for no
+// items (a list expression of JSON texts).
+func jsonListField(name string, items expr.Expr) expr.Expr {
+	return jsonField(name, items, "[", "]")
+}
+
+// jsonObjectField is `,"name":{` + pairs.join(",") + `}`, or "".
+func jsonObjectField(name string, pairs expr.Expr) expr.Expr {
+	return jsonField(name, pairs, "{", "}")
+}
+
+func jsonField(name string, parts expr.Expr, open, close string) expr.Expr {
+	if expr.Text(parts) == "[]" {
+		return expr.Str("")
+	}
+	return expr.Cond(expr.Gt(expr.Call("size", parts), expr.Int(0)),
+		expr.Concat(expr.Str(fmt.Sprintf(`,%s:%s`, jsonString(name), open)), expr.Method(parts, "join", expr.Str(",")), expr.Str(close)),
+		expr.Str(""))
 }
 
 // statusExpr renders the record as inject.Status.Encode does: fields in
 // struct order, empty ones left out.
-func (c *compiler) statusExpr() string {
-	names := func(list string) string {
-		return addedList(c.itemsOf(list), func(it item) string { return celString(jsonString(it.name)) })
+func (c *compiler) statusExpr() expr.Expr {
+	names := func(list string) expr.Expr {
+		return c.addedEach(list, func(it item) expr.Expr { return expr.Str(jsonString(it.name)) })
 	}
-	field := func(name, list string) string {
-		return fmt.Sprintf(`(size(%s) > 0 ? ',"%s":[' + (%s).join(",") + ']' : '')`, list, name, list)
+	mapPart := func(name string, v expr.Expr) expr.Expr {
+		if expr.Text(v) == "[]" {
+			return expr.List()
+		}
+		return expr.When(expr.Gt(expr.Call("size", v), expr.Int(0)),
+			expr.List(expr.Concat(expr.Str(jsonString(name)+":{"), expr.Method(v, "join", expr.Str(",")), expr.Str("}"))))
 	}
-	changedMap := func(name, list string) string {
-		return fmt.Sprintf(`(size(%s) > 0 ? ['"%s":{' + (%s).join(",") + '}'] : [])`, list, name, list)
+	varOr := func(name string, has bool) expr.Expr {
+		if !has {
+			return expr.List()
+		}
+		return expr.Var(name)
 	}
-	changed := fmt.Sprintf("(%s + %s)", changedMap("labels", "variables.changedLabels"), changedMap("annotations", "variables.changedAnnotations"))
-	parts := []string{
-		celString(fmt.Sprintf(`{"v":1,"template":%s`, jsonString(c.in.TemplateHash()))),
-		field("containers", names("containers")),
-		field("initContainers", names("initContainers")),
-		field("volumes", names("volumes")),
-		field("labels", "variables.addedLabels"),
-		field("annotations", "variables.addedAnnotations"),
-		fmt.Sprintf(`(size(%s) > 0 ? ',"changed":{' + %s.join(",") + '}' : '')`, changed, changed),
-		field("created", "variables.created"),
-		field("null", "variables.nulled"),
-		`(size(variables.nullTokens) > 0 ? ',"nullTokens":{' + variables.nullTokens.join(",") + '}' : '')`,
+	hasLabels, hasAnnotations := len(c.labelEntries()) > 0, len(c.annotationEntries()) > 0
+	changed := expr.Lists(mapPart("labels", varOr("changedLabels", hasLabels)), mapPart("annotations", varOr("changedAnnotations", hasAnnotations)))
+	return expr.Concat(
+		expr.Str(fmt.Sprintf(`{"v":1,"template":%s`, jsonString(c.in.TemplateHash()))),
+		jsonListField("containers", names("containers")),
+		jsonListField("initContainers", names("initContainers")),
+		jsonListField("volumes", names("volumes")),
+		jsonListField("labels", varOr("addedLabels", hasLabels)),
+		jsonListField("annotations", varOr("addedAnnotations", hasAnnotations)),
+		jsonObjectField("changed", changed),
+		jsonListField("created", expr.Var("created")),
+		jsonListField("null", expr.Var("nulled")),
+		jsonObjectField("nullTokens", expr.Var("nullTokens")),
+		jsonObjectField("empty", expr.Var("emptyText")),
 		c.valuesField(),
-		`"}"`,
-	}
-	return strings.Join(parts, " +\n")
+		expr.Str("}"),
+	)
 }

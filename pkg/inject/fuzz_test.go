@@ -30,7 +30,7 @@ func addGoldenSeeds(f *testing.F) {
 // fuzzTemplates are the templates FuzzInject draws from: the embedded
 // default, as a native sidecar, with an image override, with pod labels and
 // annotations, and with an init container before a native sidecar.
-func fuzzTemplates(f *testing.F) []*inject.Injector {
+func fuzzTemplates(f testing.TB) []*inject.Injector {
 	native := true
 	metadata, err := inject.ParseTemplate([]byte(`metadata:
   labels: {mesh: kinject}

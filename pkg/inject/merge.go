@@ -3,6 +3,7 @@ package inject
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -165,10 +166,10 @@ func (pt profileTarget) missingItems(items []*yaml.Node, field string, lists ...
 		}
 		if field == "volumes" {
 			// Name both: the two definitions are usually close.
-			return nil, atNode(existing, pt.specField(field), &conflictError{fmt.Sprintf("%s: volume %q already exists and differs from the template's: the pod's is %s, the template's is %s (rename one, or make them equal so the pod's is used)",
-				pt.specField(field), name, compactJSON(existing), compactJSON(item))})
+			return nil, atNode(existing, pt.specField(field), &conflictError{message(MessageVolumeDiffers,
+				pt.specField(field), strconv.Quote(name), compactJSON(existing), compactJSON(item))})
 		}
-		return nil, atNode(existing, pt.specField(field), &conflictError{fmt.Sprintf("%s: container %q already exists and was not injected by kubectl-inject (rename it, or remove it so the template's can be added)", pt.specField(field), name)})
+		return nil, atNode(existing, pt.specField(field), &conflictError{message(MessageContainerExists, pt.specField(field), strconv.Quote(name))})
 	}
 	return out, nil
 }
@@ -190,10 +191,10 @@ func (pt profileTarget) checkPorts(sidecars []*yaml.Node) error {
 		for _, p := range seqItems(mapValue(s, "ports")) {
 			app, clash := used[portKey(p)]
 			if owner, ok := pt.rest.owner("containers", app); clash && ok {
-				return pt.conflict(fmt.Sprintf("port %s (%s, sidecars %q and %q)", portKey(p), pt.specField("containers"), app, scalarField(s, "name")), owner)
+				return pt.conflict(message(MessagePortOwned, portKey(p), pt.specField("containers"), strconv.Quote(app), strconv.Quote(scalarField(s, "name"))), owner)
 			}
 			if clash {
-				return atNode(where[portKey(p)], t.specField("containers"), &conflictError{fmt.Sprintf("%s: sidecar %q port %s is already used by container %q", t.specField("containers"), scalarField(s, "name"), scalarField(p, "containerPort"), app)})
+				return atNode(where[portKey(p)], t.specField("containers"), &conflictError{message(MessagePortUsed, t.specField("containers"), strconv.Quote(scalarField(s, "name")), scalarField(p, "containerPort"), strconv.Quote(app))})
 			}
 		}
 	}

@@ -1,8 +1,10 @@
 package inject
 
 import (
+	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -265,7 +267,7 @@ func overrideValues(t *podTarget, profile string, params []Parameter) (map[strin
 			return nil, fmt.Errorf("%s[%q]: must be a string", where, key)
 		}
 		if err := p.Type.Check(v.Value); err != nil {
-			return nil, fmt.Errorf("%s[%q]: %w (it sets %s)", where, key, err, p.Field)
+			return nil, errors.New(message(MessageBadOverride, where, strconv.Quote(key), strconv.Quote(v.Value), p.Type.Example(), p.Field))
 		}
 		if values == nil {
 			values = map[string]string{}

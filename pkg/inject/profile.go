@@ -92,8 +92,7 @@ func ProfileName(profile string) string {
 // the thing, its kind first: `container "envoy" (spec.containers)`.
 func ProfileConflict(what, ownerName, profile string) string {
 	kind, _, _ := strings.Cut(what, " ")
-	return fmt.Sprintf("%s is added by %s and by %s: two profiles cannot add the same %s (change one of the templates)",
-		what, ownerName, ProfileName(profile), kind)
+	return message(MessageProfileConflict, what, ownerName, ProfileName(profile), kind)
 }
 
 // record is one profile's status record found on a pod template.

@@ -211,15 +211,22 @@ func TestHelpAndVersion(t *testing.T) {
 func TestGoldenLocal(t *testing.T) {
 	dirs, err := filepath.Glob("../../pkg/inject/testdata/golden/*")
 	if err != nil || len(dirs) == 0 {
-		t.Skip("no golden corpus")
+		t.Fatalf("no golden corpus: %v", err)
 	}
 	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			args := []string{"--local", "-f", filepath.Join(dir, "input.yaml")}
+			var template []string
 			if _, err := os.Stat(filepath.Join(dir, "config.yaml")); err == nil {
-				args = append(args, "--template", filepath.Join(dir, "config.yaml"))
+				template = []string{"--template", filepath.Join(dir, "config.yaml")}
 			}
+			args := append([]string{"--local", "-f", filepath.Join(dir, "input.yaml")}, template...)
 			out, stderr, code := runCmd(t, "", args...)
+			if code == 0 {
+				again, stderr2, code2 := runCmd(t, out, append([]string{"--local", "-f", "-"}, template...)...)
+				if code2 != 0 || again != out {
+					t.Errorf("injecting the output again: exit %d, changed %v\n%s", code2, again != out, stderr2)
+				}
+			}
 			report := slurp(t, filepath.Join(dir, "report.txt"))
 			if wantFail := strings.Contains(report, ": error"); (code != 0) != wantFail {
 				t.Errorf("exit %d, report:\n%s\nstderr:\n%s", code, report, stderr)

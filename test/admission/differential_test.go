@@ -1,18 +1,15 @@
 package admission
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kinject/kubectl-inject/internal/podgen"
 	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
@@ -21,120 +18,44 @@ import (
 type suite struct {
 	name   string
 	config string
-	// others are other profiles' configs: some Pods carry their injection.
-	others []string
 	pods   [][]byte
+	// generated is how many of the Pods (the first) are generated.
+	generated int
 }
 
-// templateSidecar and templateVolume are the first container and volume a
-// suite's template adds, for the generator's look-alikes.
-func templateParts(t *testing.T, in *inject.Injector) (map[string]any, map[string]any) {
-	t.Helper()
-	decode := func(list []*kyaml.Node) map[string]any {
-		if len(list) == 0 {
-			return nil
-		}
-		var m map[string]any
-		if err := list[0].Decode(&m); err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
-	tpl := in.Template()
-	c := decode(tpl.Containers)
-	if c == nil {
-		c = decode(tpl.InitContainers)
-	}
-	return c, decode(tpl.Volumes)
-}
-
+// The configs the suites and other tests use (internal/podgen).
 const (
-	defaultConfig = `apiVersion: kinject.dev/v1alpha1
-kind: SidecarInjection
-metadata: {name: envoy}
-spec:
-  mode: opt-out
-`
-	nativeOptInConfig = `apiVersion: kinject.dev/v1alpha1
-kind: SidecarInjection
-metadata: {name: envoy}
-spec:
-  mode: opt-in
-  native: true
-`
-	metadataConfig = `apiVersion: kinject.dev/v1alpha1
-kind: SidecarInjection
-metadata: {name: mesh}
-spec:
-  namespaces: [default, ns-a]
-  selector: tier!=db
-  template:
-    metadata:
-      labels: {mesh: kinject}
-      annotations:
-        prometheus.io/scrape: "true"
-        mesh.example/quoted: 'a "b" <c> & \d'
-    initContainers:
-    - name: mesh-init
-      image: busybox
-      command: [sh, -c, "true"]
-    - name: proxy
-      image: envoyproxy/envoy:v1.36.2
-      restartPolicy: Always
-      ports: [{containerPort: 15001}]
-      resources: {requests: {cpu: 100m, memory: 64Mi}}
-    volumes:
-    - name: mesh-certs
-      emptyDir: {}
-`
-	twoSidecarsConfig = `apiVersion: kinject.dev/v1alpha1
-kind: SidecarInjection
-metadata: {name: pair}
-spec:
-  image: registry.local/proxy:v2
-  injectHostNetwork: true
-  template:
-    containers:
-    - name: proxy
-      image: envoyproxy/envoy:v1.36.2
-      args: ["--log-level", "info"]
-      ports: [{containerPort: 15000, protocol: TCP}, {containerPort: 15090, name: metrics}]
-      env: [{name: POD_NAME, valueFrom: {fieldRef: {fieldPath: metadata.name}}}]
-      volumeMounts: [{name: proxy-conf, mountPath: /etc/proxy}]
-    - name: logger
-      image: fluent/fluent-bit:3.0
-      resources: {limits: {memory: 100Mi, cpu: "0.5"}}
-    volumes:
-    - name: proxy-conf
-      configMap: {name: proxy, defaultMode: 420}
-    - name: log-buffer
-      emptyDir: {sizeLimit: 1Gi}
-`
+	defaultConfig     = podgen.DefaultConfig
+	meshProfileConfig = podgen.MeshProfileConfig
+	logsConfig        = podgen.LogsConfig
+	twinConfig        = podgen.TwinConfig
 )
 
 // TestDifferential creates every Pod twice: with the policy installed, and
 // as kubectl inject --local's output with no policy. The stored Pods must
-// be equal field for field, and the policy must leave alone exactly the
-// Pods the core skips or refuses.
+// be equal field for field, the policy must leave alone exactly the Pods
+// the core skips or refuses, and the outcomes must cover what the policy
+// does: the counts of the core's actions are asserted. The in-process
+// check (pkg/admission TestInProcess) runs the same Pods, and more, in
+// seconds; this is the end-to-end proof on a real API server.
 func TestDifferential(t *testing.T) {
 	c.Require(t)
-	suites := []suite{
-		{name: "default", config: defaultConfig, others: []string{logsConfig, twinConfig}},
-		{name: "native-opt-in", config: nativeOptInConfig, others: []string{logsConfig, tagConfig}},
-		{name: "metadata-init", config: metadataConfig, others: []string{tagConfig, logsConfig}},
-		{name: "two-sidecars", config: twoSidecarsConfig, others: []string{logsConfig}},
-		{name: "profile-mesh", config: meshProfileConfig, others: []string{defaultConfig, logsConfig, tagConfig}},
+	var suites []suite
+	for i, s := range podgen.Suites() {
+		g, err := podgen.For(s.Config, s.Others...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		suites = append(suites, suite{name: s.Name, config: s.Config, pods: g.Pods(int64(i+1), 60, "gen-"+s.Name), generated: 60})
 	}
 	for _, ns := range []string{"ns-a", "ns-b"} {
 		ensureNamespace(t, ns)
 	}
-	generated := 0
-	for i := range suites {
-		suites[i].pods = generatedPods(int64(i+1), 60, "gen-"+suites[i].name, generatorFor(t, suites[i].config, suites[i].others...))
-		generated += len(suites[i].pods)
+	corpus, err := podgen.CorpusPods("../../pkg/inject/testdata/golden")
+	if err != nil {
+		t.Fatal(err)
 	}
-	suites[0].pods = append(suites[0].pods, corpusPods(t, "../../pkg/inject/testdata/golden")...)
-	corpus := len(suites[0].pods) - 60
+	suites[0].pods = append(suites[0].pods, corpus...)
 	// Corpus cases with a config of their own: a suite each, under their
 	// config, when it compiles to a policy (a config whose kinds leave out
 	// Pods does not).
@@ -148,14 +69,38 @@ func TestDifferential(t *testing.T) {
 			t.Logf("%s: no policy: %v", config, err)
 			continue
 		}
-		if pods := casePods(t, filepath.Dir(config)); len(pods) > 0 {
+		pods, err := podgen.CasePods(filepath.Dir(config))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pods) > 0 {
 			suites = append(suites, suite{name: "corpus-" + filepath.Base(filepath.Dir(config)), config: string(data), pods: pods})
-			corpus += len(pods)
 		}
 	}
-	t.Logf("%d generated Pods, %d corpus Pods", generated, corpus)
+	total := map[string]int{}
 	for _, s := range suites {
-		t.Run(s.name, func(t *testing.T) { runSuite(t, s) })
+		t.Run(s.name, func(t *testing.T) {
+			for k, n := range runSuite(t, s) {
+				total[k] += n
+			}
+		})
+	}
+	t.Logf("outcomes: %v", total)
+	if total["generated"] < 300 {
+		t.Errorf("%d generated Pods, want at least 300", total["generated"])
+	}
+	for _, k := range []string{
+		"injected", "error/conflict", "error/invalid_object", "skipped/opted_out", "skipped/not_opted_in",
+		"skipped/host_network", "skipped/other_mesh", "+json", "+empty-fields", "+other-record", "+values",
+	} {
+		if total[k] < 3 {
+			t.Errorf("%s: %d Pods, want at least 3", k, total[k])
+		}
+	}
+	// The policy's outcomes are the core's: as many injected, as many
+	// left as created.
+	if total["policy-injected"] != total["core-injected-created"] {
+		t.Errorf("the policy injected %d Pods, the core %d", total["policy-injected"], total["core-injected-created"])
 	}
 }
 
@@ -183,7 +128,7 @@ type podRun struct {
 	admitErr          error
 }
 
-func runSuite(t *testing.T, s suite) {
+func runSuite(t *testing.T, s suite) map[string]int {
 	in := injectorFor(t, s.config)
 	configFile := writeFile(t, "config.yaml", []byte(s.config))
 	for _, m := range s.pods {
@@ -196,9 +141,12 @@ func runSuite(t *testing.T, s suite) {
 		runs[i] = podRun{manifest: m, coreOut: out, entry: entry}
 		if probe == nil && entry.Action == inject.Injected {
 			// The probe must be a Pod the API server accepts once injected
-			// (an override may ask for more than the limit, say).
+			// (an override may ask for more than the limit, say) and as it
+			// is (a copy of the sidecar may mount the template's volume).
 			if _, err := createPod(t, renamed(t, out, "probe"), true); err == nil {
-				probe = renamed(t, m, "probe")
+				if _, err := createPod(t, renamed(t, m, "probe"), true); err == nil {
+					probe = renamed(t, m, "probe")
+				}
 			}
 		}
 	}
@@ -216,7 +164,7 @@ func runSuite(t *testing.T, s suite) {
 		runs[i].admitted, runs[i].admitErr = createPod(t, runs[i].manifest, false)
 	}
 	deletePolicy(t, configFile, probe)
-	counts := map[string]int{}
+	counts := map[string]int{"generated": s.generated}
 	for i, r := range runs {
 		deletePod(t, r.manifest)
 		// A Pod that already carries a record is left as created by the
@@ -236,12 +184,16 @@ func runSuite(t *testing.T, s suite) {
 		counts[key]++
 		countFeatures(counts, r.manifest, want, in)
 		name := podFrom(t, r.manifest).GetName()
-		if hasEmptyFields(podFrom(t, r.manifest).Object) {
+		if podgen.HasEmptyFields(podFrom(t, r.manifest).Object) {
 			// The API server drops explicit empty fields before admission: the
 			// policy cannot tell "volumes: null" from no volumes. Only the
-			// record's created and null lists may differ.
-			withoutCreated(t, r.admitted)
-			withoutCreated(t, want)
+			// record's created, null and empty fields may differ.
+			counts["+empty-fields"]++
+			withoutFieldRecords(t, r.admitted)
+			withoutFieldRecords(t, want)
+		}
+		if strings.HasPrefix(strings.TrimSpace(string(r.manifest)), "{") {
+			counts["+json"]++
 		}
 		switch {
 		case r.admitErr != nil || wantErr != nil:
@@ -255,126 +207,18 @@ func runSuite(t *testing.T, s suite) {
 		}
 		_, admitted := annotation(r.admitted, in.StatusAnnotation())
 		injectedByPolicy := admitted && !hadStatus
+		if injectedByPolicy {
+			counts["policy-injected"]++
+		}
+		if r.entry.Action == inject.Injected {
+			counts["core-injected-created"]++ // the API server refuses some injected Pods
+		}
 		if coreInjected := r.entry.Action == inject.Injected; injectedByPolicy != coreInjected {
 			t.Errorf("pod %d (%s): the policy injected=%v, the core %s %s", i, name, injectedByPolicy, r.entry.Action, r.entry.Reason)
 		}
 	}
 	t.Logf("suite %s: %d Pods, core actions %v", s.name, len(runs), counts)
-}
-
-// corpusPods returns the Pods of the golden corpus's cases without a config
-// of their own (they use the default template, as the default suite).
-func corpusPods(t *testing.T, dir string) [][]byte {
-	t.Helper()
-	cases, err := filepath.Glob(filepath.Join(dir, "*", "input.yaml"))
-	if err != nil || len(cases) == 0 {
-		t.Fatalf("no golden cases under %s: %v", dir, err)
-	}
-	var out [][]byte
-	for _, input := range cases {
-		caseDir := filepath.Dir(input)
-		if _, err := os.Stat(filepath.Join(caseDir, "config.yaml")); err == nil {
-			continue
-		}
-		out = append(out, casePods(t, caseDir)...)
-	}
-	return out
-}
-
-// casePods returns every Pod of a golden case's input, and a Pod made of
-// every other object's pod template (its labels and annotations, and its
-// spec), each named after the case.
-func casePods(t *testing.T, caseDir string) [][]byte {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(caseDir, "input.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out [][]byte
-	for j, doc := range strings.Split(string(data), "\n---") {
-		var obj map[string]any
-		if yaml.Unmarshal([]byte(doc), &obj) != nil || obj == nil {
-			continue // the corpus has invalid documents on purpose
-		}
-		for k, pod := range podsOf(obj) {
-			meta, _ := pod["metadata"].(map[string]any)
-			if meta == nil {
-				meta = map[string]any{}
-			}
-			meta["name"] = strings.ToLower(filepath.Base(caseDir)) + "-" + strconv.Itoa(j) + "-" + strconv.Itoa(k)
-			if ns, _ := objNamespace(obj); ns != "" {
-				meta["namespace"] = ns
-			}
-			pod["metadata"] = meta
-			b, err := yaml.Marshal(pod)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, b)
-		}
-	}
-	return out
-}
-
-// podsOf returns obj as a Pod when it is one, or Pods made of the pod
-// templates of obj (and of a List's items).
-func podsOf(obj map[string]any) []map[string]any {
-	kind, _ := obj["kind"].(string)
-	if kind == "List" {
-		var out []map[string]any
-		items, _ := obj["items"].([]any)
-		for _, it := range items {
-			if m, ok := it.(map[string]any); ok {
-				out = append(out, podsOf(m)...)
-			}
-		}
-		return out
-	}
-	if kind == "Pod" {
-		return []map[string]any{obj}
-	}
-	paths := map[string][]string{
-		"Deployment": {"spec", "template"}, "ReplicaSet": {"spec", "template"}, "StatefulSet": {"spec", "template"},
-		"DaemonSet": {"spec", "template"}, "Job": {"spec", "template"}, "ReplicationController": {"spec", "template"},
-		"PodTemplate": {"template"}, "CronJob": {"spec", "jobTemplate", "spec", "template"},
-	}
-	path, ok := paths[kind]
-	if !ok {
-		return nil
-	}
-	var cur any = obj
-	for _, f := range path {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil
-		}
-		cur = m[f]
-	}
-	tpl, ok := cur.(map[string]any)
-	if !ok {
-		return nil
-	}
-	spec, ok := tpl["spec"].(map[string]any)
-	if !ok {
-		return nil
-	}
-	pod := map[string]any{"apiVersion": "v1", "kind": "Pod", "spec": spec}
-	if m, ok := tpl["metadata"].(map[string]any); ok {
-		meta := map[string]any{}
-		for _, f := range []string{"labels", "annotations"} {
-			if v, ok := m[f]; ok {
-				meta[f] = v
-			}
-		}
-		pod["metadata"] = meta
-	}
-	return []map[string]any{pod}
-}
-
-func objNamespace(obj map[string]any) (string, bool) {
-	meta, _ := obj["metadata"].(map[string]any)
-	ns, ok := meta["namespace"].(string)
-	return ns, ok
+	return counts
 }
 
 // renamed is manifest with another name, for a dry-run probe that must not
@@ -390,56 +234,14 @@ func renamed(t *testing.T, manifest []byte, name string) []byte {
 	return b
 }
 
-// hasEmptyFields reports whether a Pod manifest has a field the injection
-// records (labels, annotations, initContainers, volumes) set explicitly to
-// null, [] or {}.
-func hasEmptyFields(pod map[string]any) bool {
-	for _, f := range []struct{ parent, field string }{
-		{"metadata", "labels"}, {"metadata", "annotations"}, {"spec", "initContainers"}, {"spec", "volumes"},
-	} {
-		m, _ := pod[f.parent].(map[string]any)
-		v, present := m[f.field]
-		if !present {
-			continue
-		}
-		switch x := v.(type) {
-		case nil:
-			return true
-		case []any:
-			if len(x) == 0 {
-				return true
-			}
-		case map[string]any:
-			if len(x) == 0 {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// withoutCreated drops the created and null lists from pod's status
-// records, every profile's.
-func withoutCreated(t *testing.T, pod map[string]any) {
+// withoutFieldRecords drops from pod's status records what they say about
+// fields that were absent or empty (podgen.WithoutFieldRecords).
+func withoutFieldRecords(t *testing.T, pod map[string]any) {
 	t.Helper()
 	if pod == nil {
 		return
 	}
-	u := unstructured.Unstructured{Object: pod}
-	ann := u.GetAnnotations()
-	for key, record := range ann {
-		if _, ok := inject.ProfileOfStatusKey(key); !ok {
-			continue
-		}
-		var m map[string]any
-		if err := json.Unmarshal([]byte(record), &m); err != nil {
-			t.Fatalf("status record %s: %v", key, err)
-		}
-		delete(m, "created")
-		delete(m, "null")
-		delete(m, "nullTokens")
-		b, _ := json.Marshal(m)
-		ann[key] = string(b)
+	if err := podgen.WithoutFieldRecords(pod); err != nil {
+		t.Fatal(err)
 	}
-	u.SetAnnotations(ann)
 }

@@ -8,103 +8,26 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kinject/kubectl-inject/internal/podgen"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
-// Other profiles, whose injections some generated Pods carry, and whose
-// policies TestTwoProfiles installs beside the default one.
-const (
-	// meshProfileConfig is the embedded default as the profile "mesh".
-	meshProfileConfig = `apiVersion: kinject.dev/v1alpha1
-kind: SidecarInjection
-metadata: {name: mesh}
-spec:
-  profile: mesh
-`
-	// logsConfig adds its own sidecar, volume and annotation, and a
-	// volume named as two-sidecars' (a conflict between profiles).
-	logsConfig = `apiVersion: kinject.dev/v1alpha1
-kind: SidecarInjection
-metadata: {name: logs}
-spec:
-  profile: logs
-  template:
-    metadata:
-      annotations: {logs.example/scrape: "true"}
-    containers:
-    - name: log-agent
-      image: fluent/fluent-bit:3.0
-      args: [--workers, "1"]
-      ports: [{containerPort: 2020}]
-      resources: {requests: {cpu: 10m}}
-      volumeMounts: [{name: log-buffer, mountPath: /buffer}]
-    volumes:
-    - name: log-buffer
-      emptyDir: {}
-    parameters:
-    - {annotation: workers, field: "containers[log-agent].args[--workers]", type: int}
-    - {annotation: log-cpu, field: "containers[log-agent].resources.requests.cpu", type: quantity}
-    - {annotation: example.com/log-image, field: "containers[log-agent].image", type: image}
-`
-	// twinConfig adds a container named envoy, as the default profile does.
-	twinConfig = `apiVersion: kinject.dev/v1alpha1
-kind: SidecarInjection
-metadata: {name: twin}
-spec:
-  profile: twin
-  template:
-    containers:
-    - name: envoy
-      image: envoyproxy/envoy:v1.36.2
-      ports: [{containerPort: 10001}]
-`
-	// tagConfig adds metadata-init's label and a native sidecar listening
-	// on the port of metadata-init's proxy.
-	tagConfig = `apiVersion: kinject.dev/v1alpha1
-kind: SidecarInjection
-metadata: {name: tag}
-spec:
-  profile: tag
-  template:
-    metadata:
-      labels: {mesh: kinject, tagged: "yes"}
-    initContainers:
-    - name: tagger
-      image: busybox
-      restartPolicy: Always
-      ports: [{containerPort: 15001}]
-`
-)
-
-// generatorFor is the generator of a suite whose policy is config, with
-// Pods carrying the injections of the other configs.
-func generatorFor(t *testing.T, config string, others ...string) generator {
-	t.Helper()
-	in := injectorFor(t, config)
-	sidecar, volume := templateParts(t, in)
-	g := generator{sidecar: sidecar, volume: volume, profile: in.Profile(), params: overrideKeys(in)}
-	for _, o := range others {
-		oi := injectorFor(t, o)
-		g.others = append(g.others, oi)
-		g.params = append(g.params, overrideKeys(oi)...)
-	}
-	return g
-}
-
-// TestTwoProfiles installs the default profile's policy and the profile
-// "logs"'s together. The API server runs them in an order of its own (see
-// TestPolicyOrder), the same for every Pod while the policies do not
-// change: a probe finds it, and every stored Pod must equal the Pod created
-// from the core's output of the two profiles injected in that order.
 func TestTwoProfiles(t *testing.T) {
 	c.Require(t)
 	ensureNamespace(t, "ns-a")
 	ensureNamespace(t, "ns-b")
 	first, second := injectorFor(t, defaultConfig), injectorFor(t, logsConfig)
-	g := generatorFor(t, defaultConfig)
-	g.params = append(g.params, overrideKeys(second)...)
-	g.sidecar, g.volume = templateParts(t, second)
-	manifests := generatedPods(7, 80, "two", g)
+	g, err := podgen.For(defaultConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withSecond, err := podgen.For(logsConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Params = append(g.Params, withSecond.Params...)
+	g.Sidecar, g.Volume = withSecond.Sidecar, withSecond.Volume
+	manifests := g.Pods(7, 80, "two")
 
 	firstFile, secondFile := writeFile(t, "default.yaml", []byte(defaultConfig)), writeFile(t, "logs.yaml", []byte(logsConfig))
 	probe := []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: probe, namespace: default}\nspec:\n  containers: [{name: app, image: busybox}]\n")
@@ -153,9 +76,9 @@ func TestTwoProfiles(t *testing.T) {
 		want, wantErr := createPod(t, out, false)
 		deletePod(t, out)
 		name := podFrom(t, m).GetName()
-		if hasEmptyFields(podFrom(t, m).Object) {
-			withoutCreated(t, admitted[i])
-			withoutCreated(t, want)
+		if podgen.HasEmptyFields(podFrom(t, m).Object) {
+			withoutFieldRecords(t, admitted[i])
+			withoutFieldRecords(t, want)
 		}
 		switch {
 		case errs[i] != nil || wantErr != nil:

@@ -1,0 +1,130 @@
+package expr
+
+import (
+	"strconv"
+	"strings"
+)
+
+// lineWidth is the width the policy's expressions are folded to.
+const lineWidth = 100
+
+// Pretty is e printed to read in a policy: on one line when it fits in
+// lineWidth, otherwise broken at its outermost operator (one operand, one
+// list item or one branch of a conditional chain per line), indented.
+func Pretty(e Expr) string { return pretty(e, "", 0) }
+
+// pretty prints e at indent, in a context that needs precedence min.
+func pretty(e Expr, indent string, min int) string {
+	flat := Text(e)
+	paren := e.prec() < min
+	if paren {
+		flat = "(" + flat + ")"
+	}
+	if len(indent)+len(flat) <= lineWidth {
+		return flat
+	}
+	if paren {
+		// The lines after the parenthesis are indented under it.
+		return "(" + pretty(e, indent+"  ", 0) + ")"
+	}
+	var out string
+	switch x := e.(type) {
+	case cond:
+		out = prettyCond(x, indent)
+	case binary:
+		out = prettyBinary(x, indent)
+	case list:
+		out = prettyItems("[", "]", x, indent)
+	case mapLit:
+		out = prettyMap(x, indent)
+	case member:
+		if x.kind != '(' || len(x.args) == 0 {
+			return flat
+		}
+		head := x.name + "("
+		if x.recv != nil {
+			head = pretty(x.recv, indent, precMember) + "." + head
+		}
+		var args strings.Builder
+		writeList(&args, x.args)
+		if last := head[strings.LastIndex(head, "\n")+1:]; len(last)+args.Len() <= lineWidth || args.Len() <= 40 {
+			// A long receiver, short arguments: .replace("\t", "\\t").
+			return head + args.String() + ")"
+		}
+		out = prettyItems(head, ")", x.args, indent)
+	default:
+		return flat
+	}
+	return out
+}
+
+// prettyCond prints a conditional chain as one case per line:
+// c1 ? a1 :
+// c2 ? a2 :
+// otherwise
+func prettyCond(c cond, indent string) string {
+	var b strings.Builder
+	var e Expr = c
+	for {
+		x, ok := e.(cond)
+		if !ok {
+			break
+		}
+		b.WriteString(pretty(x.c, indent, precOr) + " ?")
+		if a := pretty(x.a, indent+"  ", precOr); strings.Contains(a, "\n") || len(indent)+len(Text(x.c))+len(a) > lineWidth {
+			b.WriteString("\n" + indent + "  " + a)
+		} else {
+			b.WriteString(" " + a)
+		}
+		b.WriteString(" :\n" + indent)
+		e = x.b
+	}
+	b.WriteString(pretty(e, indent, precCond))
+	return b.String()
+}
+
+// prettyBinary prints one operand per line, the operator ending the line.
+func prettyBinary(o binary, indent string) string {
+	var b strings.Builder
+	for i, x := range o.operands {
+		p := o.prec()
+		if i > 0 {
+			b.WriteString(" " + o.op + "\n" + indent)
+			p++
+		}
+		b.WriteString(pretty(x, indent, p))
+	}
+	return b.String()
+}
+
+// prettyItems prints open, the items one per line, indented, and close.
+func prettyItems(open, close string, items []Expr, indent string) string {
+	var b strings.Builder
+	b.WriteString(open)
+	for i, x := range items {
+		b.WriteString("\n" + indent + "  " + pretty(x, indent+"  ", 0))
+		if i < len(items)-1 {
+			b.WriteString(",")
+		}
+	}
+	b.WriteString("\n" + indent + close)
+	return b.String()
+}
+
+// prettyMap prints one entry per line.
+func prettyMap(m mapLit, indent string) string {
+	var b strings.Builder
+	b.WriteString(m.typeName + "{")
+	for i, k := range m.keys {
+		key := k
+		if m.typeName == "" {
+			key = strconv.Quote(k)
+		}
+		b.WriteString("\n" + indent + "  " + key + ": " + pretty(m.values[i], indent+"  ", 0))
+		if i < len(m.keys)-1 {
+			b.WriteString(",")
+		}
+	}
+	b.WriteString("\n" + indent + "}")
+	return b.String()
+}

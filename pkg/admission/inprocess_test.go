@@ -1,0 +1,333 @@
+package admission_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kinject/kubectl-inject/internal/podgen"
+	"github.com/kinject/kubectl-inject/pkg/admission"
+	"github.com/kinject/kubectl-inject/pkg/inject"
+)
+
+// podsPerSuite is how many generated Pods each suite creates in-process.
+const podsPerSuite = 80
+
+// TestInProcess creates every Pod of the generated suites and of the
+// golden corpus under the compiled policy, with the API server's own
+// admission machinery, and compares the Pod admitted with the core's
+// injection of the same manifest, field for field: the policy must inject
+// exactly the Pods the core injects, as the core does, and warn with the
+// core's message about every Pod the core refuses.
+func TestInProcess(t *testing.T) {
+	start := time.Now()
+	var suites []inProcessSuite
+	for i, s := range podgen.Suites() {
+		g, err := podgen.For(s.Config, s.Others...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		suites = append(suites, inProcessSuite{name: s.Name, config: s.Config, pods: g.Pods(int64(i+1), podsPerSuite, "gen-"+s.Name), generated: podsPerSuite})
+	}
+	corpus, err := podgen.CorpusPods("../inject/testdata/golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	suites[0].pods = append(suites[0].pods, corpus...)
+	configs, _ := filepath.Glob("../inject/testdata/golden/*/config.yaml")
+	for _, config := range configs {
+		data, err := os.ReadFile(config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := podgen.Injector(string(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := admission.Compile(in, ""); err != nil {
+			continue // kinds that leave out Pods: no policy
+		}
+		pods, err := podgen.CasePods(filepath.Dir(config))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pods) > 0 {
+			suites = append(suites, inProcessSuite{name: "corpus-" + filepath.Base(filepath.Dir(config)), config: string(data), pods: pods})
+		}
+	}
+	total := outcomes{}
+	for _, s := range suites {
+		t.Run(s.name, func(t *testing.T) {
+			o := s.run(t)
+			for k, n := range o {
+				total[k] += n
+			}
+		})
+	}
+	elapsed := time.Since(start)
+	t.Logf("%d Pods in %v: %v", total["pods"], elapsed.Round(time.Millisecond), total)
+	if total["generated"] < 300 {
+		t.Errorf("%d generated Pods, want at least 300", total["generated"])
+	}
+	// What the Pods must exercise for the check to mean anything.
+	for _, k := range []string{
+		"injected", "error/conflict", "skipped/opted_out", "skipped/not_opted_in", "skipped/host_network",
+		"skipped/other_mesh", "skipped/namespace_not_selected", "skipped/labels_not_selected",
+		"+json", "+empty-fields", "+other-record", "+values", "+warned",
+	} {
+		if total[k] < 3 {
+			t.Errorf("%s: %d Pods, want at least 3", k, total[k])
+		}
+	}
+	if elapsed > time.Minute {
+		t.Errorf("the in-process check took %v, want under a minute", elapsed)
+	}
+}
+
+type inProcessSuite struct {
+	name, config string
+	pods         [][]byte
+	generated    int // the first Pods are generated, the rest from the corpus
+}
+
+// outcomes counts Pods by the core's action and reason, and by feature.
+type outcomes map[string]int
+
+func (s inProcessSuite) run(t *testing.T) outcomes {
+	in, err := podgen.Injector(s.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := admission.Compile(in, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := loadServerPolicy(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel, err := readBinding(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var param runtime.Object
+	if p.Requires != nil {
+		param = &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: p.Requires.Kind}, ObjectMeta: metav1.ObjectMeta{Name: p.Requires.Name}}
+	}
+	counts := outcomes{}
+	for i, manifest := range s.pods {
+		out, entries := in.ProcessText(inject.OpInject, manifest, 0)
+		if len(entries) != 1 {
+			t.Fatalf("pod %d: %d report entries\n%s", i, len(entries), manifest)
+		}
+		e := entries[0]
+		key := string(e.Action)
+		if e.Reason != "" {
+			key += "/" + string(e.Reason)
+		}
+		counts[key]++
+		counts["pods"]++
+		if i < s.generated {
+			counts["generated"]++
+		}
+		var raw map[string]any
+		if err := yaml.Unmarshal(manifest, &raw); err != nil {
+			t.Fatalf("pod %d: %v", i, err)
+		}
+		emptyFields := podgen.HasEmptyFields(raw)
+		s.countFeatures(counts, manifest, raw, in, emptyFields)
+
+		pod, err := decodePod(manifest)
+		if err != nil {
+			// Not a Pod the API server can decode (the corpus has invalid
+			// objects on purpose): it is refused before admission.
+			counts["+undecodable"]++
+			continue
+		}
+		if unnamed(pod) {
+			// The API server's validation refuses it after admission, as
+			// the core does.
+			counts["+undecodable"]++
+			continue
+		}
+		_, hadStatus := pod.Annotations[in.StatusAnnotation()]
+		expected := out
+		if hadStatus {
+			// The policy leaves a Pod with its own record as created (the
+			// record was written at build time), where the core would
+			// update a stale one.
+			expected = manifest
+		}
+		want, err := decodePod(expected)
+		if err != nil {
+			t.Fatalf("pod %d: the core's output: %v\n%s", i, err, expected)
+		}
+		got := &admitted{pod: pod}
+		if sel.selects(pod) {
+			if got, err = sp.admit(pod, param); err != nil {
+				t.Errorf("pod %d (%s): %v\n%s", i, pod.Name, err, manifest)
+				continue
+			}
+		}
+		gotMap, wantMap := asMap(t, got.pod), asMap(t, want)
+		if emptyFields {
+			_ = podgen.WithoutFieldRecords(gotMap)
+			_ = podgen.WithoutFieldRecords(wantMap)
+		}
+		if !reflect.DeepEqual(gotMap, wantMap) {
+			t.Errorf("pod %d (%s, core: %s %s): the admitted Pods differ\n--- manifest:\n%s\n--- with the policy:\n%s\n--- from the core:\n%s",
+				i, pod.Name, e.Action, e.Message, manifest, asJSON(gotMap), asJSON(wantMap))
+			continue
+		}
+		_, injected := got.pod.Annotations[in.StatusAnnotation()]
+		if injected && !hadStatus != (e.Action == inject.Injected) {
+			t.Errorf("pod %d (%s): the policy injected=%v, the core %s %s", i, pod.Name, injected, e.Action, e.Reason)
+		}
+		s.checkWarnings(t, i, p, e, got)
+		if len(got.warnings) > 0 {
+			counts["+warned"]++
+		}
+	}
+	t.Logf("%d Pods: %v", len(s.pods), counts)
+	return counts
+}
+
+// checkWarnings holds the validating policy's warnings to the core's
+// refusal: the core's message for a conflict, a warning of the policy's
+// own for a record it cannot read, none for a Pod the core injects.
+func (s inProcessSuite) checkWarnings(t *testing.T, i int, p *admission.Policy, e inject.Entry, got *admitted) {
+	t.Helper()
+	prefix := "sidecar not injected by " + p.Name + ": "
+	switch {
+	case e.Action == inject.Failed && e.Reason == inject.ReasonConflict && got.matched:
+		// The policy cannot write the pod's volume as JSON: its message
+		// names the template's only.
+		want := prefix + podsVolume.ReplaceAllString(e.Message, "$1")
+		if len(got.warnings) != 1 || got.warnings[0] != want {
+			t.Errorf("pod %d: warnings %q, want the core's %q", i, got.warnings, want)
+		}
+	case e.Action == inject.Failed && got.matched:
+		if len(got.warnings) != 1 || !strings.HasPrefix(got.warnings[0], prefix) {
+			t.Errorf("pod %d: warnings %q, want one for the core's %s: %s", i, got.warnings, e.Reason, e.Message)
+		}
+	case len(got.warnings) > 0:
+		t.Errorf("pod %d: warnings %q for a Pod the core %s (%s)", i, got.warnings, e.Action, e.Reason)
+	}
+}
+
+// podsVolume is the pod's volume in the core's message for a volume that
+// differs from the template's.
+var podsVolume = regexp.MustCompile(`the pod's is .*?, (the template's is )`)
+
+func (s inProcessSuite) countFeatures(counts outcomes, manifest []byte, raw map[string]any, in *inject.Injector, emptyFields bool) {
+	if strings.HasPrefix(strings.TrimSpace(string(manifest)), "{") {
+		counts["+json"]++
+	}
+	if emptyFields {
+		counts["+empty-fields"]++
+	}
+	meta, _ := raw["metadata"].(map[string]any)
+	ann, _ := meta["annotations"].(map[string]any)
+	for key := range ann {
+		if _, ok := inject.ProfileOfStatusKey(key); ok && key != in.StatusAnnotation() {
+			counts["+other-record"]++
+			break
+		}
+	}
+	for _, p := range in.Template().Parameters {
+		if _, ok := ann[inject.ProfileAnnotation(in.Profile(), p.Annotation)]; ok {
+			counts["+values"]++
+			break
+		}
+	}
+}
+
+// bindingSelector is the mutating binding's namespace and object
+// selectors: the API server runs the policy only for the Pods they select,
+// in a namespace enabled for the profile.
+type bindingSelector struct {
+	namespaces, objects labels.Selector
+	enabledLabel        string
+}
+
+func readBinding(p *admission.Policy) (*bindingSelector, error) {
+	objs, err := p.Objects()
+	if err != nil {
+		return nil, err
+	}
+	var b admissionregistrationv1.MutatingAdmissionPolicyBinding
+	if err := json.Unmarshal(objs[1], &b); err != nil {
+		return nil, err
+	}
+	sel := &bindingSelector{namespaces: labels.Everything(), objects: labels.Everything()}
+	if m := b.Spec.MatchResources; m != nil {
+		if m.NamespaceSelector != nil {
+			if sel.namespaces, err = metav1.LabelSelectorAsSelector(m.NamespaceSelector); err != nil {
+				return nil, err
+			}
+		}
+		if m.ObjectSelector != nil {
+			if sel.objects, err = metav1.LabelSelectorAsSelector(m.ObjectSelector); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, term := range b.Spec.MatchResources.NamespaceSelector.MatchExpressions {
+		if term.Key != "kubernetes.io/metadata.name" {
+			sel.enabledLabel = term.Key
+		}
+	}
+	return sel, nil
+}
+
+// selects reports whether the binding selects pod, in a namespace that
+// kubectl inject enable has labelled for the profile.
+func (b *bindingSelector) selects(pod *corev1.Pod) bool {
+	ns := labels.Set{"kubernetes.io/metadata.name": pod.Namespace}
+	if b.enabledLabel != "" {
+		ns[b.enabledLabel] = inject.NamespaceEnabled
+	}
+	return b.namespaces.Matches(ns) && b.objects.Matches(labels.Set(pod.Labels))
+}
+
+// unnamed reports whether a container of pod has no name.
+func unnamed(pod *corev1.Pod) bool {
+	for _, c := range append(append([]corev1.Container(nil), pod.Spec.Containers...), pod.Spec.InitContainers...) {
+		if c.Name == "" {
+			return true
+		}
+	}
+	return false
+}
+
+func asMap(t *testing.T, pod *corev1.Pod) map[string]any {
+	t.Helper()
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Through JSON, so that numbers compare as numbers whatever their Go type.
+	b, _ := json.Marshal(u)
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func asJSON(v any) string {
+	b, _ := json.MarshalIndent(v, "", "  ")
+	return string(b)
+}

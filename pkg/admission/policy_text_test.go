@@ -1,0 +1,154 @@
+package admission_test
+
+import (
+	"encoding/json"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/kinject/kubectl-inject/internal/podgen"
+	"github.com/kinject/kubectl-inject/pkg/admission"
+	"github.com/kinject/kubectl-inject/pkg/inject"
+)
+
+// deadFragments are CEL that does nothing: what the expression builder
+// folds away.
+var deadFragments = regexp.MustCompile(`\btrue &&|&& true\b|\bfalse \|\||\|\| false\b|\[\] \+|\+ \[\]( |$)|\(true \?|\(false \?|!\(true\)|!\(false\)|\? \[\] : \[\]|(?:^|[ (,\[])"" \+|\+ ""(?:$|[ ),\]])|!!`)
+
+// positional are variable names that say where they are, not what they
+// hold (c0, p5, inherit3).
+var positional = regexp.MustCompile(`^[a-z]+[0-9]+$`)
+
+// TestPolicyText holds every compiled policy (the suites' and the
+// golden corpus's configs) to what a reviewer reads: no dead fragments,
+// every variable named for what it holds, said in a comment, and used.
+func TestPolicyText(t *testing.T) {
+	t.Parallel()
+	configs := map[string]string{}
+	for _, s := range podgen.Suites() {
+		configs[s.Name] = s.Config
+		for i, o := range s.Others {
+			configs[s.Name+"-other-"+string(rune('a'+i))] = o
+		}
+	}
+	for name, config := range configs {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			in, err := podgen.Injector(config)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := admission.Compile(in, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkPolicyText(t, p)
+		})
+	}
+}
+
+type policyObject struct {
+	Kind string `json:"kind"`
+	Spec struct {
+		MatchConditions []struct{ Name, Expression string } `json:"matchConditions"`
+		Variables       []struct{ Name, Expression string } `json:"variables"`
+		Mutations       []struct {
+			JSONPatch struct{ Expression string } `json:"jsonPatch"`
+		} `json:"mutations"`
+		Validations []struct{ Expression, MessageExpression string } `json:"validations"`
+	} `json:"spec"`
+}
+
+func checkPolicyText(t *testing.T, p *admission.Policy) {
+	t.Helper()
+	objs, err := p.Objects()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		var obj policyObject
+		if err := json.Unmarshal(o, &obj); err != nil {
+			t.Fatal(err)
+		}
+		var all []string
+		for _, c := range obj.Spec.MatchConditions {
+			all = append(all, c.Expression)
+		}
+		for _, m := range obj.Spec.Mutations {
+			all = append(all, m.JSONPatch.Expression)
+		}
+		for _, v := range obj.Spec.Validations {
+			all = append(all, v.Expression, v.MessageExpression)
+		}
+		for _, v := range obj.Spec.Variables {
+			all = append(all, v.Expression)
+			if positional.MatchString(v.Name) {
+				t.Errorf("%s: variable %s is named for its place, not for what it holds", obj.Kind, v.Name)
+			}
+			if !strings.HasPrefix(v.Expression, "// ") {
+				t.Errorf("%s: variable %s has no comment saying what it holds", obj.Kind, v.Name)
+			}
+		}
+		text := strings.Join(all, "\n")
+		if m := deadFragments.FindString(text); m != "" {
+			t.Errorf("%s: dead fragment %q in\n%s", obj.Kind, m, text)
+		}
+		for _, v := range obj.Spec.Variables {
+			if !strings.Contains(text, "variables."+v.Name+"\n") && !regexp.MustCompile(`variables\.`+v.Name+`\b`).MatchString(text) {
+				t.Errorf("%s: variable %s is never used", obj.Kind, v.Name)
+			}
+		}
+	}
+}
+
+// TestPolicyExampleText holds the golden policy of the embedded default
+// (examples/admission/policy.yaml, which -update rewrites) to what
+// -update cannot: no dead fragments, and its size within the bounds it
+// was cut to.
+func TestPolicyExampleText(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("../../examples/admission/policy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	if m := deadFragments.FindString(text); m != "" {
+		t.Errorf("dead fragment %q in the example policy", m)
+	}
+	lines := strings.Split(text, "\n")
+	long := 0
+	for _, l := range lines {
+		// The lines past the width hold one literal each: a regular
+		// expression or a message.
+		if len(l) > 130 && !strings.Contains(l, ".matches(") && !strings.Contains(l, `"`) {
+			t.Errorf("a long line that is not a literal: %s", l)
+		}
+		if len(l) > 130 {
+			long++
+		}
+	}
+	for _, b := range []struct {
+		what       string
+		got, limit int
+	}{
+		{"lines", len(lines), 1000},
+		{"bytes", len(data), 56000},
+		{"lines over 130 characters", long, 40},
+	} {
+		if b.got > b.limit {
+			t.Errorf("the example policy has %d %s, more than %d", b.got, b.what, b.limit)
+		}
+	}
+	// The example is the embedded default's policy: the same checks as the
+	// compiled ones.
+	in, err := inject.New(inject.DefaultTemplate(), inject.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := admission.Compile(in, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPolicyText(t, p)
+}

@@ -1,0 +1,36 @@
+package inject
+
+import "fmt"
+
+// Formats of the conflict messages that the admission policy writes too
+// (pkg/admission builds its CEL from them): every verb is %s, its argument
+// already quoted where the message quotes it (strconv.Quote, as %q).
+const (
+	// MessageProfileConflict: what (kind first), the other profile and
+	// this one (ProfileName), the kind.
+	MessageProfileConflict = "%s is added by %s and by %s: two profiles cannot add the same %s (change one of the templates)"
+	// MessageContainerExists: field, the container's name.
+	MessageContainerExists = "%s: container %s already exists and was not injected by kubectl-inject (rename it, or remove it so the template's can be added)"
+	// MessageVolumeDiffers: field, the volume's name, the pod's and the
+	// template's as compact JSON.
+	MessageVolumeDiffers = "%s: volume %s already exists and differs from the template's: the pod's is %s, the template's is %s (rename one, or make them equal so the pod's is used)"
+	// MessagePortOwned names a port for MessageProfileConflict: the port
+	// (NUMBER/PROTOCOL), field, the app's sidecar and this one's.
+	MessagePortOwned = "port %s (%s, sidecars %s and %s)"
+	// MessagePortUsed: field, the sidecar, its port, the container.
+	MessagePortUsed = "%s: sidecar %s port %s is already used by container %s"
+	// MessageBadOverride: where, the annotation key, the value, the type's
+	// Example, the parameter's field.
+	MessageBadOverride = "%s[%s]: %s is not %s (it sets %s)"
+)
+
+// Example describes a valid value of the type, as messages name it.
+func (pt ParameterType) Example() string { return parameterExamples[pt] }
+
+func message(format string, args ...string) string {
+	a := make([]any, len(args))
+	for i, s := range args {
+		a[i] = s
+	}
+	return fmt.Sprintf(format, a...)
+}
