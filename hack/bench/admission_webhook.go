@@ -29,8 +29,8 @@ import (
 // (decode the Pod, decide, render the sidecar) comes on top.
 const webhookName = "kinject-bench-webhook"
 
-// webhookSide is the bench side served by the zero-work webhook.
-const sideWebhook = "zero-work webhook"
+// sideWebhook is the bench side served by the zero-work webhook.
+const sideWebhook = "webhook"
 
 type zeroWorkWebhook struct {
 	srv   *http.Server
