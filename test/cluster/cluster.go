@@ -49,6 +49,10 @@ type Cluster struct {
 	restart int
 }
 
+// ControlPlaneEtcd is the etcd of a control plane (hack/build-apiserver.sh
+// builds it): v3.6, where Debian's etcd-server is 3.4.23.
+const ControlPlaneEtcd = "etcd.v3.6.16"
+
 // Options say what StartWith runs.
 type Options struct {
 	// APIServerArgs are added to the API server's flags.
@@ -72,7 +76,13 @@ func Start(ctx context.Context, extraArgs ...string) (*Cluster, error) {
 
 // StartWith is Start with a control plane when opts asks for one.
 func StartWith(ctx context.Context, opts Options) (_ *Cluster, err error) {
-	etcdBin, err := findBinary("ETCD", "etcd")
+	etcdName := "etcd"
+	if opts.ControlPlane {
+		// kwok's client asks for streaming lists, which kube-apiserver
+		// serves only over etcd 3.4.31+ or 3.5.13+.
+		etcdName = ControlPlaneEtcd
+	}
+	etcdBin, err := findBinary("ETCD", etcdName)
 	if err != nil {
 		return nil, err
 	}

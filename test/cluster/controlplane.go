@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 )
 
@@ -95,7 +96,10 @@ func (c *Cluster) startControlPlane(ctx context.Context, nodes int) error {
 		"--node-ip=10.240.0.1",
 		"--cidr=10.240.0.0/16",
 		"--server-address=" + kwokHealth,
-	}, c.KwokLog)
+		// kwok's client-go (v0.36) asks for a streaming list, which this API
+		// server refuses over etcd 3.4 (no watch progress requests), and
+		// does not fall back: plain lists and watches.
+	}, c.KwokLog, "KUBE_FEATURE_WatchListClient=false")
 	if err != nil {
 		return err
 	}
@@ -155,6 +159,15 @@ func (c *Cluster) createNodes(ctx context.Context, n int) error {
 	})
 	if err != nil {
 		return fmt.Errorf("wait for %d kwok nodes to be Ready: %w\n%s", n, err, tail(c.KwokLog, 40))
+	}
+	// The API server's TaintNodesByCondition gives a new Node the
+	// not-ready taint, which only the node lifecycle controller (not run
+	// here: it would also want kubelet heartbeats) takes off.
+	for _, name := range c.Nodes {
+		patch := []byte(`{"spec":{"taints":null}}`)
+		if _, err := admin.CoreV1().Nodes().Patch(ctx, name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			return fmt.Errorf("untaint node %s: %w", name, err)
+		}
 	}
 	return nil
 }

@@ -60,12 +60,15 @@ type process struct {
 	err  error
 }
 
-func startProcess(bin string, args []string, logPath string) (*process, error) {
+func startProcess(bin string, args []string, logPath string, env ...string) (*process, error) {
 	f, err := os.Create(logPath)
 	if err != nil {
 		return nil, fmt.Errorf("create log: %w", err)
 	}
 	cmd := exec.Command(bin, args...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
