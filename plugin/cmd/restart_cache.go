@@ -24,8 +24,8 @@ type restartCache struct {
 	informers map[string]cache.SharedIndexInformer // by resource
 	kinds     map[string]schema.GroupVersionKind   // by resource
 
-	mu      sync.Mutex
-	changed chan struct{}
+	mu       sync.Mutex
+	changed  chan struct{}
 	watchErr error
 }
 
