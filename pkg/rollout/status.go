@@ -57,7 +57,9 @@ type Progress struct {
 
 // Status judges the rollout of a Deployment, StatefulSet or DaemonSet as
 // the API server returns it. A rollout is under way until the controller
-// has observed the object's generation. Other kinds are done.
+// has observed the object's generation. An OnDelete StatefulSet or
+// DaemonSet never rolls by itself: it is done when its Pods are Ready,
+// whatever template they run. Other kinds are done.
 func Status(obj *unstructured.Unstructured) Progress {
 	if obj == nil {
 		return Progress{Failed: ReasonGone, Message: "the workload is gone"}
@@ -67,7 +69,11 @@ func Status(obj *unstructured.Unstructured) Progress {
 	if observed < gen {
 		return Progress{Message: "waiting for the controller to observe the change"}
 	}
-	switch obj.GetKind() {
+	kind := obj.GetKind()
+	if (kind == "StatefulSet" || kind == "DaemonSet") && OnDelete(obj) {
+		return onDeleteStatus(obj)
+	}
+	switch kind {
 	case "Deployment":
 		return deploymentStatus(obj)
 	case "StatefulSet":
@@ -133,6 +139,17 @@ func daemonSetStatus(obj *unstructured.Unstructured) Progress {
 		return Progress{Message: fmt.Sprintf("%d of %d updated Pods are available", available, desired)}
 	}
 	return Progress{Done: true, Message: fmt.Sprintf("%d of %d updated Pods are available", available, desired)}
+}
+
+func onDeleteStatus(obj *unstructured.Unstructured) Progress {
+	want, ready := replicasOf(obj), num(obj, "status", "readyReplicas")
+	if obj.GetKind() == "DaemonSet" {
+		want, ready = num(obj, "status", "desiredNumberScheduled"), num(obj, "status", "numberAvailable")
+	}
+	if ready < want {
+		return Progress{Message: fmt.Sprintf("%d of %d Pods are ready", ready, want)}
+	}
+	return Progress{Done: true, Message: fmt.Sprintf("%d of %d Pods are ready", ready, want)}
 }
 
 // OnDelete reports a workload whose controller replaces deleted Pods but

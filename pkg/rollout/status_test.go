@@ -43,6 +43,8 @@ func TestStatus(t *testing.T) {
 			Progress{Message: "1 of 2 Pods are updated"}},
 		{"statefulset done", `{kind: StatefulSet, metadata: {name: s, generation: 2}, spec: {replicas: 2}, status: {observedGeneration: 2, readyReplicas: 2, updatedReplicas: 2, currentRevision: s-2, updateRevision: s-2}}`,
 			Progress{Done: true, Message: "2 of 2 Pods are ready"}},
+		{"statefulset on delete", `{kind: StatefulSet, metadata: {name: s, generation: 2}, spec: {replicas: 2, updateStrategy: {type: OnDelete}}, status: {observedGeneration: 2, readyReplicas: 2, updatedReplicas: 0, currentRevision: s-1, updateRevision: s-2}}`,
+			Progress{Done: true, Message: "2 of 2 Pods are ready"}},
 		{"daemonset updating", `{kind: DaemonSet, metadata: {name: ds, generation: 2}, status: {observedGeneration: 2, desiredNumberScheduled: 3, updatedNumberScheduled: 3, numberAvailable: 2}}`,
 			Progress{Message: "2 of 3 updated Pods are available"}},
 		{"cronjob", `{kind: CronJob, metadata: {name: c}}`, Progress{Done: true}},
