@@ -190,6 +190,15 @@ func (m *restartMover) deletePods(ctx context.Context, resource string, s rollou
 	}
 }
 
+// statusReady reports a workload whose status counts all its Pods Ready.
+func statusReady(obj *unstructured.Unstructured) bool {
+	if obj.GetKind() == "ReplicaSet" || obj.GetKind() == "ReplicationController" {
+		ready, _, _ := unstructured.NestedInt64(obj.Object, "status", "readyReplicas")
+		return ready >= rollout.DesiredPods(obj)
+	}
+	return rollout.Status(obj).Done
+}
+
 // settle waits until the cache holds the workload at generation gen or
 // later, the Pod gone (its UID, when set) has left it, and the workload
 // has every Pod it wants Ready; it returns the workload.
@@ -211,7 +220,9 @@ func (m *restartMover) settle(ctx context.Context, resource string, s rollout.St
 			}
 		}
 		want := rollout.DesiredPods(obj)
-		if !present && int64(ready) >= want && obj.GetGeneration() >= gen {
+		// the workload's own status too: it is what kubectl, and anyone
+		// watching, sees of it.
+		if !present && int64(ready) >= want && obj.GetGeneration() >= gen && statusReady(obj) {
 			return obj, nil
 		}
 		message := fmt.Sprintf("%d of %d Pods are ready", ready, want)

@@ -3,6 +3,7 @@ package rollout
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -115,6 +116,7 @@ func TestRestartFleet(t *testing.T) {
 			t.Errorf("%s/%s: %s %s", o.Namespace, o.Ref(), o.State, o.Message)
 		}
 	}
+	sort.Strings(reported)
 	wantReported := fmt.Sprintf("[%[1]s/job.batch/migrate:job %[1]s/pod/debug:bare_pod]", admission)
 	if fmt.Sprint(reported) != wantReported {
 		t.Errorf("reported %v, want %s", reported, wantReported)
