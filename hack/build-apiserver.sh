@@ -14,9 +14,11 @@
 # Each build is skipped when the cached binary exists and its stamp (hash of
 # its module's go.mod and go.sum and the command's main.go) matches. The
 # Kubernetes four share one module, so the later builds reuse the Go build
-# cache of the first. On 2 cores with an empty Go build cache: kube-apiserver 10-35 min,
-# then kube-controller-manager, kube-scheduler and kubectl together
-# about 12 min more, etcd 5 min; with every stamp current, under a second.
+# cache of the first. On 2 cores (shared) with an empty Go build cache:
+# kube-apiserver 20 min (1203 s measured), then kube-controller-manager 585 s,
+# kube-scheduler 30 s and kubectl 91 s (12 min together), etcd 305 s; kwok
+# (hack/install-tools.sh) about 5 min. With every stamp current, under a
+# second.
 #
 # Usage: hack/build-apiserver.sh [-f] [NAME...]   (-f forces a rebuild; NAMEs
 #        pick binaries, default all)

@@ -61,7 +61,7 @@ type Options struct {
 	// kube-scheduler and kwok with Nodes simulated Nodes
 	// (DefaultNodes when 0): controllers create Pods, the scheduler
 	// binds them, kwok marks them Running and Ready, rollouts complete.
-	// It adds about 10 s to the start.
+	// It adds 6-11 s to the start.
 	ControlPlane bool
 	Nodes        int
 }
