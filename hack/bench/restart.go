@@ -216,7 +216,21 @@ func waitRolledOut(ctx context.Context, dyn dynamic.Interface, ns string, timeou
 			}
 		}
 		if pending == 0 {
-			return nil
+			// and every Pod exists and is Ready (a Deployment's status
+			// can be complete before its first Pod is counted)
+			pods, err := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "pods"}).Namespace(ns).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return err
+			}
+			ready := 0
+			for i := range pods.Items {
+				if rollout.PodReady(&pods.Items[i]) {
+					ready++
+				}
+			}
+			if ready == len(l.Items) && len(pods.Items) == len(l.Items) {
+				return nil
+			}
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("%d Deployments of %s still rolling after %s", pending, ns, timeout)

@@ -32,8 +32,8 @@ func parseReport(t testing.TB, r result) restartReport {
 	return rep
 }
 
-// fleetNamespaces builds the fleet: a namespace injected at admission and
-// two injected through their templates, 31 workloads of every kind, and
+// buildFleet builds the fleet: a namespace injected at admission and
+// two injected through their templates, 30 workloads of every kind, and
 // waits until they all run.
 func buildFleet(t *testing.T, v1 string) (admission, templated1, templated2 string) {
 	admission, templated1, templated2 = namespace(t, "adm"), namespace(t, "tpl"), namespace(t, "tpl")
@@ -63,7 +63,7 @@ func buildFleet(t *testing.T, v1 string) (admission, templated1, templated2 stri
 	return admission, templated1, templated2
 }
 
-// TestRestartFleet upgrades the template of a fleet of 31 workloads in
+// TestRestartFleet upgrades the template of a fleet of 30 workloads in
 // 3 namespaces (Deployments, RollingUpdate and OnDelete StatefulSets,
 // DaemonSets, a ReplicaSet, CronJobs, a Job, a bare Pod; some injected at
 // admission, some through their templates), and runs kubectl inject
