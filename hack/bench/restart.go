@@ -82,6 +82,9 @@ func (e *env) restart() error {
 		if err := e.plugins(c.AdminKubeconfig, "enable", ns); err != nil {
 			return err
 		}
+		if err := waitInjecting(ctx, dyn, ns, "v1.33.0"); err != nil {
+			return err
+		}
 		for i := range n {
 			if err := createOnePod(ctx, dyn, ns, fmt.Sprintf("app-%03d", i)); err != nil {
 				return err
@@ -98,7 +101,11 @@ func (e *env) restart() error {
 	if err := e.plugins(c.AdminKubeconfig, "policy", "--apply", "--template", v2); err != nil {
 		return err
 	}
-	time.Sleep(2 * time.Second) // the API server picks the policy up from its informers
+	for _, ns := range []string{fleet, loop} {
+		if err := waitInjecting(ctx, dyn, ns, "v1.34.0"); err != nil {
+			return err
+		}
+	}
 
 	proxy, err := newCountingProxy(c)
 	if err != nil {
@@ -177,6 +184,25 @@ func benchNamespace(ctx context.Context, dyn dynamic.Interface, ns string) error
 			return nil
 		} else if time.Now().After(deadline) {
 			return fmt.Errorf("no default ServiceAccount in %s: %w", ns, err)
+		}
+	}
+}
+
+// waitInjecting waits until a Pod created in ns (a server-side dry run)
+// gets the sidecar image of tag: the API server runs the policy there.
+func waitInjecting(ctx context.Context, dyn dynamic.Interface, ns, tag string) error {
+	probe := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": "probe"},
+		"spec": map[string]any{"containers": []any{map[string]any{"name": "app", "image": "nginx"}}},
+	}}
+	pods := schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		got, err := dyn.Resource(pods).Namespace(ns).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if err == nil && strings.Contains(fmt.Sprint(got.Object["spec"]), tag) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the policy does not inject %s in %s (last error: %v)", tag, ns, err)
 		}
 	}
 }
