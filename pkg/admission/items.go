@@ -119,6 +119,12 @@ func subsetExpr(e expr.Expr, v any, path []string) expr.Expr {
 		}
 		lit, _ := literal(x)
 		return expr.Eq(e, lit)
+	case bool:
+		// The field is typed bool in the Pod's schema: itself, or negated.
+		if x {
+			return e
+		}
+		return expr.Not(e)
 	default:
 		lit, err := literal(x)
 		if err != nil {

@@ -18,6 +18,12 @@ type param struct {
 	// annotation, and its value ("" when it has none): cpuRequestSet,
 	// cpuRequest.
 	set, val expr.Expr
+	// ann and computed are, for a parameter with an expression, the
+	// variables telling whether the Pod has the annotation and holding the
+	// expression's value (the template's text); then set is true when
+	// either gives a value, and val is that value as a string. nil for the
+	// others.
+	ann, computed expr.Expr
 	// effective is the variable holding the value the field takes, the
 	// annotation's or the template's, for a string field (cpuRequestValue);
 	// nil for the others.
@@ -54,6 +60,9 @@ func (c *compiler) loadParams(params []inject.Parameter) error {
 			key:       inject.ProfileAnnotation(c.profile, p.Annotation),
 			set:       expr.Var(name + "Set"),
 			val:       expr.Var(name),
+		}
+		if p.Expression != "" {
+			c.params[i].ann, c.params[i].computed = expr.Var(name+"Annotated"), expr.Var(name+"Computed")
 		}
 	}
 	for i := range c.params {
@@ -177,8 +186,24 @@ func flagWord(list []any, flag string) (int, string) {
 func (c *compiler) addParamVariables() {
 	for _, p := range c.params {
 		k := expr.Str(p.key)
-		c.variable(p.set, "the Pod sets "+p.key, expr.And(expr.Has(metadata, "annotations"), expr.In(k, annotations)))
-		c.variable(p.val, "its value, or \"\"", annotation(p.key))
+		has := expr.And(expr.Has(metadata, "annotations"), expr.In(k, annotations))
+		if p.computed == nil {
+			c.variable(p.set, "the Pod sets "+p.key, has)
+			c.variable(p.val, "its value, or \"\"", annotation(p.key))
+		} else {
+			// The template's own text: the core evaluates the same over the
+			// pod template. The annotation wins; null keeps the template's
+			// value; string() of an int is its decimal form, as the core
+			// writes it.
+			c.variable(p.ann, "the Pod sets "+p.key, has)
+			c.variable(p.computed, "the value of "+p.Field+" computed from the Pod (the template's expression)",
+				expr.Raw("("+strings.TrimSpace(p.Expression)+")"))
+			c.variable(p.set, p.key+" is set, or the expression gives a value", expr.Or(p.ann, expr.Ne(p.computed, expr.Raw("null"))))
+			c.variable(p.val, "the annotation's value, or the expression's as a string, or \"\"",
+				expr.Cond(p.ann, annotation(p.key),
+					expr.Cond(expr.And(expr.Ne(p.computed, expr.Raw("null")), expr.Eq(expr.Call("type", p.computed), expr.Ident(celTypeOf(p.Type)))),
+						expr.Call("string", p.computed), expr.Str(""))))
+		}
 		if p.effective != nil {
 			// string(): an annotation's value is typed dyn.
 			c.variable(p.effective, "the value of "+p.Field+": the annotation's, or the template's",
@@ -195,9 +220,34 @@ func (c *compiler) badValueChecks() []check {
 	for _, p := range c.params {
 		msg := expr.Format(inject.MessageBadOverride, expr.Str("metadata.annotations"), expr.Str(strconv.Quote(p.key)),
 			goQuoted(p.val), expr.Str(p.Type.Example()), expr.Str(p.Field))
-		out = append(out, check{expr.And(p.set, expr.Not(expr.Method(p.val, "matches", expr.Str(p.Type.Pattern())))), msg})
+		annotated := p.set
+		if p.computed != nil {
+			annotated = p.ann
+		}
+		out = append(out, check{expr.And(annotated, expr.Not(expr.Method(p.val, "matches", expr.Str(p.Type.Pattern())))), msg})
+		if p.computed == nil {
+			continue
+		}
+		// The expression's value: of the parameter's type and, for a
+		// string, matching its pattern, with the core's message.
+		at := fmt.Sprintf("parameters: %s: %s: expression %q: ", p.Annotation, p.Field, p.Expression)
+		computed := expr.And(expr.Not(p.ann), expr.Ne(p.computed, expr.Raw("null")))
+		out = append(out, check{expr.And(computed, expr.Ne(expr.Call("type", p.computed), expr.Ident(celTypeOf(p.Type)))),
+			expr.Str(at + inject.ExpressionTypeError(p.Type))})
+		if p.Type != inject.TypeInt {
+			out = append(out, check{expr.And(computed, expr.Not(expr.Method(p.val, "matches", expr.Str(p.Type.Pattern())))),
+				expr.Concat(expr.Str(at+`"`), goQuoted(p.val), expr.Str(`" is not `+p.Type.Example()))})
+		}
 	}
 	return out
+}
+
+// celTypeOf is the CEL type an expression of a parameter of type pt gives.
+func celTypeOf(pt inject.ParameterType) string {
+	if pt == inject.TypeInt {
+		return "int"
+	}
+	return "string"
 }
 
 // valuesField is the record's values, a string: the override annotations

@@ -144,8 +144,8 @@ func TestParameterPlaces(t *testing.T) {
 	if _, ok := requests["cpu"].(hole); !ok {
 		t.Errorf("cpu request: %#v", requests["cpu"])
 	}
-	if len(c.params) != 6 {
-		t.Errorf("%d parameters, want the embedded default's 6", len(c.params))
+	if len(c.params) != 7 || c.params[0].computed == nil {
+		t.Errorf("%d parameters, want the embedded default's 7, app-port with an expression first", len(c.params))
 	}
 }
 

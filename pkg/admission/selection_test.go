@@ -126,7 +126,14 @@ func TestNamedSystemNamespaces(t *testing.T) {
 // validating policy that names it; one that needs none gets neither.
 func TestPolicyGate(t *testing.T) {
 	t.Parallel()
-	p, objs := compileObjects(t, inject.DefaultTemplate(), inject.Settings{})
+	// The seed's sidecar: Envoy reading its configuration from the
+	// ConfigMap envoy of the Pod's namespace.
+	seed, err := inject.ParseTemplate([]byte("containers:\n- name: envoy\n  image: envoyproxy/envoy:v1.40.0\n" +
+		"  volumeMounts:\n  - {name: envoy-conf, mountPath: /etc/envoy}\nvolumes:\n- name: envoy-conf\n  configMap: {name: envoy}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, objs := compileObjects(t, seed, inject.Settings{})
 	if p.Requires == nil || p.Requires.Kind != inject.KindConfigMap || p.Requires.Name != "envoy" {
 		t.Fatalf("Requires = %+v, want the ConfigMap envoy", p.Requires)
 	}
@@ -151,11 +158,7 @@ func TestPolicyGate(t *testing.T) {
 		}
 	}
 
-	tmpl, err := inject.ParseTemplate([]byte("containers:\n- name: agent\n  image: agent:1\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, objs = compileObjects(t, tmpl, inject.Settings{})
+	p, objs = compileObjects(t, inject.DefaultTemplate(), inject.Settings{})
 	if p.Requires != nil {
 		t.Errorf("Requires = %+v, want nil", p.Requires)
 	}

@@ -96,14 +96,14 @@ func TestSettingsSet(t *testing.T) {
 func TestDefaultTemplateIsTheSeedModernized(t *testing.T) {
 	t.Parallel()
 	tpl := inject.DefaultTemplate()
-	if got := strings.Join(tpl.Names(), ","); got != "envoy,envoy-conf" {
+	if got := strings.Join(tpl.Names(), ","); got != "envoy" {
 		t.Errorf("names = %s", got)
 	}
 	out, err := yaml.NewRNode(tpl.Containers[0]).String()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"image: envoyproxy/envoy:v1.", "containerPort: 10000", "- --concurrency\n", `- "4"`, "/etc/envoy/envoy.json", "cpu: 100m", "memory: 64Mi", "cpu: 1000m", "memory: 512Mi", "mountPath: /etc/envoy"} {
+	for _, want := range []string{"image: envoyproxy/envoy:v1.", "containerPort: 10000", "- --concurrency\n", `- "4"`, "- --config-yaml\n", "port_value: $(KINJECT_APP_PORT)", "cpu: 100m", "memory: 64Mi", "cpu: 1000m", "memory: 512Mi", "readOnlyRootFilesystem: true"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("default container lacks %q:\n%s", want, out)
 		}

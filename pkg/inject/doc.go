@@ -39,4 +39,16 @@
 // annotation. The values are checked by type, written into the sidecar
 // for that object only, and kept in the record (Status.Values): an object
 // is current while both the template hash and the values match.
+//
+// A parameter may also compute its value from the pod template: its
+// Expression is CEL over the pod template seen as a Pod (object.metadata,
+// object.spec), evaluated with cel-go in the environment of Kubernetes'
+// admission policies (expression.go), under the API server's cost limit,
+// and used when the annotation is not set; the value is recorded like an
+// override's, so a changed port makes the object stale. The expression sees
+// the pod template without what the profile itself injected, so that an
+// update computes what the first injection did. The embedded default
+// (default_template.yaml) computes the port its Envoy proxies to this way;
+// its expressions are precompiled (expressions.json), since cel-go's first
+// parse costs more than a small run.
 package inject

@@ -231,12 +231,25 @@ func (td *textDoc) multilineJSON() bool {
 	return bytes.Contains(bytes.TrimSpace(td.src), []byte("\n"))
 }
 
-// jsonColon is the separator the document puts between keys and values.
+// jsonColon is the separator the document puts between keys and values:
+// ": " where a key's closing quote is followed by a space. A quote escaped
+// inside a string (\": in an injected Envoy bootstrap) is not a key's.
 func (td *textDoc) jsonColon() string {
-	if bytes.Contains(td.src, []byte(`": `)) {
-		return ": "
+	src := td.src
+	for {
+		i := bytes.Index(src, []byte(`": `))
+		if i < 0 {
+			return ":"
+		}
+		backslashes := 0
+		for j := i - 1; j >= 0 && src[j] == '\\'; j-- {
+			backslashes++
+		}
+		if backslashes%2 == 0 {
+			return ": "
+		}
+		src = src[i+3:]
 	}
-	return ":"
 }
 
 // flowStep is the indentation step of a multi-line flow document: the

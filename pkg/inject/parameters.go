@@ -17,7 +17,7 @@ type ParameterType string
 const (
 	// TypeQuantity is a Kubernetes resource quantity ("250m", "0.5", "1Gi").
 	TypeQuantity ParameterType = "quantity"
-	// TypeImage is an image reference ("envoyproxy/envoy:v1.36.2").
+	// TypeImage is an image reference ("envoyproxy/envoy:v1.40.0").
 	TypeImage ParameterType = "image"
 	// TypeInt is a decimal integer ("4", "-1").
 	TypeInt ParameterType = "int"
@@ -43,7 +43,7 @@ var parameterPatterns = map[ParameterType]string{
 
 var parameterExamples = map[ParameterType]string{
 	TypeQuantity: "a resource quantity such as 250m, 0.5 or 1Gi",
-	TypeImage:    "an image reference such as envoyproxy/envoy:v1.36.2",
+	TypeImage:    "an image reference such as envoyproxy/envoy:v1.40.0",
 	TypeInt:      "an integer such as 2",
 	TypeString:   "a string",
 }
@@ -89,7 +89,14 @@ type Parameter struct {
 	// value at Field.
 	Default string
 	Type    ParameterType
-	path    fieldPath
+	// Expression, when set, is CEL over the pod template seen as a Pod
+	// (object.metadata, object.spec) whose value is used without the
+	// annotation, in place of Default: an int for an int parameter, a
+	// string otherwise. null means the Pod gives no value: Default is
+	// used.
+	Expression string
+	expr       *expression
+	path       fieldPath
 }
 
 // Target returns the template item the parameter sets: its list
@@ -133,8 +140,10 @@ func parseParameters(value *yaml.Node, field string) ([]Parameter, error) {
 				p.Default, hasDefault = v.Value, true
 			case "type":
 				p.Type = ParameterType(v.Value)
+			case "expression":
+				p.Expression = v.Value
 			default:
-				return nil, fmt.Errorf("%s.%s: unknown field (a parameter has annotation, field, type and default)", at, k)
+				return nil, fmt.Errorf("%s.%s: unknown field (a parameter has annotation, field, type, default and expression)", at, k)
 			}
 		}
 		if err := checkAnnotationName(p.Annotation); err != nil {
@@ -152,6 +161,12 @@ func parseParameters(value *yaml.Node, field string) ([]Parameter, error) {
 			return nil, fmt.Errorf("%s.field: %w", at, err)
 		}
 		p.path = path
+		if strings.TrimSpace(p.Expression) != "" {
+			// Compiled on first use: start-up stays what it was.
+			p.expr = newExpression(p.Expression)
+		} else if p.Expression != "" {
+			return nil, fmt.Errorf("%s.expression: is empty", at)
+		}
 		if hasDefault {
 			if err := p.Type.Check(p.Default); err != nil {
 				return nil, fmt.Errorf("%s.default: %w", at, err)
@@ -245,20 +260,41 @@ func (t *Template) parameterItem(p fieldPath) *yaml.Node {
 	return itemByName(newSequence(t.InitContainers...), p.item)
 }
 
-// overrideValues reads the parameters' annotations from the object and its
-// pod template (the pod template's win) and checks them. It returns only
-// the annotations that are set, by parameter name.
-func overrideValues(t *podTarget, profile string, params []Parameter) (map[string]string, error) {
+// parameterValues reads the parameters' annotations from the object and
+// its pod template (the pod template's win) and checks them, and computes
+// the expressions of the parameters whose annotation is not set, over the
+// pod template without what own (the profile's record, nil when none)
+// says was injected. It returns the annotations that are set and the
+// values of expressions that are not null, by parameter name.
+func parameterValues(t *podTarget, profile string, params []Parameter, own *record) (map[string]string, error) {
 	if len(params) == 0 {
 		return nil, nil
 	}
 	objMeta := mapValue(t.obj, "metadata")
 	var values map[string]string
+	var object map[string]any
 	for _, p := range params {
 		key := ProfileAnnotation(profile, p.Annotation)
 		where, v := joinField(t.field, "metadata.annotations"), mapValue(mapValue(t.meta, "annotations"), key)
 		if v == nil && t.obj != t.template {
 			where, v = "metadata.annotations", mapValue(mapValue(objMeta, "annotations"), key)
+		}
+		if v == nil && p.expr != nil {
+			if object == nil {
+				object = podObject(t, own)
+			}
+			value, err := p.expr.eval(object, p.Type)
+			if errors.Is(err, errNoValue) {
+				continue // the default, as without an expression
+			}
+			if err != nil {
+				return nil, fmt.Errorf("parameters: %s: %s: expression %q: %w", p.Annotation, p.Field, p.Expression, err)
+			}
+			if values == nil {
+				values = map[string]string{}
+			}
+			values[p.Annotation] = value
+			continue
 		}
 		if v == nil {
 			continue

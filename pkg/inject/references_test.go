@@ -62,8 +62,8 @@ func TestTemplateReferences(t *testing.T) {
 	if got := tmpl.References(); !reflect.DeepEqual(got, want) {
 		t.Errorf("References:\n got %+v\nwant %+v", got, want)
 	}
-	if got := inject.DefaultTemplate().References(); len(got) != 1 || got[0].String() != "configmap/envoy" {
-		t.Errorf("the embedded default needs the ConfigMap envoy, got %+v", got)
+	if got := inject.DefaultTemplate().References(); len(got) != 0 {
+		t.Errorf("the embedded default carries its configuration and needs no object, got %+v", got)
 	}
 }
 

@@ -206,7 +206,10 @@ func isDNSLabel(s string) bool {
 // hashes as it did before parameters existed, so records written by earlier
 // versions stay current.
 func (t *Template) Hash() string {
-	type canonParameter struct{ Annotation, Field, Default, Type string }
+	type canonParameter struct {
+		Annotation, Field, Default, Type string
+		Expression                       string `json:",omitempty"`
+	}
 	canon := struct {
 		Containers, InitContainers, Volumes []any
 		Labels, Annotations                 []KeyValue
@@ -219,7 +222,7 @@ func (t *Template) Hash() string {
 		Annotations:    t.Annotations,
 	}
 	for _, p := range t.Parameters {
-		canon.Parameters = append(canon.Parameters, canonParameter{p.Annotation, p.Field, p.Default, string(p.Type)})
+		canon.Parameters = append(canon.Parameters, canonParameter{p.Annotation, p.Field, p.Default, string(p.Type), p.Expression})
 	}
 	b, err := json.Marshal(canon) // map keys are sorted by encoding/json
 	if err != nil {

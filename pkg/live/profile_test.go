@@ -96,9 +96,9 @@ func TestApplyBodyProfiles(t *testing.T) {
 		want string
 	}{
 		{"inject a second profile", inject.OpInject, inject.Settings{Profile: "logs"}, withDefault,
-			defaultParts + " annotation:logs.sidecar.kinject.dev/status containers:log-agent volumes:envoy-conf volumes:logs"},
+			defaultParts + " annotation:logs.sidecar.kinject.dev/status containers:log-agent volumes:logs"},
 		{"uninject one profile", inject.OpUninject, inject.Settings{Profile: "logs"}, both,
-			defaultParts + " volumes:envoy-conf"},
+			defaultParts},
 		{"uninject the default profile", inject.OpUninject, inject.Settings{}, both,
 			"annotation:kubectl.kubernetes.io/default-container annotation:logs.sidecar.kinject.dev/status containers:log-agent volumes:logs"},
 		{"uninject all profiles", inject.OpUninject, inject.Settings{AllProfiles: true}, both, ""},

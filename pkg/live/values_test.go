@@ -27,9 +27,14 @@ func stored(t *testing.T, edit func(obj *unstructured.Unstructured)) *unstructur
 		}
 	}
 	_ = unstructured.SetNestedSlice(obj.Object, containers, "spec", "template", "spec", "containers")
-	volumes, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "volumes")
-	_ = unstructured.SetNestedField(volumes[0].(map[string]any), int64(420), "configMap", "defaultMode")
-	_ = unstructured.SetNestedSlice(obj.Object, volumes, "spec", "template", "spec", "volumes")
+	// The readiness probe gets the server's defaults too.
+	for _, c := range containers {
+		if c := c.(map[string]any); c["name"] == "envoy" {
+			_ = unstructured.SetNestedField(c, int64(1), "readinessProbe", "timeoutSeconds")
+			_ = unstructured.SetNestedField(c, "HTTP", "readinessProbe", "httpGet", "scheme")
+		}
+	}
+	_ = unstructured.SetNestedSlice(obj.Object, containers, "spec", "template", "spec", "containers")
 	if edit != nil {
 		edit(obj)
 	}

@@ -32,8 +32,8 @@ func TestError(t *testing.T) {
 			`app.yaml:13:5: pod/p error: spec.containers: container "envoy" already exists and was not injected by kubectl-inject (rename it, or remove it so the template's can be added) (document 2)`},
 		{"port conflict", "app.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: app\n    image: a\n    ports:\n    - {containerPort: 10000}\n",
 			`app.yaml:14:7: pod/p error: spec.containers: sidecar "envoy" port 10000 is already used by container "app" (document 2)`},
-		{"volume conflict", "app.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: app\n    image: a\n  volumes:\n  - name: envoy-conf\n    emptyDir: {}\n",
-			`app.yaml:14:5: pod/p error: spec.volumes: volume "envoy-conf" already exists and differs from the template's: the pod's is {"emptyDir":{},"name":"envoy-conf"}, the template's is {"configMap":{"name":"envoy"},"name":"envoy-conf"} (rename one, or make them equal so the pod's is used) (document 2)`},
+		{"stats port conflict", "app.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: app\n    image: a\n    ports:\n    - {containerPort: 9902}\n",
+			`app.yaml:14:7: pod/p error: spec.containers: sidecar "envoy" port 9902 is already used by container "app" (document 2)`},
 		{"no kind", "app.yaml", "apiVersion: v1\nmetadata: {name: x}\n",
 			"app.yaml:6: document 2 error: kind: is required"},
 	}

@@ -57,8 +57,11 @@ func TestCheck(t *testing.T) {
 	c.Require(t)
 	const profile, ns = "chk", "check-shop"
 	plainNamespace(t, ns)
+	// The seed's sidecar, which needs the ConfigMap envoy (the embedded
+	// default needs nothing).
+	seed := seedTemplateFile(t)
 	check := func(args ...string) (string, int) {
-		out, errOut, code := kubectlInject(t, append([]string{"check", "--profile", profile}, args...)...)
+		out, errOut, code := kubectlInject(t, append([]string{"check", "--profile", profile, "--template", seed}, args...)...)
 		t.Logf("kubectl inject check %v: exit %d\n%s%s", args, code, out, errOut)
 		return out, code
 	}
@@ -67,7 +70,7 @@ func TestCheck(t *testing.T) {
 	expectLines(t, "nothing installed", out, c.URL, append(append([]string{}, checkServed...),
 		"policy",
 		"  [warn] kinject-envoy-chk (profile chk) is not installed",
-		"         hint: kubectl inject policy --apply --profile chk (with the flags given here; --diff first shows the change)",
+		"         hint: kubectl inject policy --apply --profile chk --template "+seed+" (with the flags given here; --diff first shows the change)",
 		"namespaces",
 		"  [warn] no namespace is enabled: the policy injects no Pod",
 		"         hint: kubectl inject enable NAMESPACE --profile chk",
@@ -76,14 +79,14 @@ func TestCheck(t *testing.T) {
 		t.Errorf("nothing installed: exit %d, want 0 (warnings only)", code)
 	}
 
-	if _, errOut, code := kubectlInject(t, "policy", "--apply", "--profile", profile); code != 0 {
+	if _, errOut, code := kubectlInject(t, "policy", "--apply", "--profile", profile, "--template", seed); code != 0 {
 		t.Fatalf("policy --apply: %s", errOut)
 	}
-	t.Cleanup(func() { kubectlInject(t, "policy", "--delete", "--profile", profile) })
+	t.Cleanup(func() { kubectlInject(t, "policy", "--delete", "--profile", profile, "--template", seed) })
 	if _, errOut, code := kubectlInject(t, "enable", ns, "--profile", profile); code != 0 {
 		t.Fatalf("enable: %s", errOut)
 	}
-	hash := templateHash(t, "--profile", profile)
+	hash := templateHash(t, "--profile", profile, "--template", seed)
 	out, code = check()
 	expectLines(t, "enabled, ConfigMap missing", out, c.URL, append(append([]string{}, checkServed...),
 		"policy",
@@ -126,10 +129,10 @@ func TestCheck(t *testing.T) {
 	// An upgrade: the policy installed is older than the template.
 	newer := []string{"--image", "envoyproxy/envoy:v1.99.0"}
 	out, code = check(newer...)
-	newHash := templateHash(t, append([]string{"--profile", profile}, newer...)...)
+	newHash := templateHash(t, append([]string{"--profile", profile, "--template", seed}, newer...)...)
 	want := append([]string{}, healthy...)
 	want[9] = "  [FAIL] kinject-envoy-chk injects an older template (" + hash + "; current " + newHash + "): new Pods get the old sidecar"
-	want = append(want[:10], append([]string{"         hint: kubectl inject policy --apply --profile chk (with the flags given here; --diff first shows the change)"}, want[10:]...)...)
+	want = append(want[:10], append([]string{"         hint: kubectl inject policy --apply --profile chk --template " + seed + " (with the flags given here; --diff first shows the change)"}, want[10:]...)...)
 	expectLines(t, "older template", out, c.URL, want...)
 	if code != 1 {
 		t.Errorf("older template: exit %d, want 1", code)
@@ -143,7 +146,7 @@ func TestCheck(t *testing.T) {
 
 	// A user without the RBAC: every command's rights are named, and what
 	// cannot be read says so.
-	out, _, code = kubectlInjectAs(t, c.ViewerKubeconfig, "check", "--profile", profile)
+	out, _, code = kubectlInjectAs(t, c.ViewerKubeconfig, "check", "--profile", profile, "--template", seed)
 	askAdmin := "         hint: ask the cluster's administrator for these rights (kubectl auth can-i --list shows what this user may do)"
 	expectLines(t, "a user without the RBAC", out, c.URL, append(append([]string{}, checkServed[:3]...),
 		"permissions",

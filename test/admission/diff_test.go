@@ -67,7 +67,7 @@ func TestPolicyDiff(t *testing.T) {
 	}
 	var removed, added bool
 	for _, line := range strings.Split(out, "\n") {
-		removed = removed || strings.HasPrefix(line, "-") && strings.Contains(line, "envoyproxy/envoy:v1.36.2")
+		removed = removed || strings.HasPrefix(line, "-") && strings.Contains(line, "envoyproxy/envoy:v1.40.0")
 		added = added || strings.HasPrefix(line, "+") && strings.Contains(line, "envoyproxy/envoy:v1.37.0")
 	}
 	if !removed || !added {

@@ -56,6 +56,7 @@ func TestDifferential(t *testing.T) {
 		t.Fatal(err)
 	}
 	suites[0].pods = append(suites[0].pods, corpus...)
+	suites[0].pods = append(suites[0].pods, portPods()...)
 	// Corpus cases with a config of their own: a suite each, under their
 	// config, when it compiles to a policy (a config whose kinds leave out
 	// Pods does not).

@@ -167,10 +167,11 @@ func TestMissingConfigMapAtAdmission(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { kubectlInject(t, "disable", ns, probeNS) })
-	if _, errOut, code := kubectlInject(t, "policy", "--apply"); code != 0 {
+	seed := seedTemplateFile(t)
+	if _, errOut, code := kubectlInject(t, "policy", "--apply", "--template", seed); code != 0 {
 		t.Fatalf("policy --apply: exit %d\n%s", code, errOut)
 	}
-	t.Cleanup(func() { kubectlInject(t, "policy", "--delete") })
+	t.Cleanup(func() { kubectlInject(t, "policy", "--delete", "--template", seed) })
 	eventually(t, podIn(probeNS, "probe"), true, "the policy to be active")
 
 	want := `sidecar not injected by kinject-envoy: the sidecar needs configmap/envoy (volumes[envoy-conf].configMap.name), and namespace ` + ns + ` has none`
@@ -199,9 +200,10 @@ func TestMissingConfigMapAtAdmission(t *testing.T) {
 // by policy --apply --diff and migrated by policy --apply.
 func TestPolicyMigration(t *testing.T) {
 	c.Require(t)
+	seed := seedTemplateFile(t)
 	const name = "migrate"
-	t.Cleanup(func() { kubectlInject(t, "policy", "--delete", "--name", name) })
-	out, errOut, code := kubectlInject(t, "policy", "--name", name, "-o", "json")
+	t.Cleanup(func() { kubectlInject(t, "policy", "--delete", "--name", name, "--template", seed) })
+	out, errOut, code := kubectlInject(t, "policy", "--name", name, "--template", seed, "-o", "json")
 	if code != 0 {
 		t.Fatalf("policy -o json: %s", errOut)
 	}
@@ -226,7 +228,7 @@ func TestPolicyMigration(t *testing.T) {
 		}
 	}
 
-	out, errOut, code = kubectlInject(t, "policy", "--apply", "--diff", "--name", name, "--color", "never")
+	out, errOut, code = kubectlInject(t, "policy", "--apply", "--diff", "--name", name, "--template", seed, "--color", "never")
 	if code != 1 {
 		t.Fatalf("policy --apply --diff: exit %d, want 1 (a change)\n%s%s", code, out, errOut)
 	}
@@ -242,7 +244,7 @@ func TestPolicyMigration(t *testing.T) {
 		}
 	}
 
-	if _, errOut, code := kubectlInject(t, "policy", "--apply", "--name", name); code != 0 {
+	if _, errOut, code := kubectlInject(t, "policy", "--apply", "--name", name, "--template", seed); code != 0 {
 		t.Fatalf("policy --apply: %s", errOut)
 	}
 	b, err := client(t).Resource(schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingadmissionpolicybindings"}).
@@ -254,7 +256,7 @@ func TestPolicyMigration(t *testing.T) {
 	if len(terms) != 2 || !strings.Contains(toJSON(terms), `"sidecar.kinject.dev/inject"`) || !strings.Contains(toJSON(terms), `"kube-system"`) {
 		t.Errorf("the migrated binding selects %s", toJSON(terms))
 	}
-	if out, _, code := kubectlInject(t, "policy", "--apply", "--diff", "--name", name); code != 0 {
+	if out, _, code := kubectlInject(t, "policy", "--apply", "--diff", "--name", name, "--template", seed); code != 0 {
 		t.Errorf("after --apply, --diff: exit %d\n%s", code, out)
 	}
 }
@@ -301,7 +303,7 @@ func TestREADMETurnOnSafely(t *testing.T) {
 		}
 		ran = append(ran, fields[1]+" "+fields[2])
 	}
-	if strings.Join(ran, ",") != "inject check,inject enable,apply -n,inject policy" {
+	if strings.Join(ran, ",") != "inject check,inject enable,inject policy" {
 		t.Errorf("README: ran %v", ran)
 	}
 	eventually(t, podIn(ns, "app"), true, "the README's policy to inject "+ns)

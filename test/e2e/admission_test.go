@@ -21,7 +21,7 @@ func TestAdmissionKustomize(t *testing.T) {
 			t.Errorf("expected.yaml has no %s", kind)
 		}
 	}
-	if strings.Contains(string(b), "envoyproxy/envoy:v1.36.2\n        name: envoy") {
+	if strings.Contains(string(b), "envoyproxy/envoy:v1.40.0\n        name: envoy") {
 		t.Error("the Deployment was injected; with admissionPolicy it must stay as written")
 	}
 }

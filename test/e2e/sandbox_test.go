@@ -40,7 +40,7 @@ items:
 		}
 		t.Fatalf("docker run: %v\n%s", err, stderr)
 	}
-	for _, want := range []string{"- name: envoy", "name: web # comment kept", "sidecar.kinject.dev/status", "message: injected envoy, envoy-conf"} {
+	for _, want := range []string{"- name: envoy", "name: web # comment kept", "sidecar.kinject.dev/status", "message: injected envoy"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -114,8 +114,8 @@ func TestOverrideChange(t *testing.T) {
 		t.Errorf("the PATCH besides the record:\n%s\nwant:\n%s", rest, want)
 	}
 	st, err := core.ParseStatus(record)
-	if err != nil || len(st.Values) != 2 || st.Values["cpu-request"] != "500m" || st.Values["memory-request"] != "128Mi" {
-		t.Errorf("the PATCH's record %q (%v): want the values cpu-request=500m and memory-request=128Mi", record, err)
+	if err != nil || len(st.Values) != 3 || st.Values["cpu-request"] != "500m" || st.Values["memory-request"] != "128Mi" || st.Values["app-port"] != "8080" {
+		t.Errorf("the PATCH's record %q (%v): want the values cpu-request=500m and memory-request=128Mi, and app-port=8080 from the Pod", record, err)
 	}
 
 	after := get(t, ns, deployments, "web")

@@ -126,7 +126,7 @@ func TestStatusProfile(t *testing.T) {
 		t.Errorf("status --profile logs:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
 	}
 	rows = statusRows(t, "status", "-n", ns, "deploy/both", "deploy/default-only")
-	if got := describeRows(rows); got != "deployment.apps/both current  envoy=envoyproxy/envoy:v1.36.2\ndeployment.apps/default-only current  envoy=envoyproxy/envoy:v1.36.2" {
+	if got := describeRows(rows); got != "deployment.apps/both current  envoy=envoyproxy/envoy:v1.40.0\ndeployment.apps/default-only current  envoy=envoyproxy/envoy:v1.40.0" {
 		t.Errorf("status of the default profile:\n%s", got)
 	}
 

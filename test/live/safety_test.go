@@ -64,16 +64,31 @@ func TestSystemNamespacesLeftOut(t *testing.T) {
 // TestMissingReference: a sidecar whose ConfigMap the namespace lacks is
 // not rolled out: zero PATCH, the object unchanged, a missing_reference
 // error naming kind, name and namespace; once it exists, it injects.
+// seedTemplate writes the seed's sidecar, which mounts the ConfigMap envoy
+// of the Pod's namespace (the embedded default references nothing).
+func seedTemplate(t *testing.T) string {
+	return writeFile(t, "seed.yaml", `containers:
+- name: envoy
+  image: envoyproxy/envoy:v1.40.0
+  args: [--config-path, /etc/envoy/envoy.json]
+  volumeMounts: [{name: envoy-conf, mountPath: /etc/envoy}]
+volumes:
+- name: envoy-conf
+  configMap: {name: envoy}
+`)
+}
+
 func TestMissingReference(t *testing.T) {
 	c.Require(t)
 	ns := bareNamespace(t)
+	seed := seedTemplate(t)
 	orig := create(t, ns, deployments, deployment("web", ""))
 	for _, args := range [][]string{
 		{"deployment/web", "-n", ns},
 		{"deployment/web", "-n", ns, "--dry-run=server"},
 		{"deployment/web", "-n", ns, "--diff"},
 	} {
-		r := inject(t, args...)
+		r := inject(t, append(args, "--template", seed)...)
 		if r.code == 0 {
 			t.Fatalf("%v: exit 0, want a failure", args)
 		}
@@ -89,10 +104,10 @@ func TestMissingReference(t *testing.T) {
 
 	// The override: injected although its Pods will wait, and status says so.
 	create(t, ns, deployments, deployment("api", ""))
-	r := inject(t, "deployment/api", "-n", ns, "--allow-missing-references")
+	r := inject(t, "deployment/api", "-n", ns, "--allow-missing-references", "--template", seed)
 	expectCode(t, r, 0)
 	expectStderr(t, r, "deployment.apps/api injected")
-	r = inject(t, "status", "-n", ns, "--check")
+	r = inject(t, "status", "-n", ns, "--check", "--template", seed)
 	expectCode(t, r, 1)
 	expectStderr(t, r, "deployment.apps/api: its sidecar needs configmap/envoy, missing from namespace "+ns+": its Pods wait for it")
 	if !strings.Contains(r.stdout, "deployment.apps/api   current,waiting:configmap/envoy") {
@@ -100,13 +115,13 @@ func TestMissingReference(t *testing.T) {
 	}
 
 	create(t, ns, configmaps, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: envoy}\n")
-	r = inject(t, "deployment/web", "-n", ns)
+	r = inject(t, "deployment/web", "-n", ns, "--template", seed)
 	expectCode(t, r, 0)
 	expectStderr(t, r, "deployment.apps/web injected")
 	if !hasContainer(t, get(t, ns, deployments, "web"), "envoy", "spec", "template", "spec") {
 		t.Error("not injected once the ConfigMap exists")
 	}
-	r = inject(t, "status", "-n", ns, "--check")
+	r = inject(t, "status", "-n", ns, "--check", "--template", seed)
 	expectCode(t, r, 0)
 	if strings.Contains(r.stdout, "waiting") {
 		t.Errorf("still waiting once the ConfigMap exists:\n%s", r.stdout)
@@ -157,7 +172,7 @@ func TestReferenceCheckCost(t *testing.T) {
 			}
 			return rt.RoundTrip(req)
 		})
-	}}, "deploy", "--all", "-n", ns)
+	}}, "deploy", "--all", "-n", ns, "--template", seedTemplate(t))
 	expectCode(t, r, 0)
 	if got := strings.Count(r.stderr, " injected"); got != 5 {
 		t.Errorf("%d injected, want 5:\n%s", got, r.stderr)

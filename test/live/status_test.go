@@ -85,11 +85,11 @@ func TestStatus(t *testing.T) {
 	expectTable(t, table.stdout,
 		"NAME STATE SIDECAR PODS BEHIND",
 		"deployment.apps/old outdated envoyproxy/envoy:v1.30.0 0 0",
-		"deployment.apps/current current envoyproxy/envoy:v1.36.2 2 1",
+		"deployment.apps/current current envoyproxy/envoy:v1.40.0 2 1",
 		"deployment.apps/plain not-injected <none> 1 0",
 		"pod/bare not-injected <none> - 0",
 		"deployment.apps/optout skipped:opted_out <none> 0 0",
-		"pod/plain-1-admitted current envoyproxy/envoy:v1.36.2 admission 0")
+		"pod/plain-1-admitted current envoyproxy/envoy:v1.40.0 admission 0")
 	expectStderr(t, table, "deployment.apps/current: 1 of 2 Pods run an older sidecar than the template; restart: kubectl rollout restart deployment.apps/current -n "+ns)
 
 	// -l selects rows by the objects' own labels, as kubectl get -l does:
@@ -100,8 +100,8 @@ func TestStatus(t *testing.T) {
 	expectTable(t, labelled.stdout,
 		"NAME STATE SIDECAR PODS BEHIND",
 		"deployment.apps/old outdated envoyproxy/envoy:v1.30.0 0 0",
-		"deployment.apps/current current envoyproxy/envoy:v1.36.2 2 1",
-		"pod/plain-1-admitted current envoyproxy/envoy:v1.36.2 admission 0")
+		"deployment.apps/current current envoyproxy/envoy:v1.40.0 2 1",
+		"pod/plain-1-admitted current envoyproxy/envoy:v1.40.0 admission 0")
 	expectCode(t, inject(t, "status", "-n", ns, "-l", "app=plain", "--check"), 0)
 	expectCode(t, inject(t, "status", "-n", ns, "-l", "app=old", "--check"), 1)
 
@@ -133,7 +133,7 @@ func TestStatusCheckErrors(t *testing.T) {
 	expectTable(t, rows.stdout,
 		"NAME STATE SIDECAR PODS BEHIND",
 		"deployment.apps/clash error:conflict <none> 0 0",
-		"deployment.apps/ok current envoyproxy/envoy:v1.36.2 0 0")
+		"deployment.apps/ok current envoyproxy/envoy:v1.40.0 0 0")
 	if _, code := runPlugin(t, "status", "-n", ns, "deploy/ok", "--check"); code != 0 {
 		t.Errorf("status --check without the conflict row: exit %d, want 0", code)
 	}

@@ -1,0 +1,254 @@
+package inject
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/ext"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// A parameter's expression is CEL over the pod template seen as a Pod
+// (object.metadata, object.spec), the language and the libraries of
+// Kubernetes' admission policies, so that the policy compiled from the
+// template (pkg/admission) carries the same text and computes the same
+// value. The Kubernetes-specific libraries (quantity, url, ip, cidr,
+// semver, format, authz, the regex and list helpers of
+// k8s.io/apiserver/pkg/cel/library) are not linked: an expression that
+// calls them fails to compile here, with an error naming the parameter.
+
+// ExpressionCostLimit bounds one evaluation, in cel-go's cost units: the
+// API server's per-call limit, so that no template hangs the core and an
+// expression that runs here runs in a policy.
+const ExpressionCostLimit = 1_000_000
+
+// celEnv is built once, on the first expression compiled: a binary whose
+// template has none never pays for it.
+var celEnv = sync.OnceValues(func() (*cel.Env, error) {
+	return cel.NewEnv(
+		cel.Variable("object", cel.DynType),
+		// The base environment of the API server (k8s.io/apiserver
+		// pkg/cel/environment), less its own libraries.
+		cel.HomogeneousAggregateLiterals(),
+		cel.EagerlyValidateDeclarations(true),
+		cel.DefaultUTCTimeZone(true),
+		cel.CrossTypeNumericComparisons(true),
+		cel.OptionalTypes(),
+		ext.Strings(ext.StringsVersion(2)),
+		ext.Sets(),
+		ext.TwoVarComprehensions(),
+		ext.Lists(ext.ListsVersion(3)),
+	)
+})
+
+// expression is a parameter's compiled expression, compiled on first use
+// and shared by every copy of the template.
+type expression struct {
+	text string
+	once sync.Once
+	prg  cel.Program
+	err  error
+}
+
+func newExpression(text string) *expression { return &expression{text: text} }
+
+func (e *expression) program() (cel.Program, error) {
+	e.once.Do(func() {
+		env, err := celEnv()
+		if err != nil {
+			e.err = fmt.Errorf("CEL environment: %w", err)
+			return
+		}
+		ast, ok := precompiledAST(e.text)
+		if !ok {
+			var iss *cel.Issues
+			if ast, iss = env.Compile(e.text); iss.Err() != nil {
+				e.err = iss.Err()
+				return
+			}
+		}
+		e.prg, e.err = env.Program(ast, cel.CostLimit(ExpressionCostLimit), cel.InterruptCheckFrequency(100))
+	})
+	return e.prg, e.err
+}
+
+// errNoValue is an expression's null: the Pod gives no value.
+var errNoValue = errors.New("no value")
+
+// eval evaluates the expression over object and returns the value as
+// the parameter's type writes it: an int parameter takes a CEL int, the
+// others a CEL string. null is errNoValue.
+func (e *expression) eval(object map[string]any, pt ParameterType) (string, error) {
+	prg, err := e.program()
+	if err != nil {
+		return "", err
+	}
+	out, _, err := prg.Eval(map[string]any{"object": object})
+	if err != nil {
+		return "", err
+	}
+	return expressionValue(out, pt)
+}
+
+func expressionValue(v ref.Val, pt ParameterType) (string, error) {
+	switch v.Type() {
+	case types.NullType:
+		return "", errNoValue
+	case types.IntType:
+		if pt == TypeInt {
+			return strconv.FormatInt(int64(v.(types.Int)), 10), nil
+		}
+	case types.StringType:
+		if pt != TypeInt {
+			s := string(v.(types.String))
+			if err := pt.Check(s); err != nil {
+				return "", err
+			}
+			return s, nil
+		}
+	}
+	return "", errors.New(ExpressionTypeError(pt))
+}
+
+// ExpressionTypeError is the message of an expression that gives a value
+// of another type than a parameter of type pt takes.
+func ExpressionTypeError(pt ParameterType) string {
+	if pt == TypeInt {
+		return "does not give an int (or null)"
+	}
+	return "does not give a string (or null)"
+}
+
+// podObject is the pod template seen as a Pod, the object an expression
+// reads: the template's metadata and spec as plain values, without what
+// own (the profile's record, nil when there is none) says was injected,
+// so that an update computes what the first injection did.
+func podObject(t *podTarget, rec *record) map[string]any {
+	obj := map[string]any{"apiVersion": "v1", "kind": "Pod"}
+	seen := map[*yaml.Node]any{}
+	if t.meta != nil {
+		obj["metadata"] = plainValue(t.meta, seen)
+	}
+	obj["spec"] = plainValue(t.spec, seen)
+	if rec == nil {
+		return obj
+	}
+	own := rec.status
+	if spec, ok := obj["spec"].(map[string]any); ok {
+		spec = shallowCopy(spec)
+		obj["spec"] = spec
+		dropNamed(spec, "containers", own.Containers)
+		dropNamed(spec, "initContainers", own.InitContainers)
+		dropNamed(spec, "volumes", own.Volumes)
+	}
+	if meta, ok := obj["metadata"].(map[string]any); ok {
+		meta = shallowCopy(meta)
+		obj["metadata"] = meta
+		annotations := append([]string{rec.key}, own.Annotations...)
+		for field, keys := range map[string][]string{"labels": own.Labels, "annotations": annotations} {
+			if m, ok := meta[field].(map[string]any); ok && len(keys) > 0 {
+				kept := shallowCopy(m)
+				for _, k := range keys {
+					delete(kept, k)
+				}
+				meta[field] = kept
+			}
+		}
+	}
+	return obj
+}
+
+// plainValue converts a node to the plain values cel-go adapts (maps,
+// lists, strings, int64, float64, bool, nil). The target of an alias is
+// converted once and shared by every alias of it: an alias bomb stays as
+// small as it is written (decoding it would expand it), and an expression
+// reads only what it touches. dropNamed and podObject copy what they
+// change, so a shared value is never edited.
+func plainValue(n *yaml.Node, seen map[*yaml.Node]any) any {
+	if v, ok := seen[n]; ok {
+		return v
+	}
+	var v any
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) > 0 {
+			v = plainValue(n.Content[0], seen)
+		}
+	case yaml.AliasNode:
+		seen[n] = nil // a recursive alias reads as null
+		v = plainValue(n.Alias, seen)
+	case yaml.MappingNode:
+		m := make(map[string]any, len(n.Content)/2)
+		seen[n] = m
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind == yaml.ScalarNode && k.Value == "<<" && k.Tag != "!!str" {
+				continue // merge keys are not Kubernetes data
+			}
+			m[k.Value] = plainValue(n.Content[i+1], seen)
+		}
+		return m
+	case yaml.SequenceNode:
+		list := make([]any, len(n.Content))
+		seen[n] = list
+		for i, item := range n.Content {
+			list[i] = plainValue(item, seen)
+		}
+		return list
+	case yaml.ScalarNode:
+		v = scalarValue(n)
+	}
+	seen[n] = v
+	return v
+}
+
+// scalarValue types a scalar as YAML (and JSON) resolve it.
+func scalarValue(n *yaml.Node) any {
+	switch n.ShortTag() {
+	case "!!null":
+		return nil
+	case "!!bool", "!!int", "!!float":
+		var v any
+		if err := n.Decode(&v); err == nil {
+			if i, ok := v.(int); ok {
+				return int64(i)
+			}
+			return v
+		}
+	}
+	return n.Value
+}
+
+// shallowCopy copies m, whose values may be shared with other maps.
+func shallowCopy(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// dropNamed removes the items named in names from the list spec[field].
+func dropNamed(spec map[string]any, field string, names []string) {
+	list, ok := spec[field].([]any)
+	if !ok || len(names) == 0 {
+		return
+	}
+	drop := map[string]bool{}
+	for _, n := range names {
+		drop[n] = true
+	}
+	kept := make([]any, 0, len(list)) // a copy: list may be shared
+	for _, item := range list {
+		if m, ok := item.(map[string]any); ok && drop[fmt.Sprint(m["name"])] {
+			continue
+		}
+		kept = append(kept, item)
+	}
+	spec[field] = kept
+}

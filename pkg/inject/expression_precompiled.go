@@ -1,0 +1,67 @@
+package inject
+
+import (
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"sync"
+
+	"github.com/google/cel-go/cel"
+	exprpb "google.golang.org/genproto/googleapis/api/expr/v1alpha1"
+	"google.golang.org/protobuf/proto"
+)
+
+// The checked ASTs of the embedded default's expressions, by expression
+// text (base64 of a CheckedExpr). cel-go's parser costs about 7 ms the
+// first time it runs in a process (ANTLR builds its tables), more than the
+// rest of a small --local or inject-fn run; a known text skips the parse
+// and the check. TestPrecompiledExpressions compiles every text again and
+// fails when this file is stale (go test ./pkg/inject -update rewrites it).
+//
+//go:embed expressions.json
+var precompiledJSON []byte
+
+var precompiled = sync.OnceValue(func() map[string]string {
+	var m map[string]string
+	_ = json.Unmarshal(precompiledJSON, &m) // checked by the test
+	return m
+})
+
+// precompiledAST returns the checked AST of text when it is precompiled.
+func precompiledAST(text string) (*cel.Ast, bool) {
+	b64, ok := precompiled()[text]
+	if !ok {
+		return nil, false
+	}
+	data, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		return nil, false
+	}
+	var checked exprpb.CheckedExpr
+	if err := proto.Unmarshal(data, &checked); err != nil {
+		return nil, false
+	}
+	return cel.CheckedExprToAst(&checked), true
+}
+
+// CompileExpression compiles text in the expressions' environment and
+// returns its checked AST as precompiledAST stores it.
+func CompileExpression(text string) (string, error) {
+	env, err := celEnv()
+	if err != nil {
+		return "", err
+	}
+	ast, iss := env.Compile(text)
+	if iss.Err() != nil {
+		return "", iss.Err()
+	}
+	checked, err := cel.AstToCheckedExpr(ast)
+	if err != nil {
+		return "", err
+	}
+	data, err := proto.MarshalOptions{Deterministic: true}.Marshal(checked)
+	if err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(data), nil
+}

@@ -1,0 +1,407 @@
+package envoy_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	tcpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"sigs.k8s.io/yaml"
+
+	// The extension types the bootstrap names in typed_config.
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/router/v3"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
+)
+
+const envoyModule = "github.com/envoyproxy/go-control-plane/envoy"
+
+// TestImageIsTheValidatedRelease: the default's image tag is the version
+// of the Envoy API module the bootstraps are checked against.
+func TestImageIsTheValidatedRelease(t *testing.T) {
+	gomod, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(envoyModule) + ` (v\S+)`).FindSubmatch(gomod)
+	if m == nil {
+		t.Fatalf("go.mod does not require %s", envoyModule)
+	}
+	version := string(m[1])
+	for _, p := range inject.DefaultTemplate().Parameters {
+		if p.Annotation == "image" && p.Default != "envoyproxy/envoy:"+version {
+			t.Errorf("image %s, Envoy API %s: pin both to the same release", p.Default, version)
+		}
+	}
+}
+
+// TestGoldenBootstraps validates every Envoy bootstrap of the core's golden
+// corpus (what -update wrote: the invariant beside the goldens).
+func TestGoldenBootstraps(t *testing.T) {
+	files, err := filepath.Glob("../../pkg/inject/testdata/golden/*/expected.yaml")
+	if err != nil || len(files) < 20 {
+		t.Fatalf("golden corpus: %d files, %v", len(files), err)
+	}
+	checked := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pod := range podSpecs(t, data) {
+			if sidecar(pod) == nil {
+				continue
+			}
+			t.Run(filepath.Base(filepath.Dir(f)), func(t *testing.T) { checkPod(t, pod, "") })
+			checked++
+		}
+	}
+	if checked < 20 {
+		t.Errorf("only %d injected pod templates in the corpus", checked)
+	}
+}
+
+// TestGeneratedBootstraps injects Pods whose ports vary and validates what
+// Envoy gets, with the port it must proxy to.
+func TestGeneratedBootstraps(t *testing.T) {
+	in, err := inject.New(inject.DefaultTemplate(), inject.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, annotations, containers string
+		want                          string
+	}{
+		{"port 80", "", "- {name: app, image: nginx, ports: [{containerPort: 80}]}", "80"},
+		{"port 3000 TCP", "", "- {name: app, image: node, ports: [{containerPort: 3000, protocol: TCP}]}", "3000"},
+		{"named port", "", "- {name: app, image: a, ports: [{name: http, containerPort: 8443}]}", "8443"},
+		{"UDP first", "", "- {name: app, image: dns, ports: [{containerPort: 53, protocol: UDP}, {containerPort: 5353}]}", "5353"},
+		{"several containers", "", "- {name: app, image: a, ports: [{containerPort: 5000}]}\n- {name: cache, image: redis, ports: [{containerPort: 6379}]}", "5000"},
+		{"no port", "", "- {name: worker, image: w}", "8080"},
+		{"only UDP", "", "- {name: app, image: dns, ports: [{containerPort: 53, protocol: UDP}]}", "8080"},
+		{"override", "sidecar.kinject.dev/app-port: \"9090\"", "- {name: app, image: a, ports: [{containerPort: 5000}]}", "9090"},
+		{"override without port", "sidecar.kinject.dev/app-port: \"7000\"", "- {name: worker, image: w}", "7000"},
+		{"max port", "", "- {name: app, image: a, ports: [{containerPort: 65535}]}", "65535"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			meta := "{name: p}"
+			if tc.annotations != "" {
+				meta = "{name: p, annotations: {" + tc.annotations + "}}"
+			}
+			doc := "apiVersion: v1\nkind: Pod\nmetadata: " + meta + "\nspec:\n  containers:\n" + indent(tc.containers, "  ")
+			out, entries := in.ProcessText(inject.OpInject, []byte(doc), 0)
+			if len(entries) != 1 || entries[0].Action != inject.Injected {
+				t.Fatalf("entries %v", entries)
+			}
+			pods := podSpecs(t, out)
+			if len(pods) != 1 {
+				t.Fatalf("%d pods", len(pods))
+			}
+			checkPod(t, pods[0], tc.want)
+		})
+	}
+}
+
+// TestSidecarPortIsAConflict: an app on one of the sidecar's listener
+// ports is not injected.
+func TestSidecarPortIsAConflict(t *testing.T) {
+	in, err := inject.New(inject.DefaultTemplate(), inject.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, port := range []string{"10000", "9902"} {
+		doc := "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - {name: app, image: a, ports: [{containerPort: " + port + "}]}\n"
+		_, entries := in.ProcessText(inject.OpInject, []byte(doc), 0)
+		if len(entries) != 1 || entries[0].Reason != inject.ReasonConflict {
+			t.Errorf("port %s: %v, want a conflict", port, entries)
+		}
+	}
+}
+
+// checkPod validates the sidecar's bootstrap as the kubelet hands it to
+// Envoy, and checks what Envoy's own validation cannot: every route's
+// cluster exists, the listener ports differ from each other and from the
+// app's, admin listens on 127.0.0.1 only, and the app cluster's port is
+// appPort ("" for the first TCP port of the first container, or 8080).
+func checkPod(t *testing.T, pod map[string]any, appPort string) {
+	t.Helper()
+	c := sidecar(pod)
+	args := expandArgs(c)
+	config := flagValue(args, "--config-yaml")
+	if config == "" {
+		t.Fatalf("no --config-yaml in %q", args)
+	}
+	if strings.Contains(config, "$(") {
+		t.Fatalf("a variable is left unexpanded:\n%s", config)
+	}
+	js, err := yaml.YAMLToJSON([]byte(config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bootstrapv3.Bootstrap
+	if err := protojson.Unmarshal(js, &b); err != nil {
+		t.Fatalf("Envoy's API rejects the bootstrap: %v", err)
+	}
+	if err := b.ValidateAll(); err != nil {
+		t.Fatalf("ValidateAll: %v", err)
+	}
+	if a := b.GetAdmin().GetAddress().GetSocketAddress(); a.GetAddress() != "127.0.0.1" {
+		t.Errorf("admin listens on %q, want 127.0.0.1", a.GetAddress())
+	}
+	clusters := map[string]uint32{}
+	for _, cl := range b.GetStaticResources().GetClusters() {
+		ep := cl.GetLoadAssignment().GetEndpoints()[0].GetLbEndpoints()[0].GetEndpoint().GetAddress().GetSocketAddress()
+		clusters[cl.GetName()] = ep.GetPortValue()
+	}
+	appPorts := containerPorts(pod)
+	listenerPorts := map[uint32]bool{}
+	for _, l := range b.GetStaticResources().GetListeners() {
+		port := l.GetAddress().GetSocketAddress().GetPortValue()
+		if listenerPorts[port] {
+			t.Errorf("listener port %d twice", port)
+		}
+		listenerPorts[port] = true
+		if appPorts[port] {
+			t.Errorf("listener %s: port %d is an app port", l.GetName(), port)
+		}
+		for _, fc := range l.GetFilterChains() {
+			for _, f := range fc.GetFilters() {
+				for _, cluster := range filterClusters(t, f.GetTypedConfig().GetTypeUrl(), f.GetTypedConfig().GetValue()) {
+					if _, ok := clusters[cluster]; !ok {
+						t.Errorf("listener %s routes to cluster %q, which does not exist", l.GetName(), cluster)
+					}
+				}
+			}
+		}
+	}
+	if appPort == "" {
+		appPort = firstTCPPort(pod)
+	}
+	if got := strconv.FormatUint(uint64(clusters["app"]), 10); got != appPort {
+		t.Errorf("the app cluster goes to port %s, want %s", got, appPort)
+	}
+}
+
+// filterClusters lists the clusters a network filter sends to.
+func filterClusters(t *testing.T, typeURL string, value []byte) []string {
+	t.Helper()
+	switch typeURL {
+	case "type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy":
+		var p tcpproxyv3.TcpProxy
+		if err := proto.Unmarshal(value, &p); err != nil {
+			t.Fatal(err)
+		}
+		return []string{p.GetCluster()}
+	case "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager":
+		var h hcmv3.HttpConnectionManager
+		if err := proto.Unmarshal(value, &h); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, vh := range h.GetRouteConfig().GetVirtualHosts() {
+			for _, r := range vh.GetRoutes() {
+				out = append(out, r.GetRoute().GetCluster())
+			}
+		}
+		return out
+	}
+	t.Fatalf("a filter of type %s: teach the test its clusters", typeURL)
+	return nil
+}
+
+// expandArgs expands $(VAR) in the container's args from its env, as the
+// kubelet does (k8s.io/kubernetes third_party/forked/golang/expansion):
+// $(VAR) of a defined variable is its value, $$ is $, anything else stays.
+func expandArgs(c map[string]any) []string {
+	env := map[string]string{}
+	for _, e := range list(c["env"]) {
+		e := e.(map[string]any)
+		if v, ok := e["value"].(string); ok {
+			env[e["name"].(string)] = v
+		}
+	}
+	var out []string
+	for _, a := range list(c["args"]) {
+		out = append(out, expand(fmt.Sprint(a), env))
+	}
+	return out
+}
+
+func expand(s string, env map[string]string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '$' || i+1 >= len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		switch next := s[i+1]; {
+		case next == '$':
+			b.WriteByte('$')
+			i++
+		case next == '(':
+			end := strings.IndexByte(s[i+2:], ')')
+			if end < 0 {
+				b.WriteString(s[i:]) // unclosed: left as written
+				return b.String()
+			}
+			name := s[i+2 : i+2+end]
+			if v, ok := env[name]; ok {
+				b.WriteString(v)
+			} else {
+				b.WriteString("$(" + name + ")")
+			}
+			i += end + 2
+		default:
+			b.WriteByte('$')
+		}
+	}
+	return b.String()
+}
+
+func TestExpand(t *testing.T) {
+	env := map[string]string{"A": "1", "B": "x y"}
+	for in, want := range map[string]string{
+		"$(A)": "1", "p$(A)q$(B)": "p1qx y", "$$(A)": "$(A)", "$(C)": "$(C)", "$(A": "$(A", "a$b": "a$b", "$": "$",
+	} {
+		if got := expand(in, env); got != want {
+			t.Errorf("expand(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func flagValue(args []string, flag string) string {
+	for i, a := range args {
+		if a == flag && i+1 < len(args) {
+			return args[i+1]
+		}
+		if v, ok := strings.CutPrefix(a, flag+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// podSpecs returns the pod specs of the documents in data.
+func podSpecs(t *testing.T, data []byte) []map[string]any {
+	t.Helper()
+	docs, err := splitDocs(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, d := range docs {
+		out = append(out, findSpecs(d)...)
+	}
+	return out
+}
+
+func splitDocs(data []byte) ([]any, error) {
+	var out []any
+	for _, text := range strings.Split("\n"+string(data), "\n---") {
+		var v any
+		if err := yaml.Unmarshal([]byte(text), &v); err != nil {
+			continue // the corpus holds invalid documents on purpose
+		}
+		if v != nil {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// findSpecs finds every mapping with a containers list: pod specs at any
+// depth (Pods, workloads, List items).
+func findSpecs(v any) []map[string]any {
+	var out []map[string]any
+	switch v := v.(type) {
+	case map[string]any:
+		if cs, ok := v["containers"].([]any); ok && len(cs) > 0 {
+			out = append(out, v)
+		}
+		for _, c := range v {
+			out = append(out, findSpecs(c)...)
+		}
+	case []any:
+		for _, c := range v {
+			out = append(out, findSpecs(c)...)
+		}
+	}
+	return out
+}
+
+// sidecar returns the default's Envoy container of a pod spec, classic or
+// native, nil when it has none.
+func sidecar(pod map[string]any) map[string]any {
+	for _, l := range []string{"containers", "initContainers"} {
+		for _, c := range list(pod[l]) {
+			if c, ok := c.(map[string]any); ok && c["name"] == "envoy" && flagValue(stringList(c["args"]), "--config-yaml") != "" {
+				return c
+			}
+		}
+	}
+	return nil
+}
+
+// containerPorts are the TCP ports of the app's containers (not the
+// sidecar): a UDP port may share a number with a TCP listener.
+func containerPorts(pod map[string]any) map[uint32]bool {
+	out := map[uint32]bool{}
+	for _, l := range []string{"containers", "initContainers"} {
+		for _, c := range list(pod[l]) {
+			c, _ := c.(map[string]any)
+			if c == nil || c["name"] == "envoy" {
+				continue
+			}
+			for _, p := range list(c["ports"]) {
+				if p, ok := p.(map[string]any); ok && (p["protocol"] == nil || p["protocol"] == "TCP") {
+					if n, ok := p["containerPort"].(float64); ok {
+						out[uint32(n)] = true
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// firstTCPPort is what the default's expression computes: the first TCP
+// port of the first container, 8080 without one.
+func firstTCPPort(pod map[string]any) string {
+	cs := list(pod["containers"])
+	if len(cs) == 0 {
+		return "8080"
+	}
+	c, _ := cs[0].(map[string]any)
+	for _, p := range list(c["ports"]) {
+		p, _ := p.(map[string]any)
+		if proto, _ := p["protocol"].(string); proto == "" || proto == "TCP" {
+			if n, ok := p["containerPort"].(float64); ok {
+				return strconv.Itoa(int(n))
+			}
+		}
+	}
+	return "8080"
+}
+
+func list(v any) []any { l, _ := v.([]any); return l }
+
+func stringList(v any) []string {
+	var out []string
+	for _, e := range list(v) {
+		out = append(out, fmt.Sprint(e))
+	}
+	return out
+}
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix) + "\n"
+}
