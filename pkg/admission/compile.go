@@ -117,12 +117,17 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 			typeMeta: typeMeta{APIVersion, KindMutatingPolicy},
 			Metadata: meta(p.Name),
 			Spec: mutatingPolicySpec{
-				ParamKind:          gateKind,
-				MatchConstraints:   rules,
-				MatchConditions:    conds,
-				Variables:          c.policyVariables(c.vars),
-				Mutations:          []mutation{{PatchType: "JSONPatch", JSONPatch: &expressed{Expression: patch}}},
-				FailurePolicy:      "Fail",
+				ParamKind:        gateKind,
+				MatchConstraints: rules,
+				MatchConditions:  conds,
+				Variables:        c.policyVariables(c.vars),
+				Mutations:        []mutation{{PatchType: "JSONPatch", JSONPatch: &expressed{Expression: patch}}},
+				// An error of the policy (a template's expression that fails
+				// on this Pod, a cost limit) leaves the Pod as created: the
+				// injector is never the reason a Pod is refused. The
+				// validating policy below, which evaluates the same
+				// variables, turns that error into a warning.
+				FailurePolicy:      "Ignore",
 				ReinvocationPolicy: "Never",
 			},
 		},
@@ -139,7 +144,10 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 				MatchConditions:  conds,
 				Variables:        c.policyVariables(c.vars[:conflictVars]),
 				Validations:      []validation{{Expression: expr.Pretty(check), MessageExpression: expr.Pretty(notInjected)}},
-				FailurePolicy:    "Ignore",
+				// Fail, with a binding that only warns and audits: an error
+				// of evaluation reaches the client as a warning naming the
+				// expression, instead of passing unseen. It never denies.
+				FailurePolicy: "Fail",
 			},
 		},
 		binding{

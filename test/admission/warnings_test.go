@@ -8,6 +8,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
@@ -92,5 +93,56 @@ spec:
 				t.Errorf("the Pod was injected: %s", toJSON(got))
 			}
 		})
+	}
+}
+
+// TestExpressionError: a template's expression that fails on a Pod (a field
+// read without a has() guard) fails the object in the core, and at admission
+// leaves the Pod as created, with the API server's error as a warning: the
+// mutating policy ignores its errors, the validating one reports them.
+func TestExpressionError(t *testing.T) {
+	c.Require(t)
+	ensureNamespace(t, "experr")
+	const template = `containers:
+- name: agent
+  image: busybox
+  env: [{name: PORT, value: "0"}]
+parameters:
+- annotation: port
+  field: containers[agent].env[PORT].value
+  type: int
+  expression: object.spec.containers[0].ports[0].containerPort
+`
+	// The probe has a port, so the expression works and the policy injects.
+	probe := []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: probe, namespace: experr}\nspec:\n  containers: [{name: app, image: busybox, ports: [{containerPort: 8080}]}]\n")
+	templateFile := writeFile(t, "template.yaml", []byte(template))
+	applyPolicy(t, templateFile, probe)
+	defer deletePolicy(t, templateFile, probe)
+
+	portless := []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: portless, namespace: experr}\nspec:\n  containers: [{name: app, image: busybox}]\n")
+	_, e := coreInject(t, injectorFor(t, template), portless)
+	if e.Action != inject.Failed || !strings.Contains(e.Message, "containers[agent].env[PORT].value") || !strings.Contains(e.Message, "containerPort") {
+		t.Fatalf("the core: %s %s", e.Action, e.Message)
+	}
+
+	w := &warnings{}
+	cfg := c.AdminConfig()
+	cfg.WarningHandler = w
+	dc, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := dc.Resource(pods).Namespace("experr").Create(context.Background(), podFrom(t, portless), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("the Pod was refused: %v", err)
+	}
+	if _, injected := annotation(got.Object, statusKeyOf(t, templateFile)); injected {
+		t.Errorf("the Pod was injected: %s", toJSON(got.Object))
+	}
+	if containers, _, _ := unstructured.NestedSlice(got.Object, "spec", "containers"); len(containers) != 1 {
+		t.Errorf("the Pod has %d containers, want its own 1", len(containers))
+	}
+	if !strings.Contains(w.all(), "ports") {
+		t.Errorf("no warning names the failing expression: %q", w.all())
 	}
 }
