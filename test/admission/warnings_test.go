@@ -132,10 +132,21 @@ parameters:
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := dc.Resource(pods).Namespace("experr").Create(context.Background(), podFrom(t, portless), metav1.CreateOptions{})
+	// The validating policy may start a moment after the mutating one: dry
+	// runs until its warning comes (none comes while it ignores errors).
+	u := podFrom(t, portless)
+	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(w.all(), "ports") && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if _, err := dc.Resource(pods).Namespace("experr").Create(context.Background(), u, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
+			t.Fatalf("the Pod was refused: %v", err)
+		}
+	}
+	got, err := dc.Resource(pods).Namespace("experr").Create(context.Background(), u, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatalf("the Pod was refused: %v", err)
 	}
+	t.Cleanup(func() {
+		_ = dc.Resource(pods).Namespace("experr").Delete(context.Background(), "portless", metav1.DeleteOptions{})
+	})
 	if _, injected := annotation(got.Object, statusKeyOf(t, templateFile)); injected {
 		t.Errorf("the Pod was injected: %s", toJSON(got.Object))
 	}
