@@ -46,6 +46,9 @@ type serverPolicy struct {
 	patchers   []patch.Patcher
 	validator  validating.Validator
 	hasParams  bool
+	// ignores: the mutating policy's failurePolicy is Ignore, so that an
+	// error of its mutation leaves the Pod as created.
+	ignores    bool
 	interfaces admission.ObjectInterfaces
 }
 
@@ -55,6 +58,13 @@ func loadServerPolicy(p *kadmission.Policy) (*serverPolicy, error) {
 	if err != nil {
 		return nil, err
 	}
+	return loadServerObjects(objs)
+}
+
+// loadServerObjects compiles a policy's objects (the mutating policy
+// first, the validating one third) with the API server's compilers.
+func loadServerObjects(objs [][]byte) (*serverPolicy, error) {
+	var err error
 	var mp admissionregistrationv1.MutatingAdmissionPolicy
 	var vp admissionregistrationv1.ValidatingAdmissionPolicy
 	if err := json.Unmarshal(objs[0], &mp); err != nil {
@@ -67,7 +77,8 @@ func loadServerPolicy(p *kadmission.Policy) (*serverPolicy, error) {
 	if err := corev1.AddToScheme(scheme); err != nil {
 		return nil, err
 	}
-	sp := &serverPolicy{name: mp.Name, hasParams: mp.Spec.ParamKind != nil, interfaces: admission.NewObjectInterfacesFromScheme(scheme)}
+	sp := &serverPolicy{name: mp.Name, hasParams: mp.Spec.ParamKind != nil, interfaces: admission.NewObjectInterfacesFromScheme(scheme),
+		ignores: mp.Spec.FailurePolicy != nil && *mp.Spec.FailurePolicy == admissionregistrationv1.Ignore}
 
 	// The mutating policy (mutating/compilation.go).
 	opts := plugincel.OptionalVariableDeclarations{HasParams: sp.hasParams, HasAuthorizer: true}
@@ -145,6 +156,8 @@ type admitted struct {
 	matched bool
 	// warnings are the validating policy's messages (Warn, Audit).
 	warnings []string
+	// mutationError is the error of a mutation the policy ignores.
+	mutationError error
 }
 
 // decodePod reads a Pod manifest (YAML or JSON) into the typed Pod the
@@ -172,7 +185,7 @@ func (sp *serverPolicy) admit(pod *corev1.Pod, param runtime.Object) (*admitted,
 		return &admission.VersionedAttributes{Attributes: attr, VersionedKind: podGVK, VersionedObject: admission.NewLazyObject(obj)}
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: pod.Namespace}}
-	out := &admitted{pod: pod}
+	out := &admitted{pod: pod, matched: true}
 	va := attributes(pod.DeepCopy())
 	ctx := sp.compiler.CreateContext(context.Background())
 	if sp.matcher != nil {
@@ -189,6 +202,10 @@ func (sp *serverPolicy) admit(pod *corev1.Pod, param runtime.Object) (*admitted,
 				OptionalVariables: plugincel.OptionalVariableBindings{VersionedParams: param},
 				Namespace:         ns,
 			}, celconfig.RuntimeCELCostBudget)
+			if err != nil && sp.ignores {
+				out.mutationError = err
+				break
+			}
 			if err != nil {
 				return nil, fmt.Errorf("mutation %d: %w", i, err)
 			}

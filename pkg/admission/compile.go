@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -87,6 +88,9 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 	c.addPodVariables()
 	c.addConflictVariable()
 	conflictVars := len(c.vars)
+	// After the conflict: the validating policy, which repeats the
+	// variables up to it, does not need the items.
+	c.addItemVariables()
 	c.addStatusVariables()
 	patch := expr.Pretty(c.patchExpression())
 
@@ -101,13 +105,18 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 	gate, gateKind := requiredObject(in.Template())
 	prefix := expr.Str("sidecar not injected by " + p.Name + ": ")
 	notInjected := expr.Concat(prefix, conflict)
-	check := expr.Eq(conflict, expr.Str(""))
+	// The validating policy's match conditions are the first of the
+	// mutating one's (below); the others are a variable of its own, so
+	// that its check stays short: the API server cuts a warning at 256
+	// characters, and an error's warning starts with the check's text.
+	unmatched := variable{name: "unmatched", comment: "the mutating policy leaves the Pod alone (" + conditionNames(conds[1:]) + " fails)", value: notMatched(conds[1:])}
+	check := expr.Or(expr.Var(unmatched.name), expr.Eq(conflict, expr.Str("")))
 	if gate != nil {
 		p.Requires = gate
 		// The mutating policy is skipped where gate is missing; so is a
 		// Pod with a conflict. The validating policy sees the Pod after
 		// every mutation: matched and not injected, it is one of the two.
-		check = expr.False
+		check = expr.Var(unmatched.name)
 		missing := expr.Concat(prefix, expr.Str("the sidecar needs "+gate.String()+" ("+gate.Field+"), and namespace "),
 			expr.Select(expr.Ident("request"), "namespace"), expr.Str(" has none (create it there; kubectl inject check lists what each enabled namespace lacks)"))
 		notInjected = expr.Cond(expr.Ne(conflict, expr.Str("")), notInjected, missing)
@@ -119,7 +128,7 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 			Spec: mutatingPolicySpec{
 				ParamKind:        gateKind,
 				MatchConstraints: rules,
-				MatchConditions:  conds,
+				MatchConditions:  policyConditions(conds),
 				Variables:        c.policyVariables(c.vars),
 				Mutations:        []mutation{{PatchType: "JSONPatch", JSONPatch: &expressed{Expression: patch}}},
 				// An error of the policy (a template's expression that fails
@@ -141,8 +150,12 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 			Metadata: meta(p.ConflictName),
 			Spec: validatingPolicySpec{
 				MatchConstraints: rules,
-				MatchConditions:  conds,
-				Variables:        c.policyVariables(c.vars[:conflictVars]),
+				// Only the first condition: it leaves out every Pod the
+				// mutating policy injected, and the API server evaluates
+				// each match condition with an activation of its own.
+				// The others are the check's first cases.
+				MatchConditions:  policyConditions(conds[:1]),
+				Variables:        c.policyVariables(append([]variable{unmatched}, usedVariables(c.vars[:conflictVars], expr.Pretty(check), expr.Pretty(notInjected))...)),
 				Validations:      []validation{{Expression: expr.Pretty(check), MessageExpression: expr.Pretty(notInjected)}},
 				// Fail, with a binding that only warns and audits: an error
 				// of evaluation reaches the client as a warning naming the
@@ -244,6 +257,39 @@ func (c *compiler) variable(v expr.Expr, comment string, value expr.Expr) expr.E
 	name := strings.TrimPrefix(expr.Text(v), "variables.")
 	c.vars = append(c.vars, variable{name: name, comment: comment, value: value})
 	return v
+}
+
+// variableRef finds the variables an expression reads.
+var variableRef = regexp.MustCompile(`variables\.([A-Za-z_][A-Za-z0-9_]*)`)
+
+// usedVariables are the variables of vars that the expressions roots read,
+// directly or through other variables, in their order: the validating
+// policy declares only what its check reads (an unused variable is still
+// charged on every Pod by the API server, which makes an accessor for
+// each declared variable).
+func usedVariables(vars []variable, roots ...string) []variable {
+	used := map[string]bool{}
+	mark := func(text string) {
+		for _, m := range variableRef.FindAllStringSubmatch(text, -1) {
+			used[m[1]] = true
+		}
+	}
+	for _, r := range roots {
+		mark(r)
+	}
+	// A variable reads only earlier ones: walk back once.
+	for i := len(vars) - 1; i >= 0; i-- {
+		if used[vars[i].name] {
+			mark(expr.Pretty(vars[i].value))
+		}
+	}
+	var out []variable
+	for _, v := range vars {
+		if used[v.name] {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // policyVariables are vars as a policy's variables: each expression

@@ -33,8 +33,10 @@ func chain(checks []check) expr.Expr {
 // sidecars' ports, and the template's labels and annotations), so the
 // first problem named is the core's.
 func (c *compiler) addConflictVariable() {
+	// Records and overrides are annotations: a Pod without any (the
+	// most common) reads none of their variables.
 	checks := []check{{
-		expr.Gt(expr.Call("size", unreadableRecords), expr.Int(0)),
+		expr.And(expr.Has(metadata, "annotations"), expr.Gt(expr.Call("size", unreadableRecords), expr.Int(0))),
 		expr.Concat(expr.Str("metadata.annotations: annotation "), expr.Index(unreadableRecords, expr.Int(0)),
 			expr.Str(": not a valid status record (not as kubectl-inject writes it)")),
 	}}
@@ -78,12 +80,12 @@ func (c *compiler) itemChecks(it item) []check {
 		// names the template's only.
 		differs = expr.Format(volumeDiffersAtAdmission, expr.Str(field), quote(it.name), expr.Str(compactJSON(it.value)))
 	}
-	present := expr.Not(it.missing)
-	return []check{
-		{expr.And(present, expr.Gt(expr.Call("size", owned), expr.Int(0))),
-			c.profileConflict(expr.Str(fmt.Sprintf("%s %q (%s)", it.what(), it.name, field)), it.what(), expr.Index(owned, expr.Int(0)))},
-		{expr.And(present, expr.Not(same)), differs},
-	}
+	// One case, so that a Pod that lacks the item reads one variable.
+	isOwned := expr.Gt(expr.Call("size", owned), expr.Int(0))
+	return []check{{
+		expr.And(expr.Not(it.missing), expr.Or(isOwned, expr.Not(same))),
+		expr.Cond(isOwned, c.profileConflict(expr.Str(fmt.Sprintf("%s %q (%s)", it.what(), it.name, field)), it.what(), expr.Index(owned, expr.Int(0))), differs),
+	}}
 }
 
 // volumeDiffersAtAdmission is inject.MessageVolumeDiffers without the
@@ -118,17 +120,18 @@ func (c *compiler) portChecks(it item) []check {
 			expr.And(expr.Eq(expr.Field(q, "containerPort"), num),
 				expr.Eq(expr.Cond(expr.Has(q, "protocol"), expr.Field(q, "protocol"), expr.Str("TCP")), expr.Str(proto)))))
 		stem := c.names.unique(it.varName() + "Port" + port)
-		users := c.variable(expr.Var(stem+"Users"), fmt.Sprintf("the Pod's containers using port %s/%s", port, proto),
-			expr.Method(expr.Method(expr.Var("allContainers"), "filter", x, uses), "map", x, expr.Field(x, "name")))
-		last := c.variable(expr.Var(stem+"User"), "the last of them, as the core names it (\"\" for none)",
-			expr.Cond(expr.Gt(expr.Call("size", users), expr.Int(0)), expr.Index(users, expr.Sub(expr.Call("size", users), expr.Int(1))), expr.Str("")))
+		// One comprehension (map with a filter), reversed: the core names
+		// the last.
+		users := expr.Method(expr.Method(expr.Var("allContainers"), "map", x, uses, expr.Field(x, "name")), "reverse")
+		last := c.variable(expr.Var(stem+"User"), fmt.Sprintf("the Pod's last container using port %s/%s (\"\" for none)", port, proto),
+			expr.Index(expr.Concat(users, expr.List(expr.Str(""))), expr.Int(0)))
 		owned := c.variable(expr.Var(stem+"Owners"), "the other profiles that added that container",
 			expr.Method(expr.Method(otherRecords, "filter", o, listsName(expr.Index(o, expr.Int(2)), last)), "map", o, expr.Index(o, expr.Int(0))))
 		used := expr.And(it.missing, expr.Ne(last, expr.Str("")))
 		what := expr.Format(inject.MessagePortOwned, expr.Str(port+"/"+proto), expr.Str("spec.containers"), expr.Quoted(last), quote(it.name))
-		out = append(out,
-			check{expr.And(used, expr.Gt(expr.Call("size", owned), expr.Int(0))), c.profileConflict(what, "port", expr.Index(owned, expr.Int(0)))},
-			check{used, expr.Format(inject.MessagePortUsed, expr.Str("spec.containers"), quote(it.name), expr.Str(port), expr.Quoted(last))})
+		out = append(out, check{used, expr.Cond(expr.Gt(expr.Call("size", owned), expr.Int(0)),
+			c.profileConflict(what, "port", expr.Index(owned, expr.Int(0))),
+			expr.Format(inject.MessagePortUsed, expr.Str("spec.containers"), quote(it.name), expr.Str(port), expr.Quoted(last)))})
 	}
 	return out
 }

@@ -331,3 +331,48 @@ func asJSON(v any) string {
 	b, _ := json.MarshalIndent(v, "", "  ")
 	return string(b)
 }
+
+// TestExpressionErrorWarning: a template's expression that fails on a Pod
+// leaves it as created (the mutating policy ignores its errors), and the
+// validating policy's warning names the error within the 256 characters
+// the API server keeps of a warning.
+func TestExpressionErrorWarning(t *testing.T) {
+	in, err := podgen.Injector(`containers:
+- name: agent
+  image: busybox
+  env: [{name: PORT, value: "0"}]
+parameters:
+- annotation: port
+  field: containers[agent].env[PORT].value
+  type: int
+  expression: object.spec.containers[0].ports[0].containerPort
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := admission.Compile(in, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := loadServerPolicy(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod, err := decodePod([]byte("apiVersion: v1\nkind: Pod\nmetadata: {name: portless}\nspec:\n  containers: [{name: app, image: busybox}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := sp.admit(pod.DeepCopy(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.mutationError == nil || len(got.pod.Spec.Containers) != 1 {
+		t.Errorf("the mutating policy did not fail and leave the Pod as created: error %v, %d containers", got.mutationError, len(got.pod.Spec.Containers))
+	}
+	if len(got.warnings) != 1 {
+		t.Fatalf("warnings: %q", got.warnings)
+	}
+	if kept := got.warnings[0][:min(256, len(got.warnings[0]))]; !strings.Contains(kept, "no such key: ports") {
+		t.Errorf("the first 256 characters of the warning do not name the error: %q", kept)
+	}
+}

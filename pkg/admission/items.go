@@ -86,52 +86,86 @@ var quantityMaps = map[string]bool{
 
 // subsetExpr is a CEL predicate that holds when the value of e contains
 // v: every field of a mapping, every item of a list (same length), equal
-// scalars. path is the field path from the item, for quantities.
+// scalars. path is the field path from the item, for quantities. Fields
+// are read with optional selection (e.?f), so that a field and the path
+// to it are checked in one comparison: x.?lifecycle.?preStop.?sleep.?seconds
+// == optional.of(5) holds when each is set and the last is 5.
 func subsetExpr(e expr.Expr, v any, path []string) expr.Expr {
+	opt := func(x expr.Expr) expr.Expr { return expr.Eq(e, expr.Call("optional.of", x)) }
+	// The quantity's text, "" when unset (never equal to a quantity).
+	quantityText := func() expr.Expr { return expr.Call("string", expr.Method(e, "orValue", expr.Str(""))) }
 	switch x := v.(type) {
 	case hole:
-		return x.subsetExpr(e, path)
+		val, err := x.compared()
+		if err != nil {
+			return expr.False
+		}
+		if isQuantityPath(path) {
+			return quantityEq(quantityText(), val)
+		}
+		return opt(val)
 	case map[string]any:
 		var parts []expr.Expr
 		for _, k := range sortedKeys(x) {
 			child := append(append([]string(nil), path...), k)
-			sub, has := expr.Field(e, k), expr.Has(e, k)
-			if quantityMaps[strings.Join(path, ".")] {
-				sub, has = expr.Index(e, expr.Str(k)), expr.In(expr.Str(k), e)
+			sub := expr.OptField(e, k)
+			if quantityMaps[strings.Join(path, ".")] || !expr.IsIdent(k) {
+				sub = expr.OptIndex(e, expr.Str(k))
 			}
-			parts = append(parts, has, subsetExpr(sub, x[k], child))
+			parts = append(parts, subsetExpr(sub, x[k], child))
 		}
 		return expr.And(parts...)
 	case []any:
-		parts := []expr.Expr{expr.Eq(expr.Call("size", e), expr.Int(int64(len(x))))}
+		if words, ok := stringList(x); ok {
+			// A list of words (args, command) is compared whole.
+			return opt(words)
+		}
+		// The list is set: its items are read as themselves.
+		items := expr.Method(e, "value")
+		parts := []expr.Expr{expr.Eq(expr.Call("size", expr.Method(e, "orValue", expr.List())), expr.Int(int64(len(x))))}
 		for i, item := range x {
-			parts = append(parts, subsetExpr(expr.Index(e, expr.Int(int64(i))), item, path))
+			parts = append(parts, subsetExpr(expr.Index(items, expr.Int(int64(i))), item, path))
 		}
 		return expr.And(parts...)
 	case string:
 		if isQuantityPath(path) {
-			return quantityEq(e, expr.Str(x))
+			return quantityEq(quantityText(), expr.Str(x))
 		}
-		return expr.Eq(e, expr.Str(x))
+		return opt(expr.Str(x))
 	case int, int64, float64:
 		if isQuantityPath(path) {
-			return quantityEq(e, expr.Str(fmt.Sprint(x)))
+			return quantityEq(quantityText(), expr.Str(fmt.Sprint(x)))
 		}
-		lit, _ := literal(x)
-		return expr.Eq(e, lit)
-	case bool:
-		// The field is typed bool in the Pod's schema: itself, or negated.
-		if x {
-			return e
-		}
-		return expr.Not(e)
-	default:
-		lit, err := literal(x)
-		if err != nil {
-			return expr.False
-		}
-		return expr.Eq(e, lit)
 	}
+	lit, err := literal(v)
+	if err != nil {
+		return expr.False
+	}
+	return opt(lit)
+}
+
+// stringList is the list literal of x when every item is a string or the
+// hole of a string (a flag's value), and false otherwise.
+func stringList(x []any) (expr.Expr, bool) {
+	var items []expr.Expr
+	for _, v := range x {
+		switch w := v.(type) {
+		case string:
+			items = append(items, expr.Str(w))
+		case hole:
+			if !w.isString() {
+				return nil, false
+			}
+			val, err := w.compared()
+			if err != nil {
+				return nil, false
+			}
+			items = append(items, val)
+		default:
+			return nil, false
+		}
+	}
+	return expr.List(items...), len(items) > 0
 }
 
 // isQuantityPath reports whether the field at path holds a quantity: a key
@@ -140,10 +174,9 @@ func isQuantityPath(path []string) bool {
 	return len(path) > 0 && (quantityMaps[strings.Join(path[:len(path)-1], ".")] || quantityMaps[strings.Join(path, ".")])
 }
 
-// quantityEq compares the quantity at e with the string expression want as
+// quantityEq compares the quantity s (a string expression) with the string expression want as
 // quantities, and as strings when either is not a quantity.
-func quantityEq(e, want expr.Expr) expr.Expr {
-	s := expr.Call("string", e)
+func quantityEq(s, want expr.Expr) expr.Expr {
 	return expr.Or(
 		expr.Eq(s, want),
 		expr.And(expr.Call("isQuantity", s), expr.Call("isQuantity", want),

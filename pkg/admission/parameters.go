@@ -14,19 +14,20 @@ import (
 type param struct {
 	inject.Parameter
 	key string // the full annotation key for the profile
-	// set and val are the variables telling whether the Pod has the
-	// annotation, and its value ("" when it has none): cpuRequestSet,
-	// cpuRequest.
-	set, val expr.Expr
-	// ann and computed are, for a parameter with an expression, the
-	// variables telling whether the Pod has the annotation and holding the
-	// expression's value (the template's text); then set is true when
-	// either gives a value, and val is that value as a string. nil for the
+	// override is the variable holding the Pod's annotation, an optional
+	// (imageOverride). set and val say whether the Pod has it and give its
+	// value ("" when it has none), read from it: one variable per
+	// parameter, because the API server evaluates each variable that is
+	// used at least once per Pod.
+	override, set, val expr.Expr
+	// ann and computed are, for a parameter with an expression, whether the
+	// Pod has the annotation and the variable holding the expression's
+	// value (the template's text); then set and val are variables: true
+	// when either gives a value, and that value as a string. nil for the
 	// others.
 	ann, computed expr.Expr
-	// effective is the variable holding the value the field takes, the
-	// annotation's or the template's, for a string field (cpuRequestValue);
-	// nil for the others.
+	// effective is the value the field takes, the annotation's or the
+	// template's, for a string field; nil for the others.
 	effective expr.Expr
 	orig      any // the template's value of the field
 }
@@ -55,14 +56,18 @@ func (c *compiler) loadParams(params []inject.Parameter) error {
 	}
 	for i, p := range params {
 		name := c.names.unique(camel(p.Annotation))
+		override := expr.Var(name + "Override")
 		c.params[i] = param{
 			Parameter: p,
 			key:       inject.ProfileAnnotation(c.profile, p.Annotation),
-			set:       expr.Var(name + "Set"),
-			val:       expr.Var(name),
+			override:  override,
+			// has() first: a Pod without annotations reads no variable.
+			set: expr.And(expr.Has(metadata, "annotations"), expr.Method(override, "hasValue")),
+			val: expr.Method(override, "orValue", expr.Str("")),
 		}
 		if p.Expression != "" {
-			c.params[i].ann, c.params[i].computed = expr.Var(name+"Annotated"), expr.Var(name+"Computed")
+			c.params[i].ann, c.params[i].computed = c.params[i].set, expr.Var(name+"Computed")
+			c.params[i].set, c.params[i].val = expr.Var(name+"Set"), expr.Var(name)
 		}
 	}
 	for i := range c.params {
@@ -120,7 +125,14 @@ func placeHole(node any, steps []inject.FieldStep, p *param) error {
 			}
 			m[st.Field] = hole{p: p, orig: next}
 			if s, ok := next.(string); ok && p.effective == nil {
-				p.orig, p.effective = s, expr.Var(strings.TrimPrefix(expr.Text(p.val), "variables.")+"Value")
+				p.orig = s
+				if p.computed != nil {
+					p.effective = expr.Var(strings.TrimPrefix(expr.Text(p.val), "variables.") + "Value")
+				} else {
+					// string(): an annotation's value is typed dyn. has()
+					// first: a Pod without annotations reads no variable.
+					p.effective = expr.Cond(expr.Has(metadata, "annotations"), expr.Call("string", expr.Method(p.override, "orValue", expr.Str(s))), expr.Str(s))
+				}
 			}
 			return nil
 		}
@@ -181,29 +193,25 @@ func flagWord(list []any, flag string) (int, string) {
 	return -1, ""
 }
 
-// addParamVariables declares, for every parameter, whether the Pod has its
-// annotation and the value.
+// addParamVariables declares, for every parameter, the Pod's annotation
+// and, for one with an expression, the value it takes.
 func (c *compiler) addParamVariables() {
 	for _, p := range c.params {
-		k := expr.Str(p.key)
-		has := expr.And(expr.Has(metadata, "annotations"), expr.In(k, annotations))
+		c.variable(p.override, "the Pod's "+p.key+", if it sets it", expr.OptIndex(expr.OptField(metadata, "annotations"), expr.Str(p.key)))
 		if p.computed == nil {
-			c.variable(p.set, "the Pod sets "+p.key, has)
-			c.variable(p.val, "its value, or \"\"", annotation(p.key))
-		} else {
-			// The template's own text: the core evaluates the same over the
-			// pod template. The annotation wins; null keeps the template's
-			// value; string() of an int is its decimal form, as the core
-			// writes it.
-			c.variable(p.ann, "the Pod sets "+p.key, has)
-			c.variable(p.computed, "the value of "+p.Field+" computed from the Pod (the template's expression)",
-				expr.Raw("("+strings.TrimSpace(p.Expression)+")"))
-			c.variable(p.set, p.key+" is set, or the expression gives a value", expr.Or(p.ann, expr.Ne(p.computed, expr.Raw("null"))))
-			c.variable(p.val, "the annotation's value, or the expression's as a string, or \"\"",
-				expr.Cond(p.ann, annotation(p.key),
-					expr.Cond(expr.And(expr.Ne(p.computed, expr.Raw("null")), expr.Eq(expr.Call("type", p.computed), expr.Ident(celTypeOf(p.Type)))),
-						expr.Call("string", p.computed), expr.Str(""))))
+			continue
 		}
+		// The template's own text: the core evaluates the same over the
+		// pod template. The annotation wins; null keeps the template's
+		// value; string() of an int is its decimal form, as the core
+		// writes it.
+		c.variable(p.computed, "the value of "+p.Field+" computed from the Pod (the template's expression)",
+			expr.Raw("("+strings.TrimSpace(p.Expression)+")"))
+		c.variable(p.set, p.key+" is set, or the expression gives a value", expr.Or(p.ann, expr.Ne(p.computed, expr.Raw("null"))))
+		c.variable(p.val, "the annotation's value, or the expression's as a string, or \"\"",
+			expr.Cond(p.ann, expr.Method(p.override, "orValue", expr.Str("")),
+				expr.Cond(expr.And(expr.Ne(p.computed, expr.Raw("null")), expr.Eq(expr.Call("type", p.computed), expr.Ident(celTypeOf(p.Type)))),
+					expr.Call("string", p.computed), expr.Str(""))))
 		if p.effective != nil {
 			// string(): an annotation's value is typed dyn.
 			c.variable(p.effective, "the value of "+p.Field+": the annotation's, or the template's",
@@ -258,7 +266,9 @@ func (c *compiler) valuesField() expr.Expr {
 	for _, p := range c.params {
 		byName[p.Annotation] = p
 	}
-	var parts []expr.Expr
+	// A Pod without annotations sets none: only the values that
+	// expressions compute are recorded, and no annotation is read.
+	var parts, computed []expr.Expr
 	for _, n := range sortedKeys(byName) {
 		p := byName[n]
 		value := p.val
@@ -267,9 +277,16 @@ func (c *compiler) valuesField() expr.Expr {
 			// and a value that does not match them is never recorded.
 			value = jsonEscaped(value)
 		}
-		parts = append(parts, expr.When(p.set, expr.List(expr.Concat(expr.Str(jsonString(n)+`:"`), value, expr.Str(`"`)))))
+		part := expr.When(p.set, expr.List(expr.Concat(expr.Str(jsonString(n)+`:"`), value, expr.Str(`"`))))
+		parts = append(parts, part)
+		if p.computed != nil {
+			computed = append(computed, part)
+		}
 	}
-	return jsonObjectField("values", expr.Lists(parts...))
+	if len(computed) == len(parts) {
+		return jsonObjectField("values", expr.Lists(parts...))
+	}
+	return expr.Cond(expr.Has(metadata, "annotations"), jsonObjectField("values", expr.Lists(parts...)), jsonObjectField("values", expr.Lists(computed...)))
 }
 
 // value is the hole's value in CEL: the annotation's value, typed as the
@@ -305,30 +322,18 @@ func (h hole) isString() bool {
 	return ok
 }
 
-// subsetExpr is true when the Pod's value at e is the hole's value.
-func (h hole) subsetExpr(e expr.Expr, path []string) expr.Expr {
-	v := h.p.val
-	if isQuantityPath(path) && !isListOrMap(h.orig) {
-		// One comparison, against whichever quantity applies.
-		want := expr.Cond(h.p.set, v, expr.Str(fmt.Sprint(h.orig)))
-		if h.p.effective != nil {
-			want = h.p.effective
+// compared is the hole's value where a Pod's item is compared with the
+// template's: as value gives it, but without the has() that spares Pods
+// without annotations a variable read where the value is added (a
+// comparison runs only for a Pod that has an item of the name).
+func (h hole) compared() (expr.Expr, error) {
+	if h.p.computed == nil && h.prefix == "" {
+		if _, ok := h.orig.(string); ok {
+			// string(): an annotation's value is typed dyn.
+			return expr.Call("string", expr.Method(h.p.override, "orValue", expr.Str(h.orig.(string)))), nil
 		}
-		return quantityEq(e, want)
 	}
-	if h.prefix == "" && h.p.effective != nil && h.isString() {
-		return expr.Eq(e, h.p.effective)
-	}
-	var set expr.Expr
-	switch {
-	case h.prefix != "":
-		set = expr.Eq(e, expr.Concat(expr.Str(h.prefix), v))
-	case isInt(h.orig):
-		set = expr.Cond(expr.Method(v, "matches", expr.Str(intPattern)), expr.Eq(e, expr.Call("int", v)), expr.Eq(e, v))
-	default:
-		set = expr.Eq(e, v)
-	}
-	return expr.Cond(h.p.set, set, subsetExpr(e, h.orig, path))
+	return h.value()
 }
 
 func isListOrMap(v any) bool {

@@ -119,10 +119,11 @@ func TestPolicyExampleText(t *testing.T) {
 	lines := strings.Split(text, "\n")
 	long := 0
 	for _, l := range lines {
-		// The lines past the width hold one literal each: a regular
-		// expression or a message.
-		if len(l) > 130 && !strings.Contains(l, ".matches(") && !strings.Contains(l, `"`) {
-			t.Errorf("a long line that is not a literal: %s", l)
+		// The lines past the width hold one long literal each (a regular
+		// expression, a message, the Envoy bootstrap): without it, the
+		// line fits.
+		if len(l) > 130 && len(withoutLongestLiteral(l)) > 100 {
+			t.Errorf("a long line that is more than one literal: %s", l)
 		}
 		if len(l) > 130 {
 			long++
@@ -136,8 +137,8 @@ func TestPolicyExampleText(t *testing.T) {
 		// restricted securityContext: about 100 lines and 11 KB of literal
 		// in the mutating policy and its subset checks.
 		{"lines", len(lines), 1150},
-		{"bytes", len(data), 68000},
-		{"lines over 130 characters", long, 40},
+		{"bytes", len(data), 67000},
+		{"lines over 130 characters", long, 14},
 	} {
 		if b.got > b.limit {
 			t.Errorf("the example policy has %d %s, more than %d", b.got, b.what, b.limit)
@@ -154,4 +155,18 @@ func TestPolicyExampleText(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkPolicyText(t, p)
+}
+
+// celStringLiteral is a CEL string literal in double quotes.
+var celStringLiteral = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+
+// withoutLongestLiteral is line without its longest string literal.
+func withoutLongestLiteral(line string) string {
+	longest := ""
+	for _, m := range celStringLiteral.FindAllString(line, -1) {
+		if len(m) > len(longest) {
+			longest = m
+		}
+	}
+	return strings.Replace(line, longest, `""`, 1)
 }

@@ -137,24 +137,23 @@ func objectSelector(s string) (*labelSelector, error) {
 // the profile's own status and inject annotations; the seed's annotation
 // opts in the default profile only, as in the core. Other profiles'
 // records do not stop the policy: they are handled by the variables.
-func matchConditions(p inject.Policy, profile string) []namedCondition {
+func matchConditions(p inject.Policy, profile string) []matchCondition {
 	value := func(key string) expr.Expr { return expr.Method(annotation(key), "lowerAscii") }
 	injectKey := inject.InjectAnnotationFor(profile)
-	conds := []namedCondition{
-		{Name: "not-injected", Expression: expr.Pretty(expr.Or(expr.Not(expr.Has(metadata, "annotations")),
-			expr.Not(expr.In(expr.Str(inject.StatusAnnotationFor(profile)), annotations))))},
-		{Name: "not-opted-out", Expression: expr.Pretty(expr.Ne(value(injectKey), expr.Str("false")))},
+	conds := []matchCondition{
+		{"not-injected", expr.Or(expr.Not(expr.Has(metadata, "annotations")),
+			expr.Not(expr.In(expr.Str(inject.StatusAnnotationFor(profile)), annotations)))},
+		{"not-opted-out", expr.Ne(value(injectKey), expr.Str("false"))},
 	}
 	if p.Mode == inject.OptIn {
 		in := expr.Eq(value(injectKey), expr.Str("true"))
 		if profile == "" {
 			in = expr.Or(in, expr.Eq(value(inject.SeedAnnotation), expr.Str("true")))
 		}
-		conds = append(conds, namedCondition{Name: "opted-in", Expression: expr.Pretty(in)})
+		conds = append(conds, matchCondition{"opted-in", in})
 	}
 	if !p.InjectHostNetwork {
-		conds = append(conds, namedCondition{Name: "not-host-network",
-			Expression: expr.Pretty(expr.Or(expr.Not(expr.Has(spec, "hostNetwork")), expr.Not(expr.Field(spec, "hostNetwork"))))})
+		conds = append(conds, matchCondition{"not-host-network", expr.Or(expr.Not(expr.Has(spec, "hostNetwork")), expr.Not(expr.Field(spec, "hostNetwork")))})
 	}
 	var proxies []expr.Expr
 	for _, n := range inject.OtherMeshProxies() {
@@ -162,8 +161,44 @@ func matchConditions(p inject.Policy, profile string) []namedCondition {
 	}
 	c := expr.Ident("c")
 	isProxy := expr.In(expr.Field(c, "name"), expr.List(proxies...))
-	conds = append(conds, namedCondition{Name: "no-other-mesh", Expression: expr.Pretty(expr.And(
+	conds = append(conds, matchCondition{"no-other-mesh", expr.And(
 		expr.Not(expr.Method(expr.Field(spec, "containers"), "exists", c, isProxy)),
-		expr.Not(expr.And(expr.Has(spec, "initContainers"), expr.Method(expr.Field(spec, "initContainers"), "exists", c, isProxy)))))})
+		expr.Not(expr.And(expr.Has(spec, "initContainers"), expr.Method(expr.Field(spec, "initContainers"), "exists", c, isProxy))))})
 	return conds
+}
+
+// matchCondition is one of the conditions a Pod meets to be injected.
+type matchCondition struct {
+	name string
+	cond expr.Expr
+}
+
+// policyConditions are conds as a policy's match conditions.
+func policyConditions(conds []matchCondition) []namedCondition {
+	out := make([]namedCondition, len(conds))
+	for i, c := range conds {
+		out[i] = namedCondition{Name: c.name, Expression: expr.Pretty(c.cond)}
+	}
+	return out
+}
+
+// notMatched is true when a Pod fails one of conds.
+func notMatched(conds []matchCondition) expr.Expr {
+	var out []expr.Expr
+	for _, c := range conds {
+		out = append(out, expr.Not(c.cond))
+	}
+	return expr.Or(out...)
+}
+
+// conditionNames lists the conditions' names: "a, b or c".
+func conditionNames(conds []matchCondition) string {
+	var names []string
+	for _, c := range conds {
+		names = append(names, c.name)
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

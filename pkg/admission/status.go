@@ -93,7 +93,10 @@ func (c *compiler) addDefaultContainerVariables() {
 	x, n := expr.Ident("x"), expr.Ident("n")
 	apps := expr.Method(expr.Method(expr.Field(spec, "containers"), "map", x, expr.Field(x, "name")), "filter", n,
 		expr.And(expr.Ne(n, expr.Str("")), expr.Not(listsName(otherSidecars, n))))
-	c.variable(firstApp, "the Pod's first container that no profile added", expr.Index(expr.Concat(apps, expr.List(expr.Str(""))), expr.Int(0)))
+	// Without annotations the Pod has no other profile's record.
+	named1 := expr.Method(expr.Field(spec, "containers"), "map", x, expr.Ne(expr.Field(x, "name"), expr.Str("")), expr.Field(x, "name"))
+	c.variable(firstApp, "the Pod's first container that no profile added", expr.Index(expr.Concat(
+		expr.Cond(expr.Has(metadata, "annotations"), apps, named1), expr.List(expr.Str(""))), expr.Int(0)))
 	added := c.anyMissing("containers")
 	c.variable(setsDefaultContainer, "the policy names the app's container as the default one",
 		expr.And(added, expr.Not(named), expr.Ne(firstApp, expr.Str(""))))
@@ -101,9 +104,10 @@ func (c *compiler) addDefaultContainerVariables() {
 		expr.And(added, named, expr.Gt(expr.Call("size", owners(keyOwnedPattern("annotations", inject.DefaultContainerAnnotation))), expr.Int(0))))
 }
 
-// addStatusVariables declares the parts of the status record and the
-// record itself, field for field what inject.Status.Encode writes.
-func (c *compiler) addStatusVariables() {
+// addItemVariables declares the template's items with overrides applied:
+// what the mutation adds, and what a Pod's item of the same name is
+// compared with.
+func (c *compiler) addItemVariables() {
 	for i := range c.items {
 		it := &c.items[i]
 		name := it.varName()
@@ -113,6 +117,11 @@ func (c *compiler) addStatusVariables() {
 		kind := map[string]string{"containers": "container", "initContainers": "init container", "volumes": "volume"}[it.list]
 		it.lit = c.variable(expr.Var(c.names.unique(name)), fmt.Sprintf("the template's %s %q, overrides applied", kind, it.name), it.lit)
 	}
+}
+
+// addStatusVariables declares the parts of the status record and the
+// record itself, field for field what inject.Status.Encode writes.
+func (c *compiler) addStatusVariables() {
 	for _, l := range []string{"initContainers", "volumes"} {
 		if len(c.itemsOf(l)) > 0 {
 			c.variable(expr.Var(newListVar(l)), "the template's "+l+" the Pod lacks", c.addedEach(l, func(it item) expr.Expr { return it.lit }))
@@ -246,12 +255,28 @@ func jsonObjectField(name string, pairs expr.Expr) expr.Expr {
 }
 
 func jsonField(name string, parts expr.Expr, open, close string) expr.Expr {
-	if expr.Text(parts) == "[]" {
-		return expr.Str("")
+	return expr.Joined(parts, ",", fmt.Sprintf(`,%s:%s`, jsonString(name), open), close)
+}
+
+// inheritedFields are the record's created, null, nullTokens and empty
+// fields. Only another profile's record can make them more than the
+// fields this profile creates, so a Pod without annotations (the most
+// common) reads none of the variables that look at records.
+func (c *compiler) inheritedFields() expr.Expr {
+	var own []expr.Expr
+	for _, f := range c.fieldChanges() {
+		if f.creates != nil && f.field != "spec" {
+			own = append(own, expr.When(f.creates, expr.List(expr.Str(jsonString(f.field)))))
+		}
 	}
-	return expr.Cond(expr.Gt(expr.Call("size", parts), expr.Int(0)),
-		expr.Concat(expr.Str(fmt.Sprintf(`,%s:%s`, jsonString(name), open)), expr.Method(parts, "join", expr.Str(",")), expr.Str(close)),
-		expr.Str(""))
+	withOthers := expr.Concat(
+		jsonListField("created", expr.Var("created")),
+		jsonListField("null", expr.Var("nulled")),
+		jsonObjectField("nullTokens", expr.Var("nullTokens")),
+		jsonObjectField("empty", expr.Var("emptyText")),
+	)
+	others := expr.And(expr.Has(metadata, "annotations"), expr.Gt(expr.Call("size", otherRecords), expr.Int(0)))
+	return expr.Cond(others, withOthers, jsonListField("created", expr.Lists(own...)))
 }
 
 // statusExpr renders the record as inject.Status.Encode does: fields in
@@ -283,10 +308,7 @@ func (c *compiler) statusExpr() expr.Expr {
 		jsonListField("labels", varOr("addedLabels", hasLabels)),
 		jsonListField("annotations", varOr("addedAnnotations", hasAnnotations)),
 		jsonObjectField("changed", changed),
-		jsonListField("created", expr.Var("created")),
-		jsonListField("null", expr.Var("nulled")),
-		jsonObjectField("nullTokens", expr.Var("nullTokens")),
-		jsonObjectField("empty", expr.Var("emptyText")),
+		c.inheritedFields(),
 		c.valuesField(),
 		expr.Str("}"),
 	)

@@ -37,7 +37,7 @@ func TestPolicyJSON(t *testing.T) {
 	if list.Kind != "List" || len(list.Items) != 4 || list.Items[0].Kind != "MutatingAdmissionPolicy" {
 		t.Errorf("-o json: %s", out)
 	}
-	if !strings.Contains(out, "initContainers/") || !strings.Contains(out, `x.restartPolicy == \"Always\"`) {
+	if !strings.Contains(out, "initContainers/") || !strings.Contains(out, `x.?restartPolicy == optional.of(\"Always\")`) {
 		t.Errorf("--native: the sidecar must go to the init containers, as a native sidecar\n%s", out)
 	}
 }

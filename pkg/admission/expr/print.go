@@ -37,21 +37,35 @@ func pretty(e Expr, indent string, min int) string {
 		out = prettyItems("[", "]", x, indent)
 	case mapLit:
 		out = prettyMap(x, indent)
+	case not:
+		out = "!" + pretty(x.x, indent, precUnary)
 	case member:
-		if x.kind != '(' || len(x.args) == 0 {
-			return flat
+		if x.recv == nil {
+			if x.kind != '(' || len(x.args) == 0 {
+				return flat
+			}
+			return prettyItems(x.name+"(", ")", x.args, indent)
 		}
-		head := x.name + "("
-		if x.recv != nil {
-			head = pretty(x.recv, indent, precMember) + "." + head
+		// The receiver folded, then the selection, index or call; a call
+		// that does not fit after it goes on a line of its own, indented
+		// (CEL reads a newline before "." as a space).
+		recv := pretty(x.recv, indent, precMember)
+		recvFlat := Text(x.recv)
+		if x.recv.prec() < precMember {
+			recvFlat = "(" + recvFlat + ")"
+		}
+		suffix := strings.TrimPrefix(flat, recvFlat)
+		last := recv[strings.LastIndex(recv, "\n")+1:]
+		if len(last)+len(suffix) <= lineWidth || x.kind != '(' {
+			return recv + suffix
 		}
 		var args strings.Builder
 		writeList(&args, x.args)
-		if last := head[strings.LastIndex(head, "\n")+1:]; len(last)+args.Len() <= lineWidth || args.Len() <= 40 {
-			// A long receiver, short arguments: .replace("\t", "\\t").
-			return head + args.String() + ")"
+		if args.Len() <= 40 {
+			// A long chain of short calls: .replace("\t", "\\t").
+			return recv + "\n" + indent + "  " + suffix
 		}
-		out = prettyItems(head, ")", x.args, indent)
+		out = prettyItems(recv+"."+x.name+"(", ")", x.args, indent)
 	default:
 		return flat
 	}
