@@ -40,12 +40,12 @@ var (
 // serverPolicy is a compiled policy's mutating and validating halves as
 // the API server's plugins hold them.
 type serverPolicy struct {
-	name       string
-	compiler   *plugincel.CompositedCompiler
-	matcher    matchconditions.Matcher
-	patchers   []patch.Patcher
-	validator  validating.Validator
-	hasParams  bool
+	name      string
+	compiler  *plugincel.CompositedCompiler
+	matcher   matchconditions.Matcher
+	patchers  []patch.Patcher
+	validator validating.Validator
+	hasParams bool
 	// ignores: the mutating policy's failurePolicy is Ignore, so that an
 	// error of its mutation leaves the Pod as created.
 	ignores    bool

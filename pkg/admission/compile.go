@@ -154,9 +154,9 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 				// mutating policy injected, and the API server evaluates
 				// each match condition with an activation of its own.
 				// The others are the check's first cases.
-				MatchConditions:  policyConditions(conds[:1]),
-				Variables:        c.policyVariables(append([]variable{unmatched}, usedVariables(c.vars[:conflictVars], expr.Pretty(check), expr.Pretty(notInjected))...)),
-				Validations:      []validation{{Expression: expr.Pretty(check), MessageExpression: expr.Pretty(notInjected)}},
+				MatchConditions: policyConditions(conds[:1]),
+				Variables:       c.policyVariables(append([]variable{unmatched}, usedVariables(c.vars[:conflictVars], expr.Pretty(check), expr.Pretty(notInjected))...)),
+				Validations:     []validation{{Expression: expr.Pretty(check), MessageExpression: expr.Pretty(notInjected)}},
 				// Fail, with a binding that only warns and audits: an error
 				// of evaluation reaches the client as a warning naming the
 				// expression, instead of passing unseen. It never denies.
