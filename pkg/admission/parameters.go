@@ -2,6 +2,7 @@ package admission
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -26,6 +27,8 @@ type param struct {
 	// when either gives a value, and that value as a string. nil for the
 	// others.
 	ann, computed expr.Expr
+	// setIsVal: set is val != "" (no valid value of the type is "").
+	setIsVal bool
 	// effective is the value the field takes, the annotation's or the
 	// template's, for a string field; nil for the others.
 	effective expr.Expr
@@ -68,6 +71,12 @@ func (c *compiler) loadParams(params []inject.Parameter) error {
 		if p.Expression != "" {
 			c.params[i].ann, c.params[i].computed = c.params[i].set, expr.Var(name+"Computed")
 			c.params[i].set, c.params[i].val = expr.Var(name+"Set"), expr.Var(name)
+			if !regexp.MustCompile(p.Type.Pattern()).MatchString("") {
+				// No valid value is "": where the Pod is injected (no
+				// conflict named a bad value), set is val != "", and
+				// needs no variable of its own.
+				c.params[i].set, c.params[i].setIsVal = expr.Ne(c.params[i].val, expr.Str("")), true
+			}
 		}
 	}
 	for i := range c.params {
@@ -126,9 +135,12 @@ func placeHole(node any, steps []inject.FieldStep, p *param) error {
 			m[st.Field] = hole{p: p, orig: next}
 			if s, ok := next.(string); ok && p.effective == nil {
 				p.orig = s
-				if p.computed != nil {
+				switch {
+				case p.setIsVal:
+					p.effective = expr.Cond(p.set, expr.Call("string", p.val), expr.Str(s))
+				case p.computed != nil:
 					p.effective = expr.Var(strings.TrimPrefix(expr.Text(p.val), "variables.") + "Value")
-				} else {
+				default:
 					// string(): an annotation's value is typed dyn. has()
 					// first: a Pod without annotations reads no variable.
 					p.effective = expr.Cond(expr.Has(metadata, "annotations"), expr.Call("string", expr.Method(p.override, "orValue", expr.Str(s))), expr.Str(s))
@@ -207,12 +219,14 @@ func (c *compiler) addParamVariables() {
 		// writes it.
 		c.variable(p.computed, "the value of "+p.Field+" computed from the Pod (the template's expression)",
 			expr.Raw("("+strings.TrimSpace(p.Expression)+")"))
-		c.variable(p.set, p.key+" is set, or the expression gives a value", expr.Or(p.ann, expr.Ne(p.computed, expr.Raw("null"))))
+		if !p.setIsVal {
+			c.variable(p.set, p.key+" is set, or the expression gives a value", expr.Or(p.ann, expr.Ne(p.computed, expr.Raw("null"))))
+		}
 		c.variable(p.val, "the annotation's value, or the expression's as a string, or \"\"",
 			expr.Cond(p.ann, expr.Method(p.override, "orValue", expr.Str("")),
 				expr.Cond(expr.And(expr.Ne(p.computed, expr.Raw("null")), expr.Eq(expr.Call("type", p.computed), expr.Ident(celTypeOf(p.Type)))),
 					expr.Call("string", p.computed), expr.Str(""))))
-		if p.effective != nil {
+		if p.effective != nil && !p.setIsVal {
 			// string(): an annotation's value is typed dyn.
 			c.variable(p.effective, "the value of "+p.Field+": the annotation's, or the template's",
 				expr.Cond(p.set, expr.Call("string", p.val), expr.Str(p.orig.(string))))
@@ -267,7 +281,8 @@ func (c *compiler) valuesField() expr.Expr {
 		byName[p.Annotation] = p
 	}
 	// A Pod without annotations sets none: only the values that
-	// expressions compute are recorded, and no annotation is read.
+	// expressions compute are recorded, and no annotation is read. The
+	// others are a variable, read only where the Pod has annotations.
 	var parts, computed []expr.Expr
 	for _, n := range sortedKeys(byName) {
 		p := byName[n]
@@ -277,7 +292,11 @@ func (c *compiler) valuesField() expr.Expr {
 			// and a value that does not match them is never recorded.
 			value = jsonEscaped(value)
 		}
-		part := expr.When(p.set, expr.List(expr.Concat(expr.Str(jsonString(n)+`:"`), value, expr.Str(`"`))))
+		set := p.set
+		if p.computed == nil {
+			set = expr.Method(p.override, "hasValue")
+		}
+		part := expr.When(set, expr.List(expr.Concat(expr.Str(jsonString(n)+`:"`), value, expr.Str(`"`))))
 		parts = append(parts, part)
 		if p.computed != nil {
 			computed = append(computed, part)
@@ -286,7 +305,8 @@ func (c *compiler) valuesField() expr.Expr {
 	if len(computed) == len(parts) {
 		return jsonObjectField("values", expr.Lists(parts...))
 	}
-	return expr.Cond(expr.Has(metadata, "annotations"), jsonObjectField("values", expr.Lists(parts...)), jsonObjectField("values", expr.Lists(computed...)))
+	values := c.variable(expr.Var("values"), "the override values the record lists, as JSON pairs (read where the Pod has annotations)", expr.Lists(parts...))
+	return expr.Cond(expr.Has(metadata, "annotations"), jsonObjectField("values", values), jsonObjectField("values", expr.Lists(computed...)))
 }
 
 // value is the hole's value in CEL: the annotation's value, typed as the
