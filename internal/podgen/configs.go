@@ -149,3 +149,18 @@ spec:
       ports: [{containerPort: 15001}]
 `
 )
+
+// ExpressionErrorTemplate is a template whose parameter's expression reads
+// a field without a has() guard: it fails on a Pod whose first container
+// has no ports (the core fails the object; at admission the Pod is left as
+// created, with the error as a warning).
+const ExpressionErrorTemplate = `containers:
+- name: agent
+  image: busybox
+  env: [{name: PORT, value: "0"}]
+parameters:
+- annotation: port
+  field: containers[agent].env[PORT].value
+  type: int
+  expression: object.spec.containers[0].ports[0].containerPort
+`

@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
@@ -51,18 +50,7 @@ var annotatedPod = strings.Replace(benchPod, "  labels:", `  annotations:
 // difference between the two is what the compiled policy's CEL costs;
 // the constant one is what any policy that injects this sidecar pays.
 func BenchmarkAdmit(b *testing.B) {
-	in, err := inject.New(inject.DefaultTemplate(), inject.Settings{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	p, err := admission.Compile(in, "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	compiled, err := loadServerPolicy(p)
-	if err != nil {
-		b.Fatal(err)
-	}
+	in, _, compiled := compiledPolicy(b, inject.DefaultTemplateYAML())
 	for _, manifest := range []struct{ name, text string }{{"plain", benchPod}, {"annotated", annotatedPod}} {
 		b.Run(manifest.name, func(b *testing.B) { benchmarkAdmit(b, in, compiled, manifest.text) })
 	}

@@ -105,19 +105,27 @@ type inProcessSuite struct {
 // outcomes counts Pods by the core's action and reason, and by feature.
 type outcomes map[string]int
 
-func (s inProcessSuite) run(t *testing.T) outcomes {
-	in, err := podgen.Injector(s.config)
+// compiledPolicy is the policy of config (a SidecarInjection or a
+// template) and its halves as the API server compiles them.
+func compiledPolicy(tb testing.TB, config string) (*inject.Injector, *admission.Policy, *serverPolicy) {
+	tb.Helper()
+	in, err := podgen.Injector(config)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	p, err := admission.Compile(in, "")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	sp, err := loadServerPolicy(p)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
+	return in, p, sp
+}
+
+func (s inProcessSuite) run(t *testing.T) outcomes {
+	in, p, sp := compiledPolicy(t, s.config)
 	sel, err := readBinding(p)
 	if err != nil {
 		t.Fatal(err)
@@ -337,27 +345,7 @@ func asJSON(v any) string {
 // validating policy's warning names the error within the 256 characters
 // the API server keeps of a warning.
 func TestExpressionErrorWarning(t *testing.T) {
-	in, err := podgen.Injector(`containers:
-- name: agent
-  image: busybox
-  env: [{name: PORT, value: "0"}]
-parameters:
-- annotation: port
-  field: containers[agent].env[PORT].value
-  type: int
-  expression: object.spec.containers[0].ports[0].containerPort
-`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := admission.Compile(in, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp, err := loadServerPolicy(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, sp := compiledPolicy(t, podgen.ExpressionErrorTemplate)
 	pod, err := decodePod([]byte("apiVersion: v1\nkind: Pod\nmetadata: {name: portless}\nspec:\n  containers: [{name: app, image: busybox}]\n"))
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/kinject/kubectl-inject/internal/podgen"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
@@ -103,16 +104,7 @@ spec:
 func TestExpressionError(t *testing.T) {
 	c.Require(t)
 	ensureNamespace(t, "experr")
-	const template = `containers:
-- name: agent
-  image: busybox
-  env: [{name: PORT, value: "0"}]
-parameters:
-- annotation: port
-  field: containers[agent].env[PORT].value
-  type: int
-  expression: object.spec.containers[0].ports[0].containerPort
-`
+	template := podgen.ExpressionErrorTemplate
 	// The probe has a port, so the expression works and the policy injects.
 	probe := []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: probe, namespace: experr}\nspec:\n  containers: [{name: app, image: busybox, ports: [{containerPort: 8080}]}]\n")
 	templateFile := writeFile(t, "template.yaml", []byte(template))
