@@ -190,7 +190,14 @@ func plainValue(n *yaml.Node, seen map[*yaml.Node]any) any {
 			if k.Kind == yaml.ScalarNode && k.Value == "<<" && k.Tag != "!!str" {
 				continue // merge keys are not Kubernetes data
 			}
-			m[k.Value] = plainValue(n.Content[i+1], seen)
+			v := plainValue(n.Content[i+1], seen)
+			if v == nil {
+				// A field written null is absent from the Pod the API
+				// server decodes: has() is false for it at admission, and
+				// so it is here.
+				continue
+			}
+			m[k.Value] = v
 		}
 		return m
 	case yaml.SequenceNode:

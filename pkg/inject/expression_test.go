@@ -37,6 +37,8 @@ func TestExpressionValues(t *testing.T) {
 		{"null keeps the template's", "int", "null", exprPod, `"80"`},
 		{"annotation wins", "int", "1", strings.Replace(exprPod, "name: p\n", "name: p\n  annotations: {sidecar.kinject.dev/port: \"7\"}\n", 1), `"7"`},
 		{"ext strings", "string", "'A-B'.lowerAscii().split('-').join('.')", exprPod, `"a.b"`},
+		// As the API server decodes it: a field written null is absent.
+		{"a null field is absent", "int", "has(object.spec.hostNetwork) ? 1 : 2", strings.Replace(exprPod, "spec:\n", "spec:\n  hostNetwork: null\n", 1), `"2"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
