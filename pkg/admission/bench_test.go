@@ -3,7 +3,8 @@ package admission_test
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -192,7 +193,7 @@ func constantPolicyObjects(pod, want *corev1.Pod) ([][]byte, error) {
 	if pod.Annotations == nil {
 		ops = append(ops, fmt.Sprintf(`JSONPatch{op: "add", path: "/metadata/annotations", value: %s}`, lit(want.Annotations)))
 	}
-	for _, k := range sortedKeys(asAny(want.Annotations)) {
+	for _, k := range slices.Sorted(maps.Keys(want.Annotations)) {
 		if _, ok := pod.Annotations[k]; pod.Annotations != nil && (!ok || pod.Annotations[k] != want.Annotations[k]) {
 			path := "/metadata/annotations/" + strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 			ops = append(ops, fmt.Sprintf(`JSONPatch{op: "add", path: %q, value: %s}`, path, lit(want.Annotations[k])))
@@ -231,7 +232,7 @@ func celLiteral(v any) string {
 	switch v := v.(type) {
 	case map[string]any:
 		parts := []string{}
-		for _, k := range sortedKeys(v) {
+		for _, k := range slices.Sorted(maps.Keys(v)) {
 			parts = append(parts, fmt.Sprintf("%q: dyn(%s)", k, celLiteral(v[k])))
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
@@ -258,21 +259,4 @@ func equalPods(a, b *corev1.Pod) bool {
 	x, _ := yaml.Marshal(a)
 	y, _ := yaml.Marshal(b)
 	return string(x) == string(y)
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-func asAny(m map[string]string) map[string]any {
-	out := map[string]any{}
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }

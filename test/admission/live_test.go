@@ -24,6 +24,19 @@ var (
 )
 
 // warnings collects the API server's warnings.
+// warningClient is an admin client whose warnings are collected in w.
+func warningClient(t testing.TB) (*warnings, dynamic.Interface) {
+	t.Helper()
+	w := &warnings{}
+	cfg := c.AdminConfig()
+	cfg.WarningHandler = w
+	dc, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, dc
+}
+
 type warnings struct {
 	mu   sync.Mutex
 	list []string
@@ -78,13 +91,7 @@ func TestAdmissionLive(t *testing.T) {
 	}
 	waitPolicy(t, probe, true)
 
-	cfg := c.AdminConfig()
-	w := &warnings{}
-	cfg.WarningHandler = w
-	dc, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, dc := warningClient(t)
 	var rsObj map[string]any
 	if err := yaml.Unmarshal([]byte(replicaSet), &rsObj); err != nil {
 		t.Fatal(err)

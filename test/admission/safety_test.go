@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
@@ -49,13 +48,7 @@ func podIn(ns, name string) []byte {
 // the default profile's sidecar came back, with the warnings.
 func injected(t testing.TB, manifest []byte) (bool, string) {
 	t.Helper()
-	cfg := c.AdminConfig()
-	w := &warnings{}
-	cfg.WarningHandler = w
-	dc, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, dc := warningClient(t)
 	u := podFrom(t, manifest)
 	got, err := dc.Resource(pods).Namespace(u.GetNamespace()).Create(context.Background(), u, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/kinject/kubectl-inject/internal/podgen"
 	"github.com/kinject/kubectl-inject/pkg/inject"
@@ -71,13 +70,7 @@ spec:
 				tc.want = e.Message
 			}
 			tc.want = "sidecar not injected by kinject-envoy: " + tc.want
-			w := &warnings{}
-			cfg := c.AdminConfig()
-			cfg.WarningHandler = w
-			dc, err := dynamic.NewForConfig(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			w, dc := warningClient(t)
 			u := podFrom(t, tc.manifest)
 			// The validating policy may start a moment after the mutating one.
 			for deadline := time.Now().Add(60 * time.Second); !strings.Contains(w.all(), tc.want) && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
@@ -117,13 +110,7 @@ func TestExpressionError(t *testing.T) {
 		t.Fatalf("the core: %s %s", e.Action, e.Message)
 	}
 
-	w := &warnings{}
-	cfg := c.AdminConfig()
-	cfg.WarningHandler = w
-	dc, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, dc := warningClient(t)
 	// The validating policy may start a moment after the mutating one: dry
 	// runs until its warning comes (none comes while it ignores errors).
 	u := podFrom(t, portless)
