@@ -109,6 +109,9 @@ var overrideValues = map[inject.ParameterType][]string{
 	inject.TypeImage:    {"envoyproxy/envoy:v1.35.0", "registry.local:5000/team/proxy:v2", "busybox", "ghcr.io/x/envoy@sha256:" + strings.Repeat("ab", 32), "Envoy:Latest", "a b", "", "proxy:"},
 	inject.TypeInt:      {"2", "0", "-1", "16", "123456789012345678", "lots", "1.5", "+2", "02", "", "1e3"},
 	inject.TypeString:   {"plain", "with \"quotes\" and \\", "line\nbreak", ""},
+	// The sidecar's own ports (Envoy's admin, proxy and stats ports) among
+	// them: an app port may never be one.
+	inject.TypePort: {"8080", "3000", "9901", "10000", "9902", "0", "65536", "http", "080", ""},
 }
 
 // Pods returns n Pod manifests from a seeded generator: app and init
@@ -229,7 +232,7 @@ func (g Generator) containers(d draw) []any {
 	for j := 0; j < 1+d.Intn(3); j++ {
 		c := map[string]any{"name": fmt.Sprintf("%s%d", d.pick("app", "web", "worker"), j), "image": d.pick("nginx:1.27", "busybox", "ghcr.io/x/app@sha256:"+fmt.Sprintf("%064d", j))}
 		if d.chance(0.5) {
-			port := d.pick(8080, 9090, 10000, 15001, 15000, 2020)
+			port := d.pick(8080, 9090, 10000, 15001, 15000, 2020, 9901, 9902)
 			c["ports"] = []any{map[string]any{"containerPort": port, "protocol": d.pick("TCP", "UDP")}}
 		}
 		containers = append(containers, c)

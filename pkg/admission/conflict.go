@@ -3,6 +3,7 @@ package admission
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/kinject/kubectl-inject/pkg/admission/expr"
@@ -47,6 +48,7 @@ func (c *compiler) addConflictVariable() {
 	for _, it := range c.items {
 		checks = append(checks, c.portChecks(it)...)
 	}
+	checks = append(checks, c.computedPortChecks()...)
 	for _, l := range []struct {
 		field string
 		kvs   []inject.KeyValue
@@ -99,7 +101,13 @@ func (c *compiler) portChecks(it item) []check {
 	if it.isVolume() {
 		return nil
 	}
-	var out []check
+	type sidecarPort struct {
+		num      expr.Expr
+		port     string
+		proto    string
+		reserved string // what binds a reserved port, "" for a declared one
+	}
+	var list []sidecarPort
 	ports, _ := it.value.(map[string]any)["ports"].([]any)
 	for _, p := range ports {
 		pm, ok := p.(map[string]any)
@@ -114,7 +122,17 @@ func (c *compiler) portChecks(it item) []check {
 		if proto == "" {
 			proto = "TCP"
 		}
-		port := fmt.Sprint(pm["containerPort"])
+		list = append(list, sidecarPort{num, fmt.Sprint(pm["containerPort"]), proto, ""})
+	}
+	// Then the ports the template reserves for it, as the core checks them.
+	for _, sp := range c.in.Template().SidecarPorts() {
+		if sp.Reserved && sp.Container == it.name {
+			list = append(list, sidecarPort{expr.Int(int64(sp.Port)), strconv.Itoa(sp.Port), sp.Protocol, sp.What})
+		}
+	}
+	var out []check
+	for _, sp := range list {
+		num, proto, port := sp.num, sp.proto, sp.port
 		x, q, o := expr.Ident("x"), expr.Ident("q"), expr.Ident("o")
 		uses := expr.And(expr.Has(x, "ports"), expr.Method(expr.Field(x, "ports"), "exists", q,
 			expr.And(expr.Eq(expr.Field(q, "containerPort"), num),
@@ -129,9 +147,34 @@ func (c *compiler) portChecks(it item) []check {
 			expr.Method(expr.Method(otherRecords, "filter", o, listsName(expr.Index(o, expr.Int(2)), last)), "map", o, expr.Index(o, expr.Int(0))))
 		used := expr.And(it.missing, expr.Ne(last, expr.Str("")))
 		what := expr.Format(inject.MessagePortOwned, expr.Str(port+"/"+proto), expr.Str("spec.containers"), expr.Quoted(last), quote(it.name))
+		appUses := expr.Format(inject.MessagePortUsed, expr.Str("spec.containers"), quote(it.name), expr.Str(port), expr.Quoted(last))
+		if sp.reserved != "" {
+			appUses = expr.Format(inject.MessagePortReserved, expr.Str("spec.containers"), quote(it.name), expr.Str(port), expr.Str(sp.reserved), expr.Quoted(last))
+		}
 		out = append(out, check{used, expr.Cond(expr.Gt(expr.Call("size", owned), expr.Int(0)),
-			c.profileConflict(what, "port", expr.Index(owned, expr.Int(0))),
-			expr.Format(inject.MessagePortUsed, expr.Str("spec.containers"), quote(it.name), expr.Str(port), expr.Quoted(last)))})
+			c.profileConflict(what, "port", expr.Index(owned, expr.Int(0))), appUses)})
+	}
+	return out
+}
+
+// computedPortChecks refuse an app port an expression computed from the
+// Pod that is one of the sidecars' ports, as the core does after the
+// port conflicts.
+func (c *compiler) computedPortChecks() []check {
+	var out []check
+	for _, p := range c.params {
+		if p.Type != inject.TypePort || p.computed == nil {
+			continue
+		}
+		computed := expr.And(expr.Not(p.ann), expr.Ne(p.computed, expr.Raw("null")))
+		for _, sp := range c.in.Template().SidecarPorts() {
+			if sp.Protocol != "TCP" {
+				continue
+			}
+			port := strconv.Itoa(sp.Port)
+			out = append(out, check{expr.And(computed, expr.Eq(p.val, expr.Str(port))),
+				expr.Str(fmt.Sprintf(inject.MessageComputedPort, p.Annotation, port, strconv.Quote(sp.Container), sp.What))})
+		}
 	}
 	return out
 }

@@ -247,6 +247,7 @@ func (c *compiler) badValueChecks() []check {
 			annotated = p.ann
 		}
 		out = append(out, check{expr.And(annotated, expr.Not(expr.Method(p.val, "matches", expr.Str(p.Type.Pattern())))), msg})
+		out = append(out, c.overridePortChecks(p, annotated)...)
 		if p.computed == nil {
 			continue
 		}
@@ -257,6 +258,7 @@ func (c *compiler) badValueChecks() []check {
 		out = append(out, check{expr.And(computed, expr.Ne(expr.Call("type", p.computed), expr.Ident(celTypeOf(p.Type)))),
 			expr.Str(at + inject.ExpressionTypeError(p.Type))})
 		if p.Type != inject.TypeInt {
+			// A port is checked as a string is: string() of the int.
 			out = append(out, check{expr.And(computed, expr.Not(expr.Method(p.val, "matches", expr.Str(p.Type.Pattern())))),
 				expr.Concat(expr.Str(at+`"`), goQuoted(p.val), expr.Str(`" is not `+p.Type.Example()))})
 		}
@@ -264,9 +266,27 @@ func (c *compiler) badValueChecks() []check {
 	return out
 }
 
+// overridePortChecks refuse an override of a port parameter that names one
+// of the sidecars' ports, with the core's message.
+func (c *compiler) overridePortChecks(p param, annotated expr.Expr) []check {
+	if p.Type != inject.TypePort {
+		return nil
+	}
+	var out []check
+	for _, sp := range c.in.Template().SidecarPorts() {
+		if sp.Protocol != "TCP" {
+			continue
+		}
+		port := strconv.Itoa(sp.Port)
+		out = append(out, check{expr.And(annotated, expr.Eq(p.val, expr.Str(port))),
+			expr.Str(fmt.Sprintf(inject.MessagePortValue, "metadata.annotations", strconv.Quote(p.key), strconv.Quote(port), strconv.Quote(sp.Container), sp.What))})
+	}
+	return out
+}
+
 // celTypeOf is the CEL type an expression of a parameter of type pt gives.
 func celTypeOf(pt inject.ParameterType) string {
-	if pt == inject.TypeInt {
+	if pt.Integer() {
 		return "int"
 	}
 	return "string"

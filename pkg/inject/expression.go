@@ -100,11 +100,15 @@ func expressionValue(v ref.Val, pt ParameterType) (string, error) {
 	case types.NullType:
 		return "", errNoValue
 	case types.IntType:
-		if pt == TypeInt {
-			return strconv.FormatInt(int64(v.(types.Int)), 10), nil
+		if pt.Integer() {
+			s := strconv.FormatInt(int64(v.(types.Int)), 10)
+			if err := pt.Check(s); err != nil {
+				return "", err
+			}
+			return s, nil
 		}
 	case types.StringType:
-		if pt != TypeInt {
+		if !pt.Integer() {
 			s := string(v.(types.String))
 			if err := pt.Check(s); err != nil {
 				return "", err
@@ -118,7 +122,7 @@ func expressionValue(v ref.Val, pt ParameterType) (string, error) {
 // ExpressionTypeError is the message of an expression that gives a value
 // of another type than a parameter of type pt takes.
 func ExpressionTypeError(pt ParameterType) string {
-	if pt == TypeInt {
+	if pt.Integer() {
 		return "does not give an int (or null)"
 	}
 	return "does not give a string (or null)"

@@ -40,7 +40,10 @@ func (in *Injector) planInject(t *podTarget, values map[string]string, rest othe
 	if err != nil {
 		return nil, err
 	}
-	if err := pt.checkPorts(append(append([]*yaml.Node{}, newContainers...), newInits...)); err != nil {
+	if err := pt.checkPorts(tpl, append(append([]*yaml.Node{}, newContainers...), newInits...)); err != nil {
+		return nil, err
+	}
+	if err := in.template.checkComputedPorts(values); err != nil {
 		return nil, err
 	}
 	if err := pt.checkKeys(tpl); err != nil {
@@ -172,41 +175,6 @@ func (pt profileTarget) missingItems(items []*yaml.Node, field string, lists ...
 		return nil, atNode(existing, pt.specField(field), &conflictError{message(MessageContainerExists, pt.specField(field), strconv.Quote(name))})
 	}
 	return out, nil
-}
-
-// checkPorts refuses sidecar ports that an app container already uses: both
-// would bind the same port in the pod's shared network namespace.
-func (pt profileTarget) checkPorts(sidecars []*yaml.Node) error {
-	t := pt.podTarget
-	used := map[string]string{}      // port: the container using it
-	where := map[string]*yaml.Node{} // port: its entry in that container
-	for _, list := range []string{"containers", "initContainers"} {
-		for _, c := range seqItems(mapValue(t.spec, list)) {
-			for _, p := range seqItems(mapValue(c, "ports")) {
-				used[portKey(p)], where[portKey(p)] = scalarField(c, "name"), p
-			}
-		}
-	}
-	for _, s := range sidecars {
-		for _, p := range seqItems(mapValue(s, "ports")) {
-			app, clash := used[portKey(p)]
-			if owner, ok := pt.rest.owner("containers", app); clash && ok {
-				return pt.conflict(message(MessagePortOwned, portKey(p), pt.specField("containers"), strconv.Quote(app), strconv.Quote(scalarField(s, "name"))), owner)
-			}
-			if clash {
-				return atNode(where[portKey(p)], t.specField("containers"), &conflictError{message(MessagePortUsed, t.specField("containers"), strconv.Quote(scalarField(s, "name")), scalarField(p, "containerPort"), strconv.Quote(app))})
-			}
-		}
-	}
-	return nil
-}
-
-func portKey(p *yaml.Node) string {
-	proto := scalarField(p, "protocol")
-	if proto == "" {
-		proto = "TCP"
-	}
-	return scalarField(p, "containerPort") + "/" + proto
 }
 
 func seqItems(n *yaml.Node) []*yaml.Node {

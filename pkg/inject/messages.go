@@ -19,6 +19,15 @@ const (
 	MessagePortOwned = "port %s (%s, sidecars %s and %s)"
 	// MessagePortUsed: field, the sidecar, its port, the container.
 	MessagePortUsed = "%s: sidecar %s port %s is already used by container %s"
+	// MessagePortReserved: field, the sidecar, the port, what binds it
+	// there (the reserved port's description), the container.
+	MessagePortReserved = "%s: sidecar %s binds port %s (%s), which container %s already uses (the app must listen on another port)"
+	// MessagePortValue: where, the annotation key, the value, the sidecar
+	// using that port, what it is.
+	MessagePortValue = "%s[%s]: %s is a port of sidecar %s (%s), not the app's"
+	// MessageComputedPort: the parameter, the port its expression gives,
+	// the sidecar using it, what it is.
+	MessageComputedPort = "parameters: %s: the expression gives port %s, a port of sidecar %s (%s), not the app's"
 	// MessageBadOverride: where, the annotation key, the value, the type's
 	// Example, the parameter's field.
 	MessageBadOverride = "%s[%s]: %s is not %s (it sets %s)"

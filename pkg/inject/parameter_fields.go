@@ -206,7 +206,7 @@ func typedScalar(old *yaml.Node, value string, pt ParameterType) *yaml.Node {
 		}
 		return n
 	}
-	if pt == TypeInt {
+	if pt.Integer() {
 		n.Tag = "!!int"
 	}
 	return n

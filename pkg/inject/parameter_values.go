@@ -1,6 +1,9 @@
 package inject
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Hand-written checks of the typed values. They accept exactly what the
 // patterns of parameterPatterns match (FuzzParameterChecks compares them):
@@ -25,6 +28,12 @@ func allBytes(s string, ok func(byte) bool) bool {
 func validInt(s string) bool {
 	s = strings.TrimPrefix(s, "-")
 	return s == "0" || len(s) >= 1 && len(s) <= 18 && s[0] != '0' && allBytes(s, isDigit)
+}
+
+// validPort: a canonical decimal from 1 to 65535.
+func validPort(s string) bool {
+	n, err := strconv.Atoi(s)
+	return err == nil && n >= 1 && n <= 65535 && strconv.Itoa(n) == s
 }
 
 // validQuantity: \+?([0-9]+(\.[0-9]*)?|\.[0-9]+)(SUFFIX|[eE][+-]?[0-9]{1,2})?

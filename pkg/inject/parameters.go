@@ -23,7 +23,14 @@ const (
 	TypeInt ParameterType = "int"
 	// TypeString is any string.
 	TypeString ParameterType = "string"
+	// TypePort is a TCP port number from 1 to 65535 ("8080") that none of
+	// the template's sidecars uses (declared or reserved): the port of
+	// the app the sidecar proxies to.
+	TypePort ParameterType = "port"
 )
+
+// Integer reports whether values of the type are written as integers.
+func (pt ParameterType) Integer() bool { return pt == TypeInt || pt == TypePort }
 
 // Patterns of the typed values (RE2, so that an admission policy's CEL
 // matches() checks exactly what the core checks).
@@ -39,6 +46,7 @@ var parameterPatterns = map[ParameterType]string{
 	// YAML and JSON.
 	TypeInt:    `^-?(0|[1-9][0-9]{0,17})$`,
 	TypeString: `^(.|\n)*$`,
+	TypePort:   `^([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])$`,
 }
 
 var parameterExamples = map[ParameterType]string{
@@ -46,6 +54,7 @@ var parameterExamples = map[ParameterType]string{
 	TypeImage:    "an image reference such as envoyproxy/envoy:v1.40.0",
 	TypeInt:      "an integer such as 2",
 	TypeString:   "a string",
+	TypePort:     "a port number from 1 to 65535 such as 8080",
 }
 
 // Pattern returns the regular expression (RE2) a value of the type matches.
@@ -64,6 +73,8 @@ func (pt ParameterType) Check(value string) error {
 		ok = validInt(value)
 	case TypeString:
 		ok = true
+	case TypePort:
+		ok = validPort(value)
 	default:
 		return fmt.Errorf("unknown type %q", string(pt))
 	}
@@ -154,7 +165,7 @@ func parseParameters(value *yaml.Node, field string) ([]Parameter, error) {
 		}
 		seen[p.Annotation] = true
 		if parameterPatterns[p.Type] == "" {
-			return nil, fmt.Errorf("%s.type: %q is not a type (want quantity, image, int or string)", at, string(p.Type))
+			return nil, fmt.Errorf("%s.type: %q is not a type (want quantity, image, int, port or string)", at, string(p.Type))
 		}
 		path, err := parseFieldPath(p.Field)
 		if err != nil {
@@ -266,7 +277,8 @@ func (t *Template) parameterItem(p fieldPath) *yaml.Node {
 // pod template without what own (the profile's record, nil when none)
 // says was injected. It returns the annotations that are set and the
 // values of expressions that are not null, by parameter name.
-func parameterValues(t *podTarget, profile string, params []Parameter, own *record) (map[string]string, error) {
+func parameterValues(t *podTarget, profile string, tpl *Template, own *record) (map[string]string, error) {
+	params := tpl.Parameters
 	if len(params) == 0 {
 		return nil, nil
 	}
@@ -304,6 +316,9 @@ func parameterValues(t *podTarget, profile string, params []Parameter, own *reco
 		}
 		if err := p.Type.Check(v.Value); err != nil {
 			return nil, errors.New(message(MessageBadOverride, where, strconv.Quote(key), strconv.Quote(v.Value), p.Type.Example(), p.Field))
+		}
+		if err := tpl.checkOverridePort(p, where, key, v.Value); err != nil {
+			return nil, err
 		}
 		if values == nil {
 			values = map[string]string{}

@@ -17,7 +17,7 @@ func TestParameterErrors(t *testing.T) {
 		{"bad annotation", "- {annotation: 'cpu request', field: 'containers[proxy].image'}", `parameters[0].annotation: "cpu request" is not a valid annotation name`},
 		{"own status", "- {annotation: status, field: 'containers[proxy].image'}", `"status" is the profile's own status annotation`},
 		{"twice", "- {annotation: a, field: 'containers[proxy].image'}\n- {annotation: a, field: 'containers[proxy].image'}", `parameters[1].annotation: "a" is declared twice`},
-		{"bad type", "- {annotation: a, field: 'containers[proxy].image', type: float}", `parameters[0].type: "float" is not a type (want quantity, image, int or string)`},
+		{"bad type", "- {annotation: a, field: 'containers[proxy].image', type: float}", `parameters[0].type: "float" is not a type (want quantity, image, int, port or string)`},
 		{"unknown key", "- {annotation: a, field: 'containers[proxy].image', max: 3}", "parameters[0].max: unknown field"},
 		{"bad field", "- {annotation: a, field: spec.containers}", `parameters[0].field: "spec.containers": want containers[NAME].FIELD`},
 		{"no item", "- {annotation: a, field: 'containers[envoy].image', type: image}", `parameters[0].field: "containers[envoy].image": the template has no container named "envoy"`},
@@ -232,11 +232,11 @@ func TestParametersWithSettings(t *testing.T) {
 func FuzzParameterChecks(f *testing.F) {
 	for _, s := range append(quantitySamples, "envoyproxy/envoy:v1.36.2", "a/b_c__d-e.f:tag_1.2-x", "[::1]:5000/app:1",
 		"ghcr.io/org/app@sha256:"+strings.Repeat("ab", 32), "Envoy Latest", "app:", "-1", "007", "123456789012345678", "1234567890123456789",
-		"localhost:5000", "x.y:1/a", "a@sha256+b.c:"+strings.Repeat("f", 32), "a@sha256-:"+strings.Repeat("f", 32), "A.b-c/d") {
+		"localhost:5000", "65535", "65536", "0", "+80", "x.y:1/a", "a@sha256+b.c:"+strings.Repeat("f", 32), "a@sha256-:"+strings.Repeat("f", 32), "A.b-c/d") {
 		f.Add(s)
 	}
 	patterns := map[inject.ParameterType]*regexp.Regexp{}
-	for _, pt := range []inject.ParameterType{inject.TypeQuantity, inject.TypeImage, inject.TypeInt, inject.TypeString} {
+	for _, pt := range []inject.ParameterType{inject.TypeQuantity, inject.TypeImage, inject.TypeInt, inject.TypeString, inject.TypePort} {
 		patterns[pt] = regexp.MustCompile(pt.Pattern())
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -117,7 +117,7 @@ func (in *Injector) decide(op Op, ref objectRef, docIndex int) plan {
 		p.entry.Action = Uninjected
 		return p
 	}
-	values, err := parameterValues(t, profile, in.template.Parameters, own)
+	values, err := parameterValues(t, profile, in.template, own)
 	if err != nil {
 		return plan{entry: failEntry(p.entry, err)}
 	}

@@ -22,6 +22,9 @@ type Template struct {
 	Annotations []KeyValue
 	// Parameters are the fields a workload may override by annotation.
 	Parameters []Parameter
+	// ReservedPorts are ports the sidecars bind without declaring them
+	// (loopback listeners such as an admin API): no app may use them.
+	ReservedPorts []ReservedPort
 	// Source says where the template came from, for messages.
 	Source string
 }
@@ -34,6 +37,7 @@ type KeyValue struct {
 // partialSpecFields are the fields a partial Pod spec may hold.
 var partialSpecFields = map[string]bool{
 	"containers": true, "initContainers": true, "volumes": true, "metadata": true, "parameters": true,
+	"reservedPorts": true,
 }
 
 // parsePartialSpec reads a partial Pod spec mapping (containers,
@@ -49,7 +53,7 @@ func parsePartialSpec(node *yaml.Node, where string) (*Template, error) {
 		key, value := node.Content[i].Value, node.Content[i+1]
 		field := joinField(where, key)
 		if !partialSpecFields[key] {
-			return nil, fmt.Errorf("%s: unknown field (a template holds containers, initContainers, volumes, metadata and parameters)", field)
+			return nil, fmt.Errorf("%s: unknown field (a template holds containers, initContainers, volumes, metadata, parameters and reservedPorts)", field)
 		}
 		var err error
 		switch key {
@@ -63,12 +67,17 @@ func parsePartialSpec(node *yaml.Node, where string) (*Template, error) {
 			t.Labels, t.Annotations, err = parseTemplateMetadata(value, field)
 		case "parameters":
 			t.Parameters, err = parseParameters(value, field)
+		case "reservedPorts":
+			t.ReservedPorts, err = parseReservedPorts(value, field)
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
 	if err := t.validate(); err != nil {
+		return nil, err
+	}
+	if err := t.validateReservedPorts(); err != nil {
 		return nil, err
 	}
 	if err := t.bindParameters(where); err != nil {
@@ -214,12 +223,14 @@ func (t *Template) Hash() string {
 		Containers, InitContainers, Volumes []any
 		Labels, Annotations                 []KeyValue
 		Parameters                          []canonParameter `json:",omitempty"`
+		ReservedPorts                       []ReservedPort   `json:",omitempty"`
 	}{
 		Containers:     nodesToAny(t.Containers),
 		InitContainers: nodesToAny(t.InitContainers),
 		Volumes:        nodesToAny(t.Volumes),
 		Labels:         t.Labels,
 		Annotations:    t.Annotations,
+		ReservedPorts:  t.ReservedPorts,
 	}
 	for _, p := range t.Parameters {
 		canon.Parameters = append(canon.Parameters, canonParameter{p.Annotation, p.Field, p.Default, string(p.Type), p.Expression})
@@ -261,7 +272,8 @@ func sameNode(a, b *yaml.Node) bool {
 // form (init containers with restartPolicy: Always) or, when native is false,
 // to classic containers. Init containers that are not sidecars stay.
 func (t *Template) WithNative(native bool) *Template {
-	out := &Template{Labels: t.Labels, Annotations: t.Annotations, Volumes: t.Volumes, Parameters: t.Parameters, Source: t.Source}
+	out := &Template{Labels: t.Labels, Annotations: t.Annotations, Volumes: t.Volumes, Parameters: t.Parameters,
+		ReservedPorts: t.ReservedPorts, Source: t.Source}
 	if native {
 		out.InitContainers = append(out.InitContainers, t.InitContainers...)
 		for _, c := range t.Containers {

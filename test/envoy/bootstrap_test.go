@@ -9,10 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	tcpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"sigs.k8s.io/yaml"
 
@@ -112,13 +110,14 @@ func TestGeneratedBootstraps(t *testing.T) {
 }
 
 // TestSidecarPortIsAConflict: an app on one of the sidecar's listener
-// ports is not injected.
+// ports or on its admin port is not injected.
 func TestSidecarPortIsAConflict(t *testing.T) {
 	in, err := inject.New(inject.DefaultTemplate(), inject.Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, port := range []string{"10000", "9902"} {
+	// 9901 is Envoy's admin API: declared by no container, reserved.
+	for _, port := range []string{"10000", "9902", "9901"} {
 		doc := "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - {name: app, image: a, ports: [{containerPort: " + port + "}]}\n"
 		_, entries := in.ProcessText(inject.OpInject, []byte(doc), 0)
 		if len(entries) != 1 || entries[0].Reason != inject.ReasonConflict {
@@ -143,16 +142,9 @@ func checkPod(t *testing.T, pod map[string]any, appPort string) {
 	if strings.Contains(config, "$(") {
 		t.Fatalf("a variable is left unexpanded:\n%s", config)
 	}
-	js, err := yaml.YAMLToJSON([]byte(config))
+	b, err := validateBootstrap([]byte(config), containerPorts(pod))
 	if err != nil {
 		t.Fatal(err)
-	}
-	var b bootstrapv3.Bootstrap
-	if err := protojson.Unmarshal(js, &b); err != nil {
-		t.Fatalf("Envoy's API rejects the bootstrap: %v", err)
-	}
-	if err := b.ValidateAll(); err != nil {
-		t.Fatalf("ValidateAll: %v", err)
 	}
 	if a := b.GetAdmin().GetAddress().GetSocketAddress(); a.GetAddress() != "127.0.0.1" {
 		t.Errorf("admin listens on %q, want 127.0.0.1", a.GetAddress())
@@ -162,27 +154,6 @@ func checkPod(t *testing.T, pod map[string]any, appPort string) {
 		ep := cl.GetLoadAssignment().GetEndpoints()[0].GetLbEndpoints()[0].GetEndpoint().GetAddress().GetSocketAddress()
 		clusters[cl.GetName()] = ep.GetPortValue()
 	}
-	appPorts := containerPorts(pod)
-	listenerPorts := map[uint32]bool{}
-	for _, l := range b.GetStaticResources().GetListeners() {
-		port := l.GetAddress().GetSocketAddress().GetPortValue()
-		if listenerPorts[port] {
-			t.Errorf("listener port %d twice", port)
-		}
-		listenerPorts[port] = true
-		if appPorts[port] {
-			t.Errorf("listener %s: port %d is an app port", l.GetName(), port)
-		}
-		for _, fc := range l.GetFilterChains() {
-			for _, f := range fc.GetFilters() {
-				for _, cluster := range filterClusters(t, f.GetTypedConfig().GetTypeUrl(), f.GetTypedConfig().GetValue()) {
-					if _, ok := clusters[cluster]; !ok {
-						t.Errorf("listener %s routes to cluster %q, which does not exist", l.GetName(), cluster)
-					}
-				}
-			}
-		}
-	}
 	if appPort == "" {
 		appPort = firstTCPPort(pod)
 	}
@@ -191,20 +162,19 @@ func checkPod(t *testing.T, pod map[string]any, appPort string) {
 	}
 }
 
-// filterClusters lists the clusters a network filter sends to.
-func filterClusters(t *testing.T, typeURL string, value []byte) []string {
-	t.Helper()
+// filterClusterNames lists the clusters a network filter sends to.
+func filterClusterNames(typeURL string, value []byte) ([]string, error) {
 	switch typeURL {
 	case "type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy":
 		var p tcpproxyv3.TcpProxy
 		if err := proto.Unmarshal(value, &p); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
-		return []string{p.GetCluster()}
+		return []string{p.GetCluster()}, nil
 	case "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager":
 		var h hcmv3.HttpConnectionManager
 		if err := proto.Unmarshal(value, &h); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		var out []string
 		for _, vh := range h.GetRouteConfig().GetVirtualHosts() {
@@ -212,10 +182,32 @@ func filterClusters(t *testing.T, typeURL string, value []byte) []string {
 				out = append(out, r.GetRoute().GetCluster())
 			}
 		}
-		return out
+		return out, nil
 	}
-	t.Fatalf("a filter of type %s: teach the test its clusters", typeURL)
-	return nil
+	return nil, fmt.Errorf("a filter of type %s: teach the check its clusters", typeURL)
+}
+
+// injectDefault injects the embedded default into a pod (a Pod's spec
+// seen as podSpecs returns it) and returns the injected one.
+func injectDefault(t *testing.T, pod map[string]any) map[string]any {
+	t.Helper()
+	in, err := inject.New(inject.DefaultTemplate(), inject.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := yaml.Marshal(map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": "p"}, "spec": pod})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, entries := in.ProcessText(inject.OpInject, doc, 0)
+	if len(entries) != 1 || entries[0].Action != inject.Injected {
+		t.Fatalf("entries %v", entries)
+	}
+	pods := podSpecs(t, out)
+	if len(pods) != 1 {
+		t.Fatalf("%d pods", len(pods))
+	}
+	return pods[0]
 }
 
 // expandArgs expands $(VAR) in the container's args from its env, as the
