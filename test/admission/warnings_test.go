@@ -46,6 +46,10 @@ spec:
 	}
 	bad := []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: lots, namespace: warn, annotations: {sidecar.kinject.dev/cpu-request: lots}}\nspec:\n  containers: [{name: app, image: busybox}]\n")
 	unreadable := []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: bad, namespace: warn, annotations: {mesh.sidecar.kinject.dev/status: '{\"v\":1}'}}\nspec:\n  containers: [{name: app, image: busybox}]\n")
+	appOn := func(name, port string) []byte {
+		return []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: warn}\nspec:\n  containers: [{name: app, image: busybox, ports: [{containerPort: " + port + "}]}]\n")
+	}
+	overrideAdmin := []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: override-admin, namespace: warn, annotations: {sidecar.kinject.dev/app-port: \"9901\"}}\nspec:\n  containers: [{name: app, image: busybox}]\n")
 	for _, tc := range []struct {
 		name     string
 		manifest []byte
@@ -55,6 +59,12 @@ spec:
 	}{
 		{"a container of another profile", twinned, `container "envoy" (spec.containers) is added by profile "twin" and by the default profile`, ""},
 		{"a port of another profile's sidecar", ported, `port 10000/TCP (spec.containers, sidecars "port-agent" and "envoy") is added by profile "porter" and by the default profile`, ""},
+		// The sidecar's own ports: Envoy's admin API (reserved: declared by
+		// no container), its proxy and its stats listeners.
+		{"an app on the admin port", appOn("on-admin", "9901"), `sidecar "envoy" binds port 9901 (Envoy's admin API on 127.0.0.1), which container "app" already uses`, ""},
+		{"an app on the proxy port", appOn("on-proxy", "10000"), `sidecar "envoy" port 10000 is already used by container "app"`, ""},
+		{"an app on the stats port", appOn("on-stats", "9902"), `sidecar "envoy" port 9902 is already used by container "app"`, ""},
+		{"an app port override on the admin port", overrideAdmin, `"9901" is a port of sidecar "envoy" (Envoy's admin API on 127.0.0.1), not the app's`, ""},
 		{"an override of the wrong type", bad, `metadata.annotations["sidecar.kinject.dev/cpu-request"]: "lots" is not a resource quantity`, ""},
 		// The policy cannot parse JSON: it names the record, not the error.
 		{"an unreadable record of another profile", unreadable, "annotation mesh.sidecar.kinject.dev/status: status record has no template hash",
