@@ -249,3 +249,70 @@ func (t *Template) checkComputedPorts(values map[string]string) error {
 	}
 	return nil
 }
+
+// BoundPort is a port a sidecar's own configuration binds.
+type BoundPort struct {
+	Container string
+	Port      int
+	// Where names it in the configuration: "admin" or "listener NAME".
+	Where string
+}
+
+// UnreservedPorts lists the ports the template's sidecars bind, as far
+// as their configuration can be read (an Envoy bootstrap passed inline
+// with --config-yaml: the admin API and the static listeners), that no
+// containerPort declares and reservedPorts does not list: the conflict
+// checks cannot keep an app off them.
+func (t *Template) UnreservedPorts() []BoundPort {
+	known := map[string]bool{}
+	for _, p := range t.SidecarPorts() {
+		known[p.Container+"/"+strconv.Itoa(p.Port)] = true
+	}
+	var out []BoundPort
+	for _, c := range append(append([]*yaml.Node(nil), t.Containers...), t.InitContainers...) {
+		name := scalarField(c, "name")
+		for _, b := range envoyBoundPorts(c) {
+			if !known[name+"/"+strconv.Itoa(b.Port)] {
+				b.Container = name
+				out = append(out, b)
+			}
+		}
+	}
+	return out
+}
+
+// envoyBoundPorts reads the ports an inline Envoy bootstrap binds. A
+// port written as a variable ($(PORT)) cannot be read and is left out.
+func envoyBoundPorts(c *yaml.Node) []BoundPort {
+	args := scalarItemsOf(mapValue(c, "args"))
+	var config string
+	for i, a := range args {
+		if a == "--config-yaml" && i+1 < len(args) {
+			config = args[i+1]
+		} else if v, ok := strings.CutPrefix(a, "--config-yaml="); ok {
+			config = v
+		}
+	}
+	if config == "" {
+		return nil
+	}
+	doc, err := yaml.Parse(config)
+	if err != nil {
+		return nil
+	}
+	root := doc.YNode()
+	port := func(addr *yaml.Node) (int, bool) {
+		n, err := strconv.Atoi(scalarField(mapValue(addr, "socket_address"), "port_value"))
+		return n, err == nil && n > 0
+	}
+	var out []BoundPort
+	if n, ok := port(mapValue(mapValue(root, "admin"), "address")); ok {
+		out = append(out, BoundPort{Port: n, Where: "admin"})
+	}
+	for _, l := range seqItems(mapValue(mapValue(root, "static_resources"), "listeners")) {
+		if n, ok := port(mapValue(l, "address")); ok {
+			out = append(out, BoundPort{Port: n, Where: "listener " + scalarField(l, "name")})
+		}
+	}
+	return out
+}

@@ -170,3 +170,34 @@ func TestReservedPortErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestUnreservedPorts: the ports an inline Envoy bootstrap binds are read
+// from it; the default declares or reserves each of them, and without its
+// reservedPorts entry the admin port is reported.
+func TestUnreservedPorts(t *testing.T) {
+	if got := inject.DefaultTemplate().UnreservedPorts(); len(got) != 0 {
+		t.Errorf("the default: %+v, want none", got)
+	}
+	text := inject.DefaultTemplateYAML()
+	start, end := strings.Index(text, "reservedPorts:"), strings.Index(text, "# What a workload may set")
+	tpl, err := inject.ParseTemplate([]byte(text[:start] + text[end:]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := tpl.UnreservedPorts()
+	if len(got) != 1 || got[0] != (inject.BoundPort{Container: "envoy", Port: 9901, Where: "admin"}) {
+		t.Errorf("without reservedPorts: %+v, want the admin port 9901", got)
+	}
+	// A listener of its own, declared nowhere.
+	extra := strings.Replace(text, "      - name: stats\n", "      - name: extra\n        address:\n          socket_address: {address: 127.0.0.1, port_value: 15090}\n      - name: stats\n", 1)
+	if extra == text {
+		t.Fatal("no stats listener in the default's bootstrap")
+	}
+	tpl, err = inject.ParseTemplate([]byte(extra))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tpl.UnreservedPorts(); len(got) != 1 || got[0].Port != 15090 || got[0].Where != "listener extra" {
+		t.Errorf("an extra listener: %+v", got)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/fleet"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/live"
+	"github.com/kinject/kubectl-inject/plugin/local"
 )
 
 // checkPolicy compiles the policy the flags describe and compares it with
@@ -25,6 +26,11 @@ func (o *CheckOptions) checkPolicy(ctx context.Context, c *checkClients) {
 	if err != nil {
 		o.add("policy", checkFail, "the template does not compile: "+err.Error(), "")
 		return
+	}
+	// Only a template that binds ports it neither declares nor reserves
+	// has a line here.
+	for _, w := range local.PortWarnings(in.Template()) {
+		o.add("template", checkWarn, w, "list the port under reservedPorts in the template")
 	}
 	if c.mapServed {
 		o.checkInstalled(ctx, c, p)

@@ -9,6 +9,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kinject/kubectl-inject/internal/testbin"
+	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
 // runCmd runs the command in-process with test streams and returns stdout,
@@ -315,5 +316,29 @@ func TestPrivilegedTemplate(t *testing.T) {
 	stdout, stderr, code := runCmd(t, app, "--local", "-f", "-", "--template", tpl, "--strict")
 	if code == 0 || stdout != "" || !strings.Contains(stderr, "template widens privileges (strict): containers[0] (proxy): securityContext.privileged is true") {
 		t.Errorf("with --strict: exit %d, stdout %q, stderr %q; want a refusal and no output", code, stdout, stderr)
+	}
+}
+
+// TestUnreservedPortWarning: --local warns of a port the template's Envoy
+// binds (its admin API) that no containerPort declares and reservedPorts
+// does not list; the embedded default, which reserves it, has no warning.
+func TestUnreservedPortWarning(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	text := inject.DefaultTemplateYAML()
+	start, end := strings.Index(text, "reservedPorts:"), strings.Index(text, "# What a workload may set")
+	if start < 0 || end < start {
+		t.Fatal("the default template has no reservedPorts list before its parameters")
+	}
+	tpl := filepath.Join(t.TempDir(), "unreserved.yaml")
+	if err := os.WriteFile(tpl, []byte(text[:start]+text[end:]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const want = `Warning: container "envoy" binds port 9901 (admin), which no containerPort declares and reservedPorts does not list: an app on it would not be refused (add it to reservedPorts)` + "\n"
+	_, stderr, code := runCmd(t, app, "--local", "-f", "-", "--template", tpl)
+	if code != 0 || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "Warning") != 1 {
+		t.Errorf("exit %d, stderr %q; want the warning once and success", code, stderr)
+	}
+	if _, stderr, code := runCmd(t, app, "--local", "-f", "-"); code != 0 || strings.Contains(stderr, "Warning") {
+		t.Errorf("the default: exit %d, stderr %q; want no warning", code, stderr)
 	}
 }

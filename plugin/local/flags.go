@@ -272,7 +272,21 @@ func NewInjector(tmpl *inject.Template, settings inject.Settings, warn io.Writer
 	for _, w := range in.Template().Warnings() {
 		fmt.Fprintf(warn, "Warning: template widens privileges: %s\n", w)
 	}
+	for _, w := range PortWarnings(in.Template()) {
+		fmt.Fprintf(warn, "Warning: %s\n", w)
+	}
 	return in, nil
+}
+
+// PortWarnings name the ports a template's sidecars bind that no
+// containerPort declares and reservedPorts does not list: an app could
+// use them and would not be refused.
+func PortWarnings(t *inject.Template) []string {
+	var out []string
+	for _, b := range t.UnreservedPorts() {
+		out = append(out, fmt.Sprintf("container %q binds port %d (%s), which no containerPort declares and reservedPorts does not list: an app on it would not be refused (add it to reservedPorts)", b.Container, b.Port, b.Where))
+	}
+	return out
 }
 
 // NoCluster is the ConfigMap lookup of --local: a template that refers to

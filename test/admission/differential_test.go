@@ -9,6 +9,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/kinject/kubectl-inject/internal/envoycheck"
 	"github.com/kinject/kubectl-inject/internal/podgen"
 	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
@@ -166,6 +167,7 @@ func runSuite(t *testing.T, s suite) map[string]int {
 	}
 	deletePolicy(t, configFile, probe)
 	counts := map[string]int{"generated": s.generated}
+	bootstraps := 0
 	for i, r := range runs {
 		deletePod(t, r.manifest)
 		// A Pod that already carries a record is left as created by the
@@ -210,6 +212,13 @@ func runSuite(t *testing.T, s suite) map[string]int {
 		injectedByPolicy := admitted && !hadStatus
 		if injectedByPolicy {
 			counts["policy-injected"]++
+			// What the API server stored runs as Envoy would load it.
+			spec, _ := r.admitted["spec"].(map[string]any)
+			if b, err := envoycheck.Pod(spec); err != nil {
+				t.Errorf("pod %d (%s): the sidecar's bootstrap as admitted: %v", i, name, err)
+			} else if b != nil {
+				bootstraps++
+			}
 		}
 		if r.entry.Action == inject.Injected {
 			counts["core-injected-created"]++ // the API server refuses some injected Pods
@@ -218,7 +227,7 @@ func runSuite(t *testing.T, s suite) map[string]int {
 			t.Errorf("pod %d (%s): the policy injected=%v, the core %s %s", i, name, injectedByPolicy, r.entry.Action, r.entry.Reason)
 		}
 	}
-	t.Logf("suite %s: %d Pods, core actions %v", s.name, len(runs), counts)
+	t.Logf("suite %s: %d Pods, core actions %v, %d Envoy bootstraps checked", s.name, len(runs), counts, bootstraps)
 	return counts
 }
 

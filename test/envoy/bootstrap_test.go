@@ -1,7 +1,6 @@
 package envoy_test
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,14 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
-	tcpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
-	"google.golang.org/protobuf/proto"
 	"sigs.k8s.io/yaml"
 
-	// The extension types the bootstrap names in typed_config.
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/router/v3"
-
+	"github.com/kinject/kubectl-inject/internal/envoycheck"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
@@ -55,7 +49,7 @@ func TestGoldenBootstraps(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, pod := range podSpecs(t, data) {
-			if sidecar(pod) == nil {
+			if envoycheck.Sidecar(pod) == nil {
 				continue
 			}
 			t.Run(filepath.Base(filepath.Dir(f)), func(t *testing.T) { checkPod(t, pod, "") })
@@ -133,16 +127,16 @@ func TestSidecarPortIsAConflict(t *testing.T) {
 // appPort ("" for the first TCP port of the first container, or 8080).
 func checkPod(t *testing.T, pod map[string]any, appPort string) {
 	t.Helper()
-	c := sidecar(pod)
-	args := expandArgs(c)
-	config := flagValue(args, "--config-yaml")
+	c := envoycheck.Sidecar(pod)
+	args := envoycheck.ExpandArgs(c)
+	config := envoycheck.FlagValue(args, "--config-yaml")
 	if config == "" {
 		t.Fatalf("no --config-yaml in %q", args)
 	}
 	if strings.Contains(config, "$(") {
 		t.Fatalf("a variable is left unexpanded:\n%s", config)
 	}
-	b, err := validateBootstrap([]byte(config), containerPorts(pod))
+	b, err := envoycheck.Bootstrap([]byte(config), envoycheck.AppPorts(pod))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,31 +154,6 @@ func checkPod(t *testing.T, pod map[string]any, appPort string) {
 	if got := strconv.FormatUint(uint64(clusters["app"]), 10); got != appPort {
 		t.Errorf("the app cluster goes to port %s, want %s", got, appPort)
 	}
-}
-
-// filterClusterNames lists the clusters a network filter sends to.
-func filterClusterNames(typeURL string, value []byte) ([]string, error) {
-	switch typeURL {
-	case "type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy":
-		var p tcpproxyv3.TcpProxy
-		if err := proto.Unmarshal(value, &p); err != nil {
-			return nil, err
-		}
-		return []string{p.GetCluster()}, nil
-	case "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager":
-		var h hcmv3.HttpConnectionManager
-		if err := proto.Unmarshal(value, &h); err != nil {
-			return nil, err
-		}
-		var out []string
-		for _, vh := range h.GetRouteConfig().GetVirtualHosts() {
-			for _, r := range vh.GetRoutes() {
-				out = append(out, r.GetRoute().GetCluster())
-			}
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("a filter of type %s: teach the check its clusters", typeURL)
 }
 
 // injectDefault injects the embedded default into a pod (a Pod's spec
@@ -210,76 +179,15 @@ func injectDefault(t *testing.T, pod map[string]any) map[string]any {
 	return pods[0]
 }
 
-// expandArgs expands $(VAR) in the container's args from its env, as the
-// kubelet does (k8s.io/kubernetes third_party/forked/golang/expansion):
-// $(VAR) of a defined variable is its value, $$ is $, anything else stays.
-func expandArgs(c map[string]any) []string {
-	env := map[string]string{}
-	for _, e := range list(c["env"]) {
-		e := e.(map[string]any)
-		if v, ok := e["value"].(string); ok {
-			env[e["name"].(string)] = v
-		}
-	}
-	var out []string
-	for _, a := range list(c["args"]) {
-		out = append(out, expand(fmt.Sprint(a), env))
-	}
-	return out
-}
-
-func expand(s string, env map[string]string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] != '$' || i+1 >= len(s) {
-			b.WriteByte(s[i])
-			continue
-		}
-		switch next := s[i+1]; {
-		case next == '$':
-			b.WriteByte('$')
-			i++
-		case next == '(':
-			end := strings.IndexByte(s[i+2:], ')')
-			if end < 0 {
-				b.WriteString(s[i:]) // unclosed: left as written
-				return b.String()
-			}
-			name := s[i+2 : i+2+end]
-			if v, ok := env[name]; ok {
-				b.WriteString(v)
-			} else {
-				b.WriteString("$(" + name + ")")
-			}
-			i += end + 2
-		default:
-			b.WriteByte('$')
-		}
-	}
-	return b.String()
-}
-
 func TestExpand(t *testing.T) {
 	env := map[string]string{"A": "1", "B": "x y"}
 	for in, want := range map[string]string{
 		"$(A)": "1", "p$(A)q$(B)": "p1qx y", "$$(A)": "$(A)", "$(C)": "$(C)", "$(A": "$(A", "a$b": "a$b", "$": "$",
 	} {
-		if got := expand(in, env); got != want {
+		if got := envoycheck.Expand(in, env); got != want {
 			t.Errorf("expand(%q) = %q, want %q", in, got, want)
 		}
 	}
-}
-
-func flagValue(args []string, flag string) string {
-	for i, a := range args {
-		if a == flag && i+1 < len(args) {
-			return args[i+1]
-		}
-		if v, ok := strings.CutPrefix(a, flag+"="); ok {
-			return v
-		}
-	}
-	return ""
 }
 
 // podSpecs returns the pod specs of the documents in data.
@@ -330,41 +238,6 @@ func findSpecs(v any) []map[string]any {
 	return out
 }
 
-// sidecar returns the default's Envoy container of a pod spec, classic or
-// native, nil when it has none.
-func sidecar(pod map[string]any) map[string]any {
-	for _, l := range []string{"containers", "initContainers"} {
-		for _, c := range list(pod[l]) {
-			if c, ok := c.(map[string]any); ok && c["name"] == "envoy" && flagValue(stringList(c["args"]), "--config-yaml") != "" {
-				return c
-			}
-		}
-	}
-	return nil
-}
-
-// containerPorts are the TCP ports of the app's containers (not the
-// sidecar): a UDP port may share a number with a TCP listener.
-func containerPorts(pod map[string]any) map[uint32]bool {
-	out := map[uint32]bool{}
-	for _, l := range []string{"containers", "initContainers"} {
-		for _, c := range list(pod[l]) {
-			c, _ := c.(map[string]any)
-			if c == nil || c["name"] == "envoy" {
-				continue
-			}
-			for _, p := range list(c["ports"]) {
-				if p, ok := p.(map[string]any); ok && (p["protocol"] == nil || p["protocol"] == "TCP") {
-					if n, ok := p["containerPort"].(float64); ok {
-						out[uint32(n)] = true
-					}
-				}
-			}
-		}
-	}
-	return out
-}
-
 // firstTCPPort is what the default's expression computes: the first TCP
 // port of the first container, 8080 without one.
 func firstTCPPort(pod map[string]any) string {
@@ -384,16 +257,8 @@ func firstTCPPort(pod map[string]any) string {
 	return "8080"
 }
 
-func list(v any) []any { l, _ := v.([]any); return l }
-
-func stringList(v any) []string {
-	var out []string
-	for _, e := range list(v) {
-		out = append(out, fmt.Sprint(e))
-	}
-	return out
-}
-
 func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix) + "\n"
 }
+
+func list(v any) []any { l, _ := v.([]any); return l }

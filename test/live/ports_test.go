@@ -1,10 +1,12 @@
-package live_test
+package live
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/internal/envoycheck"
+	core "github.com/kinject/kubectl-inject/pkg/inject"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // TestSidecarPortsLive: a live Deployment whose app uses one of the
@@ -37,11 +39,17 @@ func TestSidecarPortsLive(t *testing.T) {
 		if hasContainer(t, obj, "envoy", "spec", "template", "spec", "containers") {
 			t.Errorf("%s: injected", name)
 		}
-		if _, ok := obj.GetAnnotations()[inject.StatusAnnotation]; ok {
+		if _, ok := obj.GetAnnotations()[core.StatusAnnotation]; ok {
 			t.Errorf("%s: carries a status record", name)
 		}
 	}
-	if !hasContainer(t, get(t, ns, deployments, "fine"), "envoy", "spec", "template", "spec", "containers") {
-		t.Error("fine: not injected")
+	fine := get(t, ns, deployments, "fine")
+	if !hasContainer(t, fine, "envoy", "spec", "template", "spec", "containers") {
+		t.Fatal("fine: not injected")
+	}
+	// The bootstrap the live object now carries runs as Envoy loads it.
+	spec, _, _ := unstructured.NestedMap(fine.Object, "spec", "template", "spec")
+	if b, err := envoycheck.Pod(spec); err != nil || b == nil {
+		t.Errorf("fine: the sidecar's bootstrap: %v (found: %v)", err, b != nil)
 	}
 }
