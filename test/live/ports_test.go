@@ -36,7 +36,7 @@ func TestSidecarPortsLive(t *testing.T) {
 	)
 	for _, name := range []string{"on-admin", "on-proxy", "on-stats", "override-admin"} {
 		obj := get(t, ns, deployments, name)
-		if hasContainer(t, obj, "envoy", "spec", "template", "spec", "containers") {
+		if hasContainer(t, obj, "envoy", "spec", "template", "spec") {
 			t.Errorf("%s: injected", name)
 		}
 		if _, ok := obj.GetAnnotations()[core.StatusAnnotation]; ok {
@@ -44,7 +44,7 @@ func TestSidecarPortsLive(t *testing.T) {
 		}
 	}
 	fine := get(t, ns, deployments, "fine")
-	if !hasContainer(t, fine, "envoy", "spec", "template", "spec", "containers") {
+	if !hasContainer(t, fine, "envoy", "spec", "template", "spec") {
 		t.Fatal("fine: not injected")
 	}
 	// The bootstrap the live object now carries runs as Envoy loads it.
