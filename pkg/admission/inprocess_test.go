@@ -200,8 +200,8 @@ func (s inProcessSuite) run(t *testing.T) outcomes {
 			continue
 		}
 		_, injected := got.pod.Annotations[in.StatusAnnotation()]
-		if injected && !hadStatus != (e.Action == inject.Injected) {
-			t.Errorf("pod %d (%s): the policy injected=%v, the core %s %s", i, pod.Name, injected, e.Action, e.Reason)
+		if policyInjected := injected && !hadStatus; policyInjected != (e.Action == inject.Injected) {
+			t.Errorf("pod %d (%s): the policy injected=%v, the core %s %s", i, pod.Name, policyInjected, e.Action, e.Reason)
 		}
 		s.checkWarnings(t, i, p, e, got)
 		if len(got.warnings) > 0 {
