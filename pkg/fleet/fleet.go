@@ -61,6 +61,10 @@ type Row struct {
 	// record identifies the workload's record (template hash and values),
 	// to tell which Pods run another one.
 	record string
+	// onDelete marks an OnDelete StatefulSet or DaemonSet; revision is
+	// the revision its Pods are made from now (nil when unknown).
+	onDelete bool
+	revision *revision
 }
 
 // Ref is the row's object as kubectl names it: deployment.apps/web.
@@ -124,12 +128,12 @@ func Build(in *inject.Injector, objs []*unstructured.Unstructured) []Row {
 			r := classify(in, p)
 			r.Admission = true
 			out = append(out, r)
-			if r.State == Outdated {
+			if r.State == Outdated || w.olderRevision(p) {
 				w.PodsBehind++
 			}
 			continue
 		}
-		if record != w.record {
+		if record != w.record || w.olderRevision(p) {
 			w.PodsBehind++
 		}
 	}
@@ -182,6 +186,7 @@ func Sort(rows []Row) {
 func classify(in *inject.Injector, o *unstructured.Unstructured) Row {
 	group := o.GroupVersionKind().Group
 	r := Row{Namespace: o.GetNamespace(), Kind: o.GetKind(), Group: group, Name: o.GetName(), Profile: in.Profile(), CurrentTemplate: in.TemplateHash()}
+	r.onDelete, r.revision = onDeleteRevision(o)
 	data, err := json.Marshal(o.Object)
 	var node *yaml.RNode
 	if err == nil {
@@ -278,10 +283,18 @@ func controllerOf(o *unstructured.Unstructured) *ownerRef {
 	return nil
 }
 
-// restartCommand says how to recreate a workload's Pods.
+// restartCommand says how to recreate a workload's Pods. An OnDelete
+// StatefulSet or DaemonSet does not roll on a rollout restart: kubectl
+// inject restart deletes its Pods one at a time.
 func restartCommand(r Row) string {
-	switch r.Kind {
-	case "Deployment", "StatefulSet", "DaemonSet":
+	switch {
+	case r.onDelete:
+		cmd := fmt.Sprintf("kubectl inject restart %s -n %s", r.Ref(), r.Namespace)
+		if r.Profile != "" {
+			cmd += " --profile " + r.Profile
+		}
+		return cmd
+	case r.Kind == "Deployment", r.Kind == "StatefulSet", r.Kind == "DaemonSet":
 		return fmt.Sprintf("kubectl rollout restart %s -n %s", r.Ref(), r.Namespace)
 	}
 	return fmt.Sprintf("delete the Pods of %s in %s; its controller creates them again", r.Ref(), r.Namespace)
@@ -295,6 +308,9 @@ func restartCommand(r Row) string {
 func PodBehind(in *inject.Injector, workload, pod *unstructured.Unstructured) bool {
 	w := classify(in, workload)
 	record := podRecord(in.StatusAnnotation(), pod)
+	if w.olderRevision(pod) {
+		return true
+	}
 	if w.RecordedTemplate == "" {
 		return record != "" && classify(in, pod).State == Outdated
 	}
