@@ -82,20 +82,7 @@ func TestSidecarPortsRefused(t *testing.T) {
 // default template injects an app on 9901: the reservation, not an
 // accident of the template, is what refuses it.
 func TestReservedPortIsWhatRefuses(t *testing.T) {
-	text := inject.DefaultTemplateYAML()
-	start := strings.Index(text, "reservedPorts:")
-	end := strings.Index(text, "# What a workload may set")
-	if start < 0 || end < start {
-		t.Fatal("the default template has no reservedPorts list before its parameters")
-	}
-	tpl, err := inject.ParseTemplate([]byte(text[:start] + text[end:]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := inject.New(tpl, inject.Settings{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := templateInjector(t, defaultWithoutReserved(t))
 	for _, input := range [][]byte{appPod([]string{"9901"}), appPod(nil, `sidecar.kinject.dev/app-port: "9901"`)} {
 		if _, report := run(t, in, inject.OpInject, input); report.Failed() {
 			t.Errorf("without the reservation: %s", reportText(report))
@@ -110,7 +97,7 @@ func TestReservedPortIsWhatRefuses(t *testing.T) {
 // sidecar's ports (here from a label no container declares) is refused as
 // a conflict.
 func TestComputedPortRefused(t *testing.T) {
-	tpl, err := inject.ParseTemplate([]byte(`containers:
+	in := templateInjector(t, `containers:
 - name: proxy
   image: example/proxy:1
   env: [{name: APP_PORT, value: "8080"}]
@@ -122,14 +109,7 @@ parameters:
   field: containers[proxy].env[APP_PORT].value
   type: port
   expression: "has(object.metadata.labels) && 'port' in object.metadata.labels ? dyn(int(object.metadata.labels['port'])) : null"
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := inject.New(tpl, inject.Settings{})
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	pod := func(port string) []byte {
 		return []byte("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  labels: {port: \"" + port + "\"}\nspec:\n  containers:\n  - {name: app, image: busybox}\n")
 	}
@@ -178,26 +158,43 @@ func TestUnreservedPorts(t *testing.T) {
 	if got := inject.DefaultTemplate().UnreservedPorts(); len(got) != 0 {
 		t.Errorf("the default: %+v, want none", got)
 	}
-	text := inject.DefaultTemplateYAML()
-	start, end := strings.Index(text, "reservedPorts:"), strings.Index(text, "# What a workload may set")
-	tpl, err := inject.ParseTemplate([]byte(text[:start] + text[end:]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := tpl.UnreservedPorts()
+	got := templateInjector(t, defaultWithoutReserved(t)).Template().UnreservedPorts()
 	if len(got) != 1 || got[0] != (inject.BoundPort{Container: "envoy", Port: 9901, Where: "admin"}) {
 		t.Errorf("without reservedPorts: %+v, want the admin port 9901", got)
 	}
 	// A listener of its own, declared nowhere.
+	text := inject.DefaultTemplateYAML()
 	extra := strings.Replace(text, "      - name: stats\n", "      - name: extra\n        address:\n          socket_address: {address: 127.0.0.1, port_value: 15090}\n      - name: stats\n", 1)
 	if extra == text {
 		t.Fatal("no stats listener in the default's bootstrap")
 	}
-	tpl, err = inject.ParseTemplate([]byte(extra))
+	if got := templateInjector(t, extra).Template().UnreservedPorts(); len(got) != 1 || got[0].Port != 15090 || got[0].Where != "listener extra" {
+		t.Errorf("an extra listener: %+v", got)
+	}
+}
+
+// defaultWithoutReserved is the default template's text without its
+// reservedPorts list.
+func defaultWithoutReserved(t *testing.T) string {
+	t.Helper()
+	text := inject.DefaultTemplateYAML()
+	start, end := strings.Index(text, "reservedPorts:"), strings.Index(text, "# What a workload may set")
+	if start < 0 || end < start {
+		t.Fatal("the default template has no reservedPorts list before its parameters")
+	}
+	return text[:start] + text[end:]
+}
+
+// templateInjector is an injector of a template's text, default settings.
+func templateInjector(t *testing.T, text string) *inject.Injector {
+	t.Helper()
+	tpl, err := inject.ParseTemplate([]byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := tpl.UnreservedPorts(); len(got) != 1 || got[0].Port != 15090 || got[0].Where != "listener extra" {
-		t.Errorf("an extra listener: %+v", got)
+	in, err := inject.New(tpl, inject.Settings{})
+	if err != nil {
+		t.Fatal(err)
 	}
+	return in
 }
