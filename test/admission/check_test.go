@@ -3,6 +3,7 @@ package admission
 import (
 	"context"
 	"encoding/json"
+	"github.com/kinject/kubectl-inject/pkg/inject"
 	"strings"
 	"testing"
 	"time"
@@ -226,5 +227,37 @@ func TestCheckWithoutMutatingPolicies(t *testing.T) {
 	expectLines(t, "without MutatingAdmissionPolicy", out, own.URL, want...)
 	if code != 1 {
 		t.Errorf("exit %d, want 1", code)
+	}
+}
+
+// TestCheckUnreservedPort: check warns, with what to do, of a port the
+// template's Envoy binds (here its admin API, once reservedPorts is
+// removed) that no containerPort declares and reservedPorts does not
+// list; a warning does not fail it.
+func TestCheckUnreservedPort(t *testing.T) {
+	c.Require(t)
+	text := inject.DefaultTemplateYAML()
+	start, end := strings.Index(text, "reservedPorts:"), strings.Index(text, "# What a workload may set")
+	if start < 0 || end < start {
+		t.Fatal("the default template has no reservedPorts list before its parameters")
+	}
+	tpl := writeFile(t, "unreserved.yaml", []byte(text[:start]+text[end:]))
+	out, errOut, code := kubectlInject(t, "check", "--profile", "unres", "--template", tpl)
+	t.Logf("kubectl inject check: exit %d\n%s%s", code, out, errOut)
+	for _, want := range []string{
+		"template\n" +
+			`  [warn] container "envoy" binds port 9901 (admin), which no containerPort declares and reservedPorts does not list: an app on it would not be refused (add it to reservedPorts)` + "\n" +
+			"         hint: list the port under reservedPorts in the template\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("check lacks:\n%s", want)
+		}
+	}
+	if code != 0 {
+		t.Errorf("exit %d, want 0 (warnings only)", code)
+	}
+	out, _, _ = kubectlInject(t, "check", "--profile", "unres")
+	if strings.Contains(out, "reservedPorts") {
+		t.Errorf("the default template is warned of:\n%s", out)
 	}
 }
