@@ -3,13 +3,13 @@ package admission
 import (
 	"context"
 	"encoding/json"
-	"github.com/kinject/kubectl-inject/pkg/inject"
 	"strings"
 	"testing"
 	"time"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/plugin/cmd"
 	"github.com/kinject/kubectl-inject/test/cluster"
 )
