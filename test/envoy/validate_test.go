@@ -80,33 +80,48 @@ func dropHCMRoutes(t *testing.T, config string) string {
 // goldens and the examples (kustomize, kpt, Helm, Argo CD, CI) hold
 // carries a bootstrap that passes the whole check.
 func TestDoorBootstraps(t *testing.T) {
-	var files []string
-	for _, pattern := range []string{"../../fn/processor/testdata/*/expected.yaml", "../../examples/*/expected.yaml",
-		"../../examples/*/*/expected.yaml", "../../examples/*/rendered/*.yaml", "../../examples/*/*/rendered/*.yaml"} {
-		m, err := filepath.Glob(pattern)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, m...)
-	}
+	specs := filePodSpecs(t, "../../fn/processor/testdata/*/expected.yaml", "../../examples/*/expected.yaml",
+		"../../examples/*/*/expected.yaml", "../../examples/*/rendered/*.yaml", "../../examples/*/*/rendered/*.yaml")
 	checked := 0
-	for _, f := range files {
-		data, err := os.ReadFile(f)
+	for _, s := range specs {
+		b, err := envoycheck.Pod(s.pod)
 		if err != nil {
-			t.Fatal(err)
+			t.Errorf("%s: %v", s.file, err)
 		}
-		for _, pod := range podSpecs(t, data) {
-			b, err := envoycheck.Pod(pod)
-			if err != nil {
-				t.Errorf("%s: %v", f, err)
-			}
-			if b != nil {
-				checked++
-			}
+		if b != nil {
+			checked++
 		}
 	}
 	if checked < 20 {
-		t.Errorf("only %d injected pod templates in %d files", checked, len(files))
+		t.Errorf("only %d injected pod templates", checked)
 	}
-	t.Logf("%d bootstraps in %d files", checked, len(files))
+	t.Logf("%d bootstraps in %d pod templates", checked, len(specs))
+}
+
+// filePodSpec is a pod spec of a file.
+type filePodSpec struct {
+	file string
+	pod  map[string]any
+}
+
+// filePodSpecs returns the pod specs of every file the patterns match.
+func filePodSpecs(t *testing.T, patterns ...string) []filePodSpec {
+	t.Helper()
+	var out []filePodSpec
+	for _, pattern := range patterns {
+		files, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, pod := range podSpecs(t, data) {
+				out = append(out, filePodSpec{f, pod})
+			}
+		}
+	}
+	return out
 }
