@@ -167,10 +167,8 @@ func (c *compiler) computedPortChecks() []check {
 			continue
 		}
 		computed := expr.And(expr.Not(p.ann), expr.Ne(p.computed, expr.Raw("null")))
-		for _, sp := range c.in.Template().SidecarPorts() {
-			if sp.Protocol != "TCP" {
-				continue
-			}
+		// The ports the core's PortTaken looks in, in its order.
+		for _, sp := range c.in.Template().PortValues() {
 			port := strconv.Itoa(sp.Port)
 			out = append(out, check{expr.And(computed, expr.Eq(p.val, expr.Str(port))),
 				expr.Str(fmt.Sprintf(inject.MessageComputedPort, p.Annotation, port, strconv.Quote(sp.Container), sp.What))})

@@ -273,10 +273,8 @@ func (c *compiler) overridePortChecks(p param, annotated expr.Expr) []check {
 		return nil
 	}
 	var out []check
-	for _, sp := range c.in.Template().SidecarPorts() {
-		if sp.Protocol != "TCP" {
-			continue
-		}
+	// The ports the core's PortTaken looks in, in its order.
+	for _, sp := range c.in.Template().PortValues() {
 		port := strconv.Itoa(sp.Port)
 		out = append(out, check{expr.And(annotated, expr.Eq(p.val, expr.Str(port))),
 			expr.Str(fmt.Sprintf(inject.MessagePortValue, "metadata.annotations", strconv.Quote(p.key), strconv.Quote(port), strconv.Quote(sp.Container), sp.What))})

@@ -102,8 +102,12 @@ func expressionValue(v ref.Val, pt ParameterType) (string, error) {
 	case types.IntType:
 		if pt.Integer() {
 			s := strconv.FormatInt(int64(v.(types.Int)), 10)
-			if err := pt.Check(s); err != nil {
-				return "", err
+			// Any int is an int; a port must be in range (the policy
+			// checks the same pattern).
+			if pt == TypePort {
+				if err := pt.Check(s); err != nil {
+					return "", err
+				}
 			}
 			return s, nil
 		}

@@ -96,7 +96,7 @@ func (t *Template) validateReservedPorts() error {
 		seen[p.Key()] = fmt.Sprintf("containerPort of container %q", p.Container)
 	}
 	names := map[string]bool{}
-	for _, c := range append(append([]*yaml.Node(nil), t.Containers...), t.InitContainers...) {
+	for _, c := range t.sidecarItems() {
 		names[scalarField(c, "name")] = true
 	}
 	for i, r := range t.ReservedPorts {
@@ -116,7 +116,7 @@ func (t *Template) validateReservedPorts() error {
 // declaredPorts are the containerPorts of the template's sidecars.
 func (t *Template) declaredPorts() []SidecarPort {
 	var out []SidecarPort
-	for _, c := range append(append([]*yaml.Node(nil), t.Containers...), t.InitContainers...) {
+	for _, c := range t.sidecarItems() {
 		for _, p := range seqItems(mapValue(c, "ports")) {
 			n, err := strconv.Atoi(scalarField(p, "containerPort"))
 			if err != nil {
@@ -136,9 +136,22 @@ func (t *Template) declaredPorts() []SidecarPort {
 	return out
 }
 
+// sidecarItems are the template's containers and init containers.
+func (t *Template) sidecarItems() []*yaml.Node {
+	return append(append([]*yaml.Node(nil), t.Containers...), t.InitContainers...)
+}
+
 // SidecarPorts lists every port the template's sidecars use: the declared
-// containerPorts, then the reserved ports.
+// containerPorts, then the reserved ports. A parsed template lists them
+// once, when it is read: the checks of every object use the list.
 func (t *Template) SidecarPorts() []SidecarPort {
+	if t.ports != nil {
+		return t.ports
+	}
+	return t.listSidecarPorts()
+}
+
+func (t *Template) listSidecarPorts() []SidecarPort {
 	out := t.declaredPorts()
 	for _, r := range t.ReservedPorts {
 		what := r.Description
@@ -161,11 +174,26 @@ func (t *Template) reservedOf(container string) []SidecarPort {
 	return out
 }
 
+// PortValues are the sidecar ports a port parameter may not take (the
+// TCP ones, the app's port being TCP), each once, first use first, as
+// PortTaken finds them.
+func (t *Template) PortValues() []SidecarPort {
+	var out []SidecarPort
+	seen := map[int]bool{}
+	for _, p := range t.SidecarPorts() {
+		if p.Protocol == "TCP" && !seen[p.Port] {
+			seen[p.Port] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // PortTaken returns the sidecar port a value of a port parameter would
 // collide with (the app's port is TCP), and whether there is one.
 func (t *Template) PortTaken(value string) (SidecarPort, bool) {
-	for _, p := range t.SidecarPorts() {
-		if p.Protocol == "TCP" && strconv.Itoa(p.Port) == value {
+	for _, p := range t.PortValues() {
+		if strconv.Itoa(p.Port) == value {
 			return p, true
 		}
 	}
@@ -189,26 +217,29 @@ func (pt profileTarget) checkPorts(tpl *Template, sidecars []*yaml.Node) error {
 	}
 	for _, s := range sidecars {
 		sidecar := scalarField(s, "name")
-		var ports []SidecarPort
+		// The declared ports by their text (NUMBER/PROTOCOL), as the
+		// app's are keyed, then the reserved ones.
+		type use struct{ key, number, what string }
+		var uses []use
 		for _, p := range seqItems(mapValue(s, "ports")) {
-			n, _ := strconv.Atoi(scalarField(p, "containerPort"))
-			ports = append(ports, SidecarPort{Port: n, Protocol: strings.TrimPrefix(portKey(p), scalarField(p, "containerPort")+"/")})
+			uses = append(uses, use{portKey(p), scalarField(p, "containerPort"), ""})
 		}
-		ports = append(ports, tpl.reservedOf(sidecar)...)
-		for _, p := range ports {
-			key := p.Key()
-			app, clash := used[key]
+		for _, r := range tpl.reservedOf(sidecar) {
+			uses = append(uses, use{r.Key(), strconv.Itoa(r.Port), r.What})
+		}
+		for _, u := range uses {
+			app, clash := used[u.key]
 			if !clash {
 				continue
 			}
 			if owner, ok := pt.rest.owner("containers", app); ok {
-				return pt.conflict(message(MessagePortOwned, key, pt.specField("containers"), strconv.Quote(app), strconv.Quote(sidecar)), owner)
+				return pt.conflict(message(MessagePortOwned, u.key, pt.specField("containers"), strconv.Quote(app), strconv.Quote(sidecar)), owner)
 			}
-			msg := message(MessagePortUsed, t.specField("containers"), strconv.Quote(sidecar), strconv.Itoa(p.Port), strconv.Quote(app))
-			if p.Reserved {
-				msg = message(MessagePortReserved, t.specField("containers"), strconv.Quote(sidecar), strconv.Itoa(p.Port), p.What, strconv.Quote(app))
+			msg := message(MessagePortUsed, t.specField("containers"), strconv.Quote(sidecar), u.number, strconv.Quote(app))
+			if u.what != "" {
+				msg = message(MessagePortReserved, t.specField("containers"), strconv.Quote(sidecar), u.number, u.what, strconv.Quote(app))
 			}
-			return atNode(where[key], t.specField("containers"), &conflictError{msg})
+			return atNode(where[u.key], t.specField("containers"), &conflictError{msg})
 		}
 	}
 	return nil
@@ -269,7 +300,7 @@ func (t *Template) UnreservedPorts() []BoundPort {
 		known[p.Container+"/"+strconv.Itoa(p.Port)] = true
 	}
 	var out []BoundPort
-	for _, c := range append(append([]*yaml.Node(nil), t.Containers...), t.InitContainers...) {
+	for _, c := range t.sidecarItems() {
 		name := scalarField(c, "name")
 		for _, b := range envoyBoundPorts(c) {
 			if !known[name+"/"+strconv.Itoa(b.Port)] {

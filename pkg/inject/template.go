@@ -25,6 +25,7 @@ type Template struct {
 	// ReservedPorts are ports the sidecars bind without declaring them
 	// (loopback listeners such as an admin API): no app may use them.
 	ReservedPorts []ReservedPort
+	ports         []SidecarPort // SidecarPorts, listed when parsed
 	// Source says where the template came from, for messages.
 	Source string
 }
@@ -80,6 +81,7 @@ func parsePartialSpec(node *yaml.Node, where string) (*Template, error) {
 	if err := t.validateReservedPorts(); err != nil {
 		return nil, err
 	}
+	t.ports = t.listSidecarPorts()
 	if err := t.bindParameters(where); err != nil {
 		return nil, err
 	}
@@ -273,7 +275,7 @@ func sameNode(a, b *yaml.Node) bool {
 // to classic containers. Init containers that are not sidecars stay.
 func (t *Template) WithNative(native bool) *Template {
 	out := &Template{Labels: t.Labels, Annotations: t.Annotations, Volumes: t.Volumes, Parameters: t.Parameters,
-		ReservedPorts: t.ReservedPorts, Source: t.Source}
+		ReservedPorts: t.ReservedPorts, ports: t.ports, Source: t.Source}
 	if native {
 		out.InitContainers = append(out.InitContainers, t.InitContainers...)
 		for _, c := range t.Containers {
