@@ -101,6 +101,13 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 		APIGroups: []string{""}, APIVersions: []string{"v1"}, Operations: []string{"CREATE"}, Resources: []string{"pods"},
 	}}}
 	meta := func(n string) objectMeta { return objectMeta{Name: n, Labels: labels, Annotations: annotations} }
+	// The mutating policy also carries what it was compiled from, so that
+	// status, restart and check read "current" from the cluster.
+	config, err := in.Document()
+	if err != nil {
+		return nil, err
+	}
+	carried := map[string]string{TemplateHashAnnotation: in.TemplateHash(), ConfigAnnotation: string(config)}
 	p := &Policy{Name: objName, ConflictName: objName + "-conflicts", TemplateHash: in.TemplateHash()}
 	gate, gateKind := requiredObject(in.Template())
 	prefix := expr.Str("sidecar not injected by " + p.Name + ": ")
@@ -124,7 +131,7 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 	p.objects = []any{
 		mutatingPolicy{
 			typeMeta: typeMeta{APIVersion, KindMutatingPolicy},
-			Metadata: meta(p.Name),
+			Metadata: objectMeta{Name: p.Name, Labels: labels, Annotations: carried},
 			Spec: mutatingPolicySpec{
 				ParamKind:        gateKind,
 				MatchConstraints: rules,
@@ -176,8 +183,8 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	annotations[PolicyHashAnnotation] = hashOf(bytes.Join(objs, []byte("\n")))
-	p.Hash = annotations[PolicyHashAnnotation]
+	p.Hash = hashOf(bytes.Join(objs, []byte("\n")))
+	annotations[PolicyHashAnnotation], carried[PolicyHashAnnotation] = p.Hash, p.Hash
 	return p, nil
 }
 
@@ -221,6 +228,11 @@ const TemplateHashAnnotation = "sidecar.kinject.dev/template"
 // objects as compiled (without this annotation): a policy installed with
 // other settings (namespaces, mode, a newer version's CEL) has another.
 const PolicyHashAnnotation = "sidecar.kinject.dev/policy"
+
+// ConfigAnnotation on the mutating policy holds the SidecarInjection it
+// was compiled from (inject.Injector.Document): the template as injected
+// and the settings. InstalledConfig reads it back.
+const ConfigAnnotation = "sidecar.kinject.dev/config"
 
 func hashOf(data []byte) string {
 	sum := sha256.Sum256(data)
