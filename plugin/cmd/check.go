@@ -51,6 +51,9 @@ type CheckOptions struct {
 	Output string
 
 	results []checkResult
+	// installed names the mutating policy whose configuration is current
+	// ("" when the flags or the embedded default are).
+	installed string
 }
 
 // NewCmdCheck returns the check subcommand.
@@ -68,8 +71,11 @@ many workloads and Pods are behind.
 
 Each check prints a line with its outcome ([ok], [warn] or [FAIL]) and, when it
 is not ok, a hint saying what to run. The exit code is 1 when any check fails
-(warnings do not fail it). The template and settings flags are those of kubectl
-inject policy: they say what "current" means.`,
+(warnings do not fail it). "Current" is the configuration the installed policy
+carries, compiled again by this version (a policy compiled by another version
+is reported); without one, the embedded default. The template flags are those
+of kubectl inject policy: --template or --template-configmap replace what the
+policy carries, and the others (--image, --native, ...) apply over it.`,
 		Example:       checkExample,
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
@@ -99,7 +105,7 @@ func (o *CheckOptions) Validate() error {
 		errs = append(errs, fmt.Errorf("--mode must be %s or %s, not %q", inject.OptOut, inject.OptIn, o.Policy.Flags.Mode))
 	}
 	errs = append(errs, validateNamespaceFlag("--namespaces", o.Policy.Namespaces)...)
-	errs = append(errs, validateNamespaceFlag("--exclude-namespaces", o.Policy.ExcludeNamespaces)...)
+	errs = append(errs, validateNamespaceFlag("--exclude-namespaces", o.Policy.Flags.ExcludeNamespaces)...)
 	errs = append(errs, o.Policy.Flags.ValidateProfileFlags()...)
 	return errors.Join(errs...)
 }

@@ -22,6 +22,18 @@ import (
 // workloads.
 func (o *CheckOptions) checkPolicy(ctx context.Context, c *checkClients) {
 	o.Policy.ErrOut = io.Discard // compile warnings are for policy; check reports
+	if c.mapServed && !o.Policy.Flags.TemplateGiven() {
+		// The installed policy's configuration is current: compiled again
+		// by this version, with the flags given over it.
+		name := admission.ObjectName(o.Policy.Name, o.Policy.Flags.Profile)
+		installed, policy, err := installedConfig(ctx, c.dynamic, o.Policy.Flags.Profile, name)
+		switch {
+		case err != nil:
+			o.add("policy", checkWarn, err.Error()+"; current is the embedded default", "")
+		case installed != nil:
+			o.Policy.base, o.installed = installed, policy
+		}
+	}
 	in, p, err := o.Policy.compile()
 	if err != nil {
 		o.add("policy", checkFail, "the template does not compile: "+err.Error(), "")
@@ -35,7 +47,7 @@ func (o *CheckOptions) checkPolicy(ctx context.Context, c *checkClients) {
 	if c.mapServed {
 		o.checkInstalled(ctx, c, p)
 	}
-	namespaces := o.checkNamespaces(ctx, c)
+	namespaces := o.checkNamespaces(ctx, c, in.Settings().Policy)
 	if len(namespaces) == 0 {
 		return
 	}
@@ -43,8 +55,16 @@ func (o *CheckOptions) checkPolicy(ctx context.Context, c *checkClients) {
 	o.checkWorkloads(ctx, c, in, namespaces)
 }
 
-// applyHint is the command that installs the policy the flags describe.
+// applyHint is the command that installs the policy the flags describe:
+// with no template flag, the installed policy's own configuration again.
 func (o *CheckOptions) applyHint() string {
+	if o.installed != "" {
+		name := ""
+		if o.Policy.Name != admission.DefaultName {
+			name = " --name " + o.Policy.Name
+		}
+		return fmt.Sprintf(`kubectl get mutatingadmissionpolicy %s -o jsonpath='{.metadata.annotations.sidecar\.kinject\.dev/config}' > current.yaml && kubectl inject policy --apply --template current.yaml%s`, o.installed, name)
+	}
 	args := []string{"kubectl inject policy --apply"}
 	if o.Policy.Flags.Profile != "" {
 		args = append(args, "--profile "+o.Policy.Flags.Profile)
@@ -130,16 +150,16 @@ func (o *CheckOptions) otherPolicies(ctx context.Context, c *checkClients, p *ad
 // checkNamespaces lists the namespaces the policy matches: those named
 // by --namespaces, else those labelled enabled for the profile, without
 // the system and excluded ones. It returns them.
-func (o *CheckOptions) checkNamespaces(ctx context.Context, c *checkClients) []string {
+func (o *CheckOptions) checkNamespaces(ctx context.Context, c *checkClients, sel inject.Policy) []string {
 	const category = "namespaces"
 	key := inject.NamespaceLabelFor(o.Policy.Flags.Profile)
 	excluded := map[string]bool{}
-	for _, ns := range o.Policy.ExcludeNamespaces {
+	for _, ns := range sel.ExcludeNamespaces {
 		excluded[ns] = true
 	}
 	var matched []string
-	if len(o.Policy.Namespaces) > 0 {
-		for _, ns := range o.Policy.Namespaces {
+	if len(sel.Namespaces) > 0 {
+		for _, ns := range sel.Namespaces {
 			_, err := c.dynamic.Resource(namespacesResource).Get(ctx, ns, metav1.GetOptions{})
 			switch {
 			case apierrors.IsNotFound(err):

@@ -41,7 +41,6 @@ type Options struct {
 	Concurrency            int
 	QPS                    float64
 	Burst                  int
-	TemplateConfigMap      string
 
 	// Set by Complete.
 	args             []string
@@ -91,7 +90,6 @@ func (o *Options) AddFlags(c *cobra.Command) {
 	f.Float64Var(&o.QPS, "qps", o.QPS, "Requests per second the client may send to the API server, shared by all concurrent objects (lower it on a busy cluster)")
 	f.IntVar(&o.Burst, "burst", o.Burst, "Requests the client may send at once above --qps")
 	o.wrapConfig(f)
-	f.StringVar(&o.TemplateConfigMap, "template-configmap", "", "Read the template from a ConfigMap in the cluster: [NAMESPACE/]NAME[:KEY] (key default: config)")
 	_ = c.RegisterFlagCompletionFunc("dry-run", fixedCompletion("none", "client", "server"))
 	_ = c.RegisterFlagCompletionFunc("output", fixedCompletion("yaml", "json", "name"))
 	_ = c.RegisterFlagCompletionFunc("mode", fixedCompletion(string(inject.OptOut), string(inject.OptIn)))
@@ -146,7 +144,7 @@ func (o *Options) Complete(c *cobra.Command, args []string) error {
 		// report flag errors before touching files or the cluster
 		return err
 	}
-	in, err := o.LoadInjector(o.TemplateConfigMap, o.configMapLookup, o.ErrOut)
+	in, err := o.LoadInjector(o.configMapLookup, o.ErrOut)
 	if err != nil {
 		return err
 	}
@@ -180,7 +178,7 @@ func (o *Options) Validate() error {
 			name string
 			set  bool
 		}{{"--server-side", o.ServerSide}, {"--all", o.All}, {"--all-namespaces", o.AllNamespaces},
-			{"--recreate", o.Recreate}, {"--template-configmap", o.TemplateConfigMap != ""}} {
+			{"--recreate", o.Recreate}} {
 			if flag.set {
 				add("%s needs a cluster; it cannot be used with --local", flag.name)
 			}

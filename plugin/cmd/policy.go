@@ -49,14 +49,16 @@ type PolicyOptions struct {
 	genericiooptions.IOStreams
 
 	// Flags holds the template and policy flags, shared with injection.
-	Flags             local.Flags
-	TemplateConfigMap string
-	Namespaces        []string
-	ExcludeNamespaces []string
-	Name              string
-	Apply, Delete     bool
-	ForceConflicts    bool
-	FieldManager      string
+	Flags          local.Flags
+	Namespaces     []string
+	Name           string
+	Apply, Delete  bool
+	ForceConflicts bool
+	FieldManager   string
+	// base, when set, stands in for the embedded default under the
+	// template flags: check compiles an installed policy's configuration
+	// again.
+	base *inject.Config
 }
 
 // NewCmdPolicy returns the policy subcommand. configFlags are the parent
@@ -127,18 +129,10 @@ server-side apply; --delete removes them.`,
 // from (template, settings, names): policy and check take the same ones.
 func (o *PolicyOptions) addCompileFlags(c *cobra.Command) {
 	f := c.Flags()
-	f.StringVar(&o.Flags.TemplateFile, "template", "", "Template file: a SidecarInjection, a template ConfigMap (data.config) or a partial Pod spec (default: the embedded Envoy sidecar)")
-	f.StringVar(&o.TemplateConfigMap, "template-configmap", "", "Read the template from a ConfigMap in the cluster: [NAMESPACE/]NAME[:KEY] (compiled into the policy; apply again after changing it)")
-	f.StringVar(&o.Flags.Mode, "mode", "", `"opt-out" (inject unless annotated sidecar.kinject.dev/inject: "false", NAME.sidecar.kinject.dev/inject with --profile NAME; default) or "opt-in"`)
-	f.BoolVar(&o.Flags.Native, "native", false, "Inject the sidecar as a native sidecar (init container with restartPolicy: Always)")
-	f.StringVar(&o.Flags.Image, "image", "", "Override the sidecar's image")
-	f.BoolVar(&o.Flags.InjectHostNetwork, "inject-host-network", false, "Inject Pods that use the host network too")
-	f.BoolVar(&o.Flags.Strict, "strict", false, "Refuse a template that widens privileges instead of warning")
+	o.Flags.AddTemplateFlags(f)
 	f.StringSliceVar(&o.Namespaces, "namespaces", nil, "Inject Pods in these namespaces, labelled or not (comma-separated; default: the namespaces kubectl inject enable labelled)")
-	f.StringSliceVar(&o.ExcludeNamespaces, "exclude-namespaces", nil, "Never inject Pods in these namespaces (comma-separated)")
 	f.StringVarP(&o.Flags.Selector, "selector", "l", "", "Inject only Pods whose labels match this selector (=, !=, in, notin, KEY, !KEY)")
 	f.StringVar(&o.Name, "name", o.Name, "Base name of the objects: kinject-NAME and kinject-NAME-conflicts (with --profile P: kinject-NAME-P and kinject-NAME-P-conflicts, beside the default profile's)")
-	o.Flags.AddProfileFlag(f)
 	_ = c.RegisterFlagCompletionFunc("profile", completeProfiles(o.ConfigFlags))
 	_ = c.RegisterFlagCompletionFunc("mode", fixedCompletion(string(inject.OptOut), string(inject.OptIn)))
 }
@@ -179,7 +173,7 @@ func (o *PolicyOptions) Validate() error {
 		add("--color must be auto, always or never, not %q", o.Flags.Color)
 	}
 	errs = append(errs, validateNamespaceFlag("--namespaces", o.Namespaces)...)
-	errs = append(errs, validateNamespaceFlag("--exclude-namespaces", o.ExcludeNamespaces)...)
+	errs = append(errs, validateNamespaceFlag("--exclude-namespaces", o.Flags.ExcludeNamespaces)...)
 	errs = append(errs, o.Flags.ValidateProfileFlags()...)
 	return errors.Join(errs...)
 }
@@ -193,15 +187,12 @@ func (o *PolicyOptions) Compile() (*admission.Policy, error) {
 // compile is Compile that also returns the injector the policy was
 // compiled from (check reads the template and status with it).
 func (o *PolicyOptions) compile() (*inject.Injector, *admission.Policy, error) {
-	tmpl, settings, err := o.Flags.LoadTemplate(o.TemplateConfigMap, clusterConfigMaps(o.ConfigFlags))
+	tmpl, settings, err := o.Flags.LoadTemplateOver(o.base, clusterConfigMaps(o.ConfigFlags))
 	if err != nil {
 		return nil, nil, err
 	}
 	if len(o.Namespaces) > 0 {
 		settings.Policy.Namespaces = o.Namespaces
-	}
-	if len(o.ExcludeNamespaces) > 0 {
-		settings.Policy.ExcludeNamespaces = o.ExcludeNamespaces
 	}
 	if o.Flags.Selector != "" {
 		settings.Policy.Selector = o.Flags.Selector

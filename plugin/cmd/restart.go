@@ -31,7 +31,11 @@ const restartExample = `  # What would be restarted in the namespace, and how (n
   # Every namespace (but the system ones), at most 3 workloads rolling at once
   kubectl inject restart -A --max-in-flight 3
 
-  # After a template upgrade: "current" is the new template
+  # After an upgrade (kubectl inject policy --apply --image ...): current is
+  # what the installed policy injects
+  kubectl inject restart -A
+
+  # "current" is another template than the installed policy's
   kubectl inject restart -A --template sidecar-v2.yaml
 
   # Some workloads only, with the final report as JSON
@@ -45,14 +49,13 @@ const InterruptedCode = 130
 type RestartOptions struct {
 	ConfigFlags *genericclioptions.ConfigFlags
 	genericiooptions.IOStreams
-	Flags             local.Flags
-	TemplateConfigMap string
-	AllNamespaces     bool
-	DryRunPlan        bool
-	MaxInFlight       int
-	ProgressDeadline  time.Duration
-	Recreate          bool
-	FieldManager      string
+	Flags            local.Flags
+	AllNamespaces    bool
+	DryRunPlan       bool
+	MaxInFlight      int
+	ProgressDeadline time.Duration
+	Recreate         bool
+	FieldManager     string
 	// Signals, when set, replaces SIGINT and SIGTERM (tests): the first
 	// value stops new starts, the second stops waiting.
 	Signals <-chan os.Signal
@@ -114,9 +117,7 @@ it needs is in docs/restart.md.`,
 	f.DurationVar(&o.ProgressDeadline, "progress-deadline", o.ProgressDeadline, "Fail a workload whose rollout makes no progress for this long")
 	f.BoolVar(&o.Recreate, "recreate", false, "Delete and create again the bare Pods that are behind")
 	f.StringVar(&o.FieldManager, "field-manager", o.FieldManager, "Field manager of the patches")
-	f.StringVar(&o.Flags.TemplateFile, "template", "", "What current means: a template file (default: the embedded Envoy sidecar)")
-	f.StringVar(&o.TemplateConfigMap, "template-configmap", "", "What current means: a template ConfigMap in the cluster, [NAMESPACE/]NAME[:KEY]")
-	o.Flags.AddProfileFlag(f)
+	o.Flags.AddTemplateFlags(f)
 	_ = c.RegisterFlagCompletionFunc("profile", completeProfiles(o.ConfigFlags))
 	_ = c.RegisterFlagCompletionFunc("output", fixedCompletion("json"))
 	return c
@@ -153,17 +154,9 @@ func (o *RestartOptions) Run(ctx context.Context, args []string) error {
 		ctx = context.Background()
 	}
 	filter, _ := parseStatusArgs(args)
-	tmpl, settings, err := o.Flags.LoadTemplate(o.TemplateConfigMap, clusterConfigMaps(o.ConfigFlags))
-	if err != nil {
-		return err
-	}
 	shown, err := labels.Parse(o.Flags.Selector)
 	if err != nil {
 		return fmt.Errorf("--selector %q: %w", o.Flags.Selector, err)
-	}
-	in, err := local.NewInjector(tmpl, settings, io.Discard)
-	if err != nil {
-		return err
 	}
 	namespace, named := "", false
 	if !o.AllNamespaces {
@@ -179,6 +172,16 @@ func (o *RestartOptions) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("client: %w", err)
 	}
+	// Strict: a restart to a guessed template would roll the fleet.
+	cur, err := readCurrent(ctx, &o.Flags, client, clusterConfigMaps(o.ConfigFlags), "", true, false, nil)
+	if err != nil {
+		return err
+	}
+	in, err := local.NewInjector(cur.Template, cur.Settings, io.Discard)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(o.ErrOut, currentOf(in, cur))
 
 	// hard ends every wait; the cache lives as long.
 	hard, cancel := context.WithCancel(ctx)

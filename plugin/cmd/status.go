@@ -62,13 +62,17 @@ var statusResources = []statusResource{
 type StatusOptions struct {
 	ConfigFlags *genericclioptions.ConfigFlags
 	genericiooptions.IOStreams
-	Flags             local.Flags
-	TemplateConfigMap string
-	AllNamespaces     bool
-	Check             bool
+	Flags         local.Flags
+	AllNamespaces bool
+	Check         bool
 	// PageSize is the limit of each list call.
 	PageSize int64
+
+	current currentLine // set by Run
 }
+
+// warn prints a warning line to stderr.
+func (o *StatusOptions) warn(s string) { fmt.Fprintln(o.ErrOut, "Warning: "+s) }
 
 // NewCmdStatus returns the status subcommand.
 func NewCmdStatus(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -92,8 +96,11 @@ reports that profile's sidecar (records under NAME.sidecar.kinject.dev/status).
 error:<reason> (a conflict, an invalid object), and 0 otherwise.
 
 Read-only: it needs get and list on the kinds it shows, and reads them with
-list calls in pages of --chunk-size. "Current" means the embedded template
-unless --template or --template-configmap says otherwise.`,
+list calls in pages of --chunk-size. "Current" is what the cluster runs: the
+template and settings of the profile's installed admission policy (kubectl
+inject policy --apply), else the embedded default; --template or
+--template-configmap says otherwise, and the other template flags (--image,
+--native, ...) apply over either, as they do for inject and policy.`,
 		Example:       statusExample,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -111,10 +118,8 @@ unless --template or --template-configmap says otherwise.`,
 	f.StringVarP(&o.Flags.Selector, "selector", "l", "", "Only objects whose labels match this selector")
 	f.StringVarP(&o.Flags.Output, "output", "o", "", "wide, json or yaml (default: a table)")
 	f.BoolVar(&o.Check, "check", false, "Exit 1 when any row is outdated, has Pods behind its template, or is error:<reason> (a conflict, an invalid object)")
-	f.StringVar(&o.Flags.TemplateFile, "template", "", "What current means: a template file (default: the embedded Envoy sidecar)")
-	f.StringVar(&o.TemplateConfigMap, "template-configmap", "", "What current means: a template ConfigMap in the cluster, [NAMESPACE/]NAME[:KEY]")
 	f.Int64Var(&o.PageSize, "chunk-size", o.PageSize, "Objects per list call (as kubectl's --chunk-size)")
-	o.Flags.AddProfileFlag(f)
+	o.Flags.AddTemplateFlags(f)
 	_ = c.RegisterFlagCompletionFunc("profile", completeProfiles(o.ConfigFlags))
 	_ = c.RegisterFlagCompletionFunc("output", fixedCompletion("wide", "json", "yaml"))
 	return c
@@ -177,20 +182,12 @@ func (o *StatusOptions) Run(ctx context.Context, args []string) error {
 		ctx = context.Background()
 	}
 	filter, _ := parseStatusArgs(args)
-	tmpl, settings, err := o.Flags.LoadTemplate(o.TemplateConfigMap, clusterConfigMaps(o.ConfigFlags))
-	if err != nil {
-		return err
-	}
 	// -l selects the rows shown, as kubectl get -l does; it is not the
 	// template's label selection (that would report every other object
 	// as skipped).
 	shown, err := labels.Parse(o.Flags.Selector)
 	if err != nil {
 		return fmt.Errorf("--selector %q: %w", o.Flags.Selector, err)
-	}
-	in, err := local.NewInjector(tmpl, settings, io.Discard)
-	if err != nil {
-		return err
 	}
 	namespace := ""
 	if !o.AllNamespaces {
@@ -206,6 +203,15 @@ func (o *StatusOptions) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("client: %w", err)
 	}
+	cur, err := readCurrent(ctx, &o.Flags, client, clusterConfigMaps(o.ConfigFlags), "", false, false, o.warn)
+	if err != nil {
+		return err
+	}
+	in, err := local.NewInjector(cur.Template, cur.Settings, io.Discard)
+	if err != nil {
+		return err
+	}
+	o.current = currentOf(in, cur)
 	var objs []*unstructured.Unstructured
 	var forbidden []error
 	for _, r := range statusResources {
@@ -326,7 +332,7 @@ func kindOfList(listKind string) string { return strings.TrimSuffix(listKind, "L
 func (o *StatusOptions) print(rows []fleet.Row) error {
 	switch o.Flags.Output {
 	case "json", "yaml":
-		list := map[string]any{"apiVersion": "kinject.dev/v1alpha1", "kind": "InjectionStatusList", "items": rows}
+		list := map[string]any{"apiVersion": "kinject.dev/v1alpha1", "kind": "InjectionStatusList", "current": o.current, "items": rows}
 		if rows == nil {
 			list["items"] = []fleet.Row{}
 		}
@@ -344,6 +350,7 @@ func (o *StatusOptions) print(rows []fleet.Row) error {
 		_, err = o.Out.Write(data)
 		return err
 	}
+	fmt.Fprintln(o.ErrOut, o.current)
 	if len(rows) == 0 {
 		fmt.Fprintln(o.ErrOut, "No resources found")
 		return nil

@@ -47,7 +47,10 @@ type Flags struct {
 	// given with -f.
 	FollowExternalLinks bool
 
-	TemplateFile      string
+	TemplateFile string
+	// TemplateConfigMap names a template ConfigMap in the cluster,
+	// "[NAMESPACE/]NAME[:KEY]" (live only).
+	TemplateConfigMap string
 	Mode              string
 	Kinds             []string
 	ExcludeNamespaces []string
@@ -91,18 +94,31 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.Check, "check", false, "Change nothing; exit 1 when any object is not injected with the current template")
 	fs.BoolVar(&f.Diff, "diff", false, "Change nothing; show what would change as a unified diff (exit 0: no change, 1: a change, 2: an error, as kubectl diff)")
 	fs.StringVar(&f.Color, "color", f.Color, `With --diff: "auto" (colors on a terminal), "always" or "never"`)
-	fs.StringVar(&f.TemplateFile, "template", "", "Template file: a SidecarInjection, a template ConfigMap (data.config) or a partial Pod spec (default: the embedded Envoy sidecar)")
-	fs.StringVar(&f.Mode, "mode", "", `Policy: "opt-out" (inject unless annotated sidecar.kinject.dev/inject: "false", NAME.sidecar.kinject.dev/inject with --profile NAME; default) or "opt-in"`)
+	f.AddTemplateFlags(fs)
+	fs.BoolVar(&f.AllProfiles, "all-profiles", false, "With --uninject: remove the injections of every profile (NAME.sidecar.kinject.dev/status records and the default one)")
+}
+
+// AddTemplateFlags registers the template flags: what is injected, and
+// into what. inject, policy, status, restart and check take every one of
+// them, with one meaning: for status, restart and check they say what
+// "current" is.
+func (f *Flags) AddTemplateFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&f.TemplateFile, "template", "", "Template file: a SidecarInjection, a template ConfigMap (data.config) or a partial Pod spec (default: the installed admission policy's for status, restart and check, else the embedded Envoy sidecar)")
+	fs.StringVar(&f.TemplateConfigMap, "template-configmap", "", "Read the template from a ConfigMap in the cluster: [NAMESPACE/]NAME[:KEY] (key default: config)")
+	fs.StringVar(&f.Mode, "mode", "", `"opt-out" (inject unless annotated sidecar.kinject.dev/inject: "false", NAME.sidecar.kinject.dev/inject with --profile NAME; default) or "opt-in"`)
 	fs.StringSliceVar(&f.Kinds, "kinds", nil, "Inject only these kinds (comma-separated)")
-	fs.StringSliceVar(&f.ExcludeNamespaces, "exclude-namespaces", nil, "Leave the objects of these namespaces alone (comma-separated; skipped: namespace_not_selected)")
+	fs.StringSliceVar(&f.ExcludeNamespaces, "exclude-namespaces", nil, "Leave the objects and Pods of these namespaces alone (comma-separated; skipped: namespace_not_selected)")
 	fs.BoolVar(&f.Native, "native", false, "Inject the sidecar as a native sidecar (init container with restartPolicy: Always); --native=false makes it a classic container")
 	fs.StringVar(&f.Image, "image", "", "Override the sidecar's image")
 	fs.StringSliceVar(&f.PodTemplatePaths, "pod-template-path", nil, "Where a custom kind keeps its pod template: Kind[.group]=field.path (repeatable)")
 	fs.BoolVar(&f.InjectHostNetwork, "inject-host-network", false, "Inject pods that use the host network too")
 	fs.BoolVar(&f.Strict, "strict", false, "Refuse a template that widens privileges (privileged, added capabilities, root, hostPath) instead of warning")
 	f.AddProfileFlag(fs)
-	fs.BoolVar(&f.AllProfiles, "all-profiles", false, "With --uninject: remove the injections of every profile (NAME.sidecar.kinject.dev/status records and the default one)")
 }
+
+// TemplateGiven reports whether --template or --template-configmap says
+// which template to use.
+func (f *Flags) TemplateGiven() bool { return f.TemplateFile != "" || f.TemplateConfigMap != "" }
 
 // AddVerbosityFlag registers kubectl's -v, --v on fs: separately from
 // AddFlags, so that the full command can make it persistent (its
@@ -191,6 +207,9 @@ func (f *Flags) Validate(args []string) []error {
 	if f.DryRun == DryRunServer {
 		add("--dry-run=server needs a cluster; it cannot be used with --local")
 	}
+	if f.TemplateConfigMap != "" {
+		add("--template-configmap needs a cluster; it cannot be used with --local")
+	}
 	if f.InPlace {
 		for _, name := range f.Filenames {
 			if name == "-" || isURL(name) {
@@ -211,13 +230,13 @@ func (f *Flags) Validate(args []string) []error {
 }
 
 // LoadInjector builds the injector: the template from --template, else
-// the one clusterRef ("[NAMESPACE/]NAME[:KEY]", live only) names, else the
+// the one --template-configmap ("[NAMESPACE/]NAME[:KEY]", live only) names, else the
 // embedded default; then the policy flags over the settings a template
 // file carries. lookup reads a ConfigMap a template reference names when
 // no later document of the template file holds it. Privilege warnings go
 // to warn.
-func (f *Flags) LoadInjector(clusterRef string, lookup inject.ConfigMapLookup, warn io.Writer) (*inject.Injector, error) {
-	tmpl, settings, err := f.LoadTemplate(clusterRef, lookup)
+func (f *Flags) LoadInjector(lookup inject.ConfigMapLookup, warn io.Writer) (*inject.Injector, error) {
+	tmpl, settings, err := f.LoadTemplate(lookup)
 	if err != nil {
 		return nil, err
 	}
@@ -226,13 +245,24 @@ func (f *Flags) LoadInjector(clusterRef string, lookup inject.ConfigMapLookup, w
 
 // LoadTemplate returns the template and the settings LoadInjector
 // combines, for commands that add settings of their own first.
-func (f *Flags) LoadTemplate(clusterRef string, lookup inject.ConfigMapLookup) (*inject.Template, inject.Settings, error) {
+func (f *Flags) LoadTemplate(lookup inject.ConfigMapLookup) (*inject.Template, inject.Settings, error) {
+	return f.LoadTemplateOver(nil, lookup)
+}
+
+// LoadTemplateOver is LoadTemplate with base (an installed policy's
+// configuration) in place of the embedded default: used when neither
+// --template nor --template-configmap is given, with the other template
+// flags over it.
+func (f *Flags) LoadTemplateOver(base *inject.Config, lookup inject.ConfigMapLookup) (*inject.Template, inject.Settings, error) {
 	var (
 		tmpl     *inject.Template
 		settings inject.Settings
 		declared *declaredProfile
 	)
+	clusterRef := f.TemplateConfigMap
 	switch {
+	case !f.TemplateGiven() && base != nil:
+		tmpl, settings = base.Template, base.Settings
 	case f.TemplateFile != "":
 		cfg, d, err := loadTemplateFile(f.TemplateFile, lookup)
 		if err != nil {

@@ -26,7 +26,7 @@ func Serve(args []string, s Streams) (code int, served bool) {
 	if len(f.Validate(nil)) > 0 {
 		return 0, false
 	}
-	in, err := f.LoadInjector("", NoCluster, s.ErrOut)
+	in, err := f.LoadInjector(NoCluster, s.ErrOut)
 	if err == nil {
 		err = f.Run(in, s)
 	}
