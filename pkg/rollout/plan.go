@@ -89,6 +89,28 @@ func Plan(rows []fleet.Row, objects Object, opts PlanOptions) []Step {
 	return steps
 }
 
+// LeftAlone is the reason a restart leaves a row's Pods as they are
+// without --recreate (ReasonBarePod, ReasonJob), or "" when it brings them
+// to the current template: status --check does not count these rows.
+func LeftAlone(r fleet.Row) string {
+	switch {
+	case r.Kind == "Pod":
+		return ReasonBarePod
+	case r.Kind == "Job", r.Kind == "CronJob" && r.State != fleet.Outdated:
+		return ReasonJob
+	}
+	return ""
+}
+
+// leftAloneMessages say why, for the plan and status.
+var leftAloneMessages = map[string]string{
+	ReasonBarePod: "a Pod without a controller cannot gain containers; --recreate deletes it and creates it again",
+	ReasonJob:     "a Job's Pods are not restarted: they finish on their own, and the next Jobs of a CronJob get its template",
+}
+
+// LeftAloneMessage says why a row is left alone (LeftAlone's reason).
+func LeftAloneMessage(reason string) string { return leftAloneMessages[reason] }
+
 // plan decides one step's action.
 func plan(s *Step, r fleet.Row, obj *unstructured.Unstructured, opts PlanOptions) {
 	report := func(reason, message string) { s.Action, s.Reason, s.Message = Report, reason, message }
@@ -98,20 +120,12 @@ func plan(s *Step, r fleet.Row, obj *unstructured.Unstructured, opts PlanOptions
 		report(ReasonSystemNamespace, r.Namespace+" is a system namespace; name it with -n "+r.Namespace+" to restart there")
 	case r.Failed():
 		report(ReasonError, r.State+": "+r.Message)
-	case r.Kind == "Pod":
-		if opts.Recreate {
-			s.Action = Recreate
-			return
-		}
-		report(ReasonBarePod, "a Pod without a controller cannot gain containers; --recreate deletes it and creates it again")
-	case r.Kind == "Job":
-		report(ReasonJob, "a Job's Pods are not restarted: they finish on their own")
-	case r.Kind == "CronJob":
-		if outdated {
-			s.Action = Reinject
-			return
-		}
-		report(ReasonJob, "the Pods of the CronJob's Jobs finish on their own; its next Jobs get its template")
+	case r.Kind == "Pod" && opts.Recreate:
+		s.Action = Recreate
+	case r.Kind == "CronJob" && outdated:
+		s.Action = Reinject
+	case LeftAlone(r) != "":
+		report(LeftAlone(r), leftAloneMessages[LeftAlone(r)])
 	case !outdated && r.PodsBehind == 0:
 		report(ReasonWaitingForReference, "the sidecar needs "+strings.Join(r.WaitingFor, ", ")+", which the namespace lacks")
 	case obj != nil && OnDelete(obj):

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kinject/kubectl-inject/pkg/fleet"
+	"github.com/kinject/kubectl-inject/pkg/rollout"
 	"github.com/kinject/kubectl-inject/plugin/local"
 )
 
@@ -93,7 +94,10 @@ ReplicaSet, or the Deployment above it). Outdated rows first. --profile NAME
 reports that profile's sidecar (records under NAME.sidecar.kinject.dev/status).
 
 --check exits 1 when any row is outdated, has Pods behind its template, or is
-error:<reason> (a conflict, an invalid object), and 0 otherwise.
+error:<reason> (a conflict, an invalid object), and 0 otherwise. Bare Pods
+and Jobs that run an older sidecar are listed but not counted: kubectl
+inject restart leaves them as they are (a bare Pod cannot gain containers,
+a Job's Pods finish on their own).
 
 Read-only: it needs get and list on the kinds it shows, and reads them with
 list calls in pages of --chunk-size. "Current" is what the cluster runs: the
@@ -433,7 +437,17 @@ func (o *StatusOptions) summary(rows []fleet.Row) error {
 			fmt.Fprintln(o.ErrOut, line)
 		}
 	}
+	leftAlone := 0
 	for _, r := range rows {
+		if reason := rollout.LeftAlone(r); reason != "" && !r.Failed() && r.NeedsAttention() && len(r.WaitingFor) == 0 {
+			// What a restart cannot bring to the current template is named,
+			// not counted: --check asks whether anything is left to do.
+			leftAlone++
+			if !quiet {
+				fmt.Fprintf(o.ErrOut, "%s: runs an older sidecar than the template, and restart leaves it as it is (%s): %s\n", r.Ref(), reason, rollout.LeftAloneMessage(reason))
+			}
+			continue
+		}
 		if r.State == fleet.Outdated {
 			outdated++
 		}
@@ -448,7 +462,7 @@ func (o *StatusOptions) summary(rows []fleet.Row) error {
 		}
 	}
 	if o.Check && outdated+behind+failed+waiting > 0 {
-		return &ExitError{Code: 1, Err: fmt.Errorf("check: %d outdated, %d with Pods behind their template, %d in error, %d waiting for a missing reference", outdated, behind, failed, waiting)}
+		return &ExitError{Code: 1, Err: fmt.Errorf("check: %d outdated, %d with Pods behind their template, %d in error, %d waiting for a missing reference (%d left as they are, not counted)", outdated, behind, failed, waiting, leftAlone)}
 	}
 	return nil
 }
