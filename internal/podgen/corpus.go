@@ -1,7 +1,6 @@
 package podgen
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,8 +8,6 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
-
-	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
 // CorpusPods returns the Pods of the golden corpus's cases under dir that
@@ -155,27 +152,9 @@ func HasEmptyFields(pod map[string]any) bool {
 	return false
 }
 
-// WithoutFieldRecords drops from pod's status records, every profile's,
-// what they say about fields that were absent or empty (created, null,
-// nullTokens, empty): for a Pod with empty fields, the only part of a
-// record in which the policy and the core may differ.
-func WithoutFieldRecords(pod map[string]any) error {
-	meta, _ := pod["metadata"].(map[string]any)
-	ann, _ := meta["annotations"].(map[string]any)
-	for key, record := range ann {
-		s, ok := record.(string)
-		if _, isKey := inject.ProfileOfStatusKey(key); !isKey || !ok {
-			continue
-		}
-		var m map[string]any
-		if err := json.Unmarshal([]byte(s), &m); err != nil {
-			return fmt.Errorf("status record %s: %w", key, err)
-		}
-		for _, f := range []string{"created", "null", "nullTokens", "empty"} {
-			delete(m, f)
-		}
-		b, _ := json.Marshal(m)
-		ann[key] = string(b)
-	}
-	return nil
+// UncompiledConfigs are the golden corpus's configs (by case) that compile
+// to no admission policy, each with the reason the compiler gives: the
+// admission comparisons leave out these cases, and only these.
+var UncompiledConfigs = map[string]string{
+	"selection": "kinds: Deployment leaves out Pod, and the admission policy injects only Pods",
 }

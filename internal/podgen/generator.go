@@ -224,7 +224,39 @@ func (g Generator) pod(r *rand.Rand, name string) map[string]any {
 	if d.chance(0.1) {
 		spec["hostNetwork"] = true
 	}
+	if d.chance(0.3) {
+		serviceAccountToken(d, spec)
+	}
 	return map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
+}
+
+// serviceAccountToken gives spec what the ServiceAccount admission plugin
+// gives a Pod of a cluster with service accounts (a controller's Pod has
+// it before the policy runs): the projected kube-api-access-* volume,
+// mounted read-only in every container.
+func serviceAccountToken(d draw, spec map[string]any) {
+	name := "kube-api-access-" + d.pick("x7k2p", "9qzrt", "abcde").(string)
+	var volumes []any
+	if v, ok := spec["volumes"].([]any); ok {
+		volumes = v
+	}
+	spec["volumes"] = append(volumes, map[string]any{"name": name, "projected": map[string]any{
+		"defaultMode": 420,
+		"sources": []any{
+			map[string]any{"serviceAccountToken": map[string]any{"expirationSeconds": 3607, "path": "token"}},
+			map[string]any{"configMap": map[string]any{"name": "kube-root-ca.crt", "items": []any{map[string]any{"key": "ca.crt", "path": "ca.crt"}}}},
+			map[string]any{"downwardAPI": map[string]any{"items": []any{map[string]any{"path": "namespace", "fieldRef": map[string]any{"apiVersion": "v1", "fieldPath": "metadata.namespace"}}}}},
+		},
+	}})
+	for _, field := range []string{"initContainers", "containers"} {
+		list, _ := spec[field].([]any)
+		for _, c := range list {
+			m := c.(map[string]any)
+			mounts, _ := m["volumeMounts"].([]any)
+			m["volumeMounts"] = append(mounts, map[string]any{"name": name, "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "readOnly": true})
+		}
+	}
+	spec["serviceAccountName"] = "default"
 }
 
 func (g Generator) containers(d draw) []any {

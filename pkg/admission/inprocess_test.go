@@ -47,6 +47,7 @@ func TestInProcess(t *testing.T) {
 	}
 	suites[0].pods = append(suites[0].pods, corpus...)
 	configs, _ := filepath.Glob("../inject/testdata/golden/*/config.yaml")
+	uncompiled := map[string]string{}
 	for _, config := range configs {
 		data, err := os.ReadFile(config)
 		if err != nil {
@@ -57,7 +58,8 @@ func TestInProcess(t *testing.T) {
 			t.Fatal(err)
 		}
 		if _, err := admission.Compile(in, ""); err != nil {
-			continue // kinds that leave out Pods: no policy
+			uncompiled[filepath.Base(filepath.Dir(config))] = err.Error()
+			continue
 		}
 		pods, err := podgen.CasePods(filepath.Dir(config))
 		if err != nil {
@@ -67,6 +69,7 @@ func TestInProcess(t *testing.T) {
 			suites = append(suites, inProcessSuite{name: "corpus-" + filepath.Base(filepath.Dir(config)), config: string(data), pods: pods})
 		}
 	}
+	checkUncompiled(t, uncompiled)
 	total := outcomes{}
 	for _, s := range suites {
 		t.Run(s.name, func(t *testing.T) {
@@ -78,6 +81,13 @@ func TestInProcess(t *testing.T) {
 	}
 	elapsed := time.Since(start)
 	t.Logf("%d Pods in %v: %v", total["pods"], elapsed.Round(time.Millisecond), total)
+	// Every Pod the API server can decode is compared whole, nothing
+	// deleted from either side: none is waived.
+	t.Logf("compared %d, waived %d, refused before admission %d", total["compared"], total["waived"], total["+undecodable"])
+	if total["waived"] != 0 || total["compared"] != total["pods"]-total["+undecodable"] || total["+undecodable"] > 2 {
+		t.Errorf("compared %d of %d Pods (%d undecodable, at most 2 expected), waived %d: want every decodable Pod compared and none waived",
+			total["compared"], total["pods"], total["+undecodable"], total["waived"])
+	}
 	if total["generated"] < 300 {
 		t.Errorf("%d generated Pods, want at least 300", total["generated"])
 	}
@@ -85,7 +95,7 @@ func TestInProcess(t *testing.T) {
 	for _, k := range []string{
 		"injected", "error/conflict", "skipped/opted_out", "skipped/not_opted_in", "skipped/host_network",
 		"skipped/other_mesh", "skipped/namespace_not_selected", "skipped/labels_not_selected",
-		"+json", "+empty-fields", "+other-record", "+values", "+warned",
+		"+json", "+empty-fields", "+other-record", "+values", "+warned", "+service-account",
 	} {
 		if total[k] < 3 {
 			t.Errorf("%s: %d Pods, want at least 3", k, total[k])
@@ -136,11 +146,7 @@ func (s inProcessSuite) run(t *testing.T) outcomes {
 	}
 	counts := outcomes{}
 	for i, manifest := range s.pods {
-		out, entries := in.ProcessText(inject.OpInject, manifest, 0)
-		if len(entries) != 1 {
-			t.Fatalf("pod %d: %d report entries\n%s", i, len(entries), manifest)
-		}
-		e := entries[0]
+		_, e := coreEntry(t, in, manifest)
 		key := string(e.Action)
 		if e.Reason != "" {
 			key += "/" + string(e.Reason)
@@ -170,13 +176,21 @@ func (s inProcessSuite) run(t *testing.T) outcomes {
 			counts["+undecodable"]++
 			continue
 		}
+		// The core injects the Pod the policy sees: as the API server
+		// decodes it, explicit empty fields dropped. Both then write the
+		// same record, and nothing is left out of the comparison.
+		decoded, err := json.Marshal(asMap(t, pod))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, e := coreEntry(t, in, decoded)
 		_, hadStatus := pod.Annotations[in.StatusAnnotation()]
 		expected := out
 		if hadStatus {
 			// The policy leaves a Pod with its own record as created (the
 			// record was written at build time), where the core would
 			// update a stale one.
-			expected = manifest
+			expected = decoded
 		}
 		want, err := decodePod(expected)
 		if err != nil {
@@ -190,10 +204,7 @@ func (s inProcessSuite) run(t *testing.T) outcomes {
 			}
 		}
 		gotMap, wantMap := asMap(t, got.pod), asMap(t, want)
-		if emptyFields {
-			_ = podgen.WithoutFieldRecords(gotMap)
-			_ = podgen.WithoutFieldRecords(wantMap)
-		}
+		counts["compared"]++
 		if !reflect.DeepEqual(gotMap, wantMap) {
 			t.Errorf("pod %d (%s, core: %s %s): the admitted Pods differ\n--- manifest:\n%s\n--- with the policy:\n%s\n--- from the core:\n%s",
 				i, pod.Name, e.Action, e.Message, manifest, asJSON(gotMap), asJSON(wantMap))
@@ -246,6 +257,9 @@ func (s inProcessSuite) countFeatures(counts outcomes, manifest []byte, raw map[
 	if emptyFields {
 		counts["+empty-fields"]++
 	}
+	if strings.Contains(string(manifest), "kube-api-access-") {
+		counts["+service-account"]++
+	}
 	meta, _ := raw["metadata"].(map[string]any)
 	ann, _ := meta["annotations"].(map[string]any)
 	for key := range ann {
@@ -260,6 +274,35 @@ func (s inProcessSuite) countFeatures(counts outcomes, manifest []byte, raw map[
 			break
 		}
 	}
+}
+
+// checkUncompiled holds the corpus configs that compile to no policy to
+// the pinned list, reasons included: a config that stops compiling is not
+// dropped from the comparison unseen.
+func checkUncompiled(t *testing.T, got map[string]string) {
+	t.Helper()
+	for name, err := range got {
+		reason, pinned := podgen.UncompiledConfigs[name]
+		if !pinned || !strings.Contains(err, reason) {
+			t.Errorf("corpus config %s compiles to no policy (%s); pinned: %q", name, err, reason)
+		}
+	}
+	for name := range podgen.UncompiledConfigs {
+		if _, ok := got[name]; !ok {
+			t.Errorf("corpus config %s is pinned as compiling to no policy, but it compiles (or is gone): take it off podgen.UncompiledConfigs", name)
+		}
+	}
+}
+
+// coreEntry runs the core over one Pod document: its output and its one
+// report entry.
+func coreEntry(t *testing.T, in *inject.Injector, doc []byte) ([]byte, inject.Entry) {
+	t.Helper()
+	out, entries := in.ProcessText(inject.OpInject, doc, 0)
+	if len(entries) != 1 {
+		t.Fatalf("%d report entries\n%s", len(entries), doc)
+	}
+	return out, entries[0]
 }
 
 // bindingSelector is the mutating binding's namespace and object

@@ -112,6 +112,11 @@ func subsetExpr(e expr.Expr, v any, path []string) expr.Expr {
 			if quantityMaps[strings.Join(path, ".")] || !expr.IsIdent(k) {
 				sub = expr.OptIndex(e, expr.Str(k))
 			}
+			if m, ok := x[k].(map[string]any); ok && len(m) == 0 {
+				// An empty mapping (emptyDir: {}) is set, whatever it holds.
+				parts = append(parts, expr.Method(sub, "hasValue"))
+				continue
+			}
 			parts = append(parts, subsetExpr(sub, x[k], child))
 		}
 		return expr.And(parts...)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -164,7 +165,7 @@ func (pt profileTarget) missingItems(items []*yaml.Node, field string, lists ...
 		if owner, ok := pt.rest.owner(field, name); ok {
 			return nil, pt.conflict(fmt.Sprintf("%s %q (%s)", what, name, pt.specField(field)), owner)
 		}
-		if sameNode(existing, item) {
+		if pt.sameItem(existing, item, name) {
 			continue
 		}
 		if field == "volumes" {
@@ -175,6 +176,101 @@ func (pt profileTarget) missingItems(items []*yaml.Node, field string, lists ...
 		return nil, atNode(existing, pt.specField(field), &conflictError{message(MessageContainerExists, pt.specField(field), strconv.Quote(name))})
 	}
 	return out, nil
+}
+
+// sameItem reports whether the pod's item holds the template's item:
+// every field the template sets has the template's value, and the pod's
+// item may set more. The API server defaults a Pod before admission
+// (imagePullPolicy, a port's protocol, resources: {}) and stores
+// quantities in canonical form ("1000m" as "1"), so this is what
+// "identical" can mean for a Pod as the cluster has it; the admission
+// policy decides the same way (pkg/admission, identicalExpr).
+func (pt profileTarget) sameItem(existing, item *yaml.Node, _ string) bool {
+	return holds(nodeValue(existing), nodeValue(item), nil)
+}
+
+// quantityFields are the fields of containers and volumes whose values
+// are resource quantities.
+var quantityFields = map[string]bool{"resources.limits": true, "resources.requests": true, "emptyDir.sizeLimit": true}
+
+// holds reports whether got holds want: every key of a mapping (an empty
+// mapping: the key is set), a list of words whole, another list item for
+// item with the same length, a scalar equal (a quantity as a quantity).
+// path is the field path from the item.
+func holds(got, want any, path []string) bool {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, wv := range w {
+			gv, set := g[k]
+			if !set || gv == nil {
+				return false
+			}
+			if !holds(gv, wv, append(append([]string(nil), path...), k)) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		g, _ := got.([]any)
+		if got != nil && g == nil {
+			return false
+		}
+		if words(w) {
+			return len(g) == len(w) && sameValue(g, w)
+		}
+		if len(g) != len(w) {
+			return false
+		}
+		for i := range w {
+			if _, empty := w[i].(map[string]any); empty && len(w[i].(map[string]any)) == 0 {
+				continue // an empty mapping in a list holds whatever the item is
+			}
+			if !holds(g[i], w[i], path) {
+				return false
+			}
+		}
+		return true
+	}
+	if got == nil {
+		return false
+	}
+	if isQuantityField(path) {
+		gs, ws := fmt.Sprint(got), fmt.Sprint(want)
+		return gs == ws || sameQuantity(gs, ws)
+	}
+	return sameValue(got, want)
+}
+
+// words reports whether a list holds only strings (args, command): such a
+// list is compared whole.
+func words(l []any) bool {
+	for _, v := range l {
+		if _, ok := v.(string); !ok {
+			return false
+		}
+	}
+	return len(l) > 0
+}
+
+func sameValue(a, b any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(x) == string(y)
+}
+
+func isQuantityField(path []string) bool {
+	return len(path) > 0 && (quantityFields[strings.Join(path[:len(path)-1], ".")] || quantityFields[strings.Join(path, ".")])
+}
+
+// sameQuantity reports whether two resource quantities are equal.
+func sameQuantity(a, b string) bool {
+	x, err1 := resource.ParseQuantity(a)
+	y, err2 := resource.ParseQuantity(b)
+	return err1 == nil && err2 == nil && x.Cmp(y) == 0
 }
 
 func seqItems(n *yaml.Node) []*yaml.Node {

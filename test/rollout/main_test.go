@@ -332,12 +332,19 @@ func waitPolicy(t testing.TB, template string, nss ...string) {
 			image = v
 		}
 	}
+	waitPolicyImage(t, image, nss...)
+}
+
+// waitPolicyImage waits until a Pod created (dry run) in each namespace
+// comes back with a container of image.
+func waitPolicyImage(t testing.TB, image string, nss ...string) {
+	t.Helper()
 	for _, ns := range nss {
 		probe := &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": "probe"},
 			"spec": map[string]any{"containers": []any{map[string]any{"name": "app", "image": "nginx"}}},
 		}}
-		eventually(t, time.Minute, "the policy of "+template+" in "+ns, func() bool {
+		eventually(t, time.Minute, "the policy injecting "+image+" in "+ns, func() bool {
 			got, err := client(t).Resource(pods).Namespace(ns).Create(context.Background(), probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 			return err == nil && strings.Contains(fmt.Sprint(got.Object["spec"]), image)
 		})

@@ -1,0 +1,140 @@
+package rollout
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/rollout"
+)
+
+// TestRestartAfterPolicyUpgrade is the upgrade a user makes with flags
+// only: a fleet on the embedded default (Deployments of 2 namespaces
+// injected at admission, 3 Deployments and an OnDelete StatefulSet
+// injected through their templates, a bare Pod and a Job), then kubectl
+// inject policy --apply --image B. kubectl inject restart -A
+// --max-in-flight 2, with no other flag, reads "current" from the
+// installed policy and brings every Pod to B, never more than 2 in
+// flight; kubectl inject status -A --check then exits 0, and names the
+// bare Pod and the Job, which restart left alone.
+func TestRestartAfterPolicyUpgrade(t *testing.T) {
+	c.Require(t)
+	def, err := inject.New(inject.DefaultTemplate(), inject.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	imageA := defaultImage(t)
+	const imageB = "registry.example/envoy:b"
+	b, err := inject.New(inject.DefaultTemplate(), inject.Settings{Image: imageB})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	adm1, adm2, tpl := namespace(t, "adm"), namespace(t, "adm"), namespace(t, "tpl")
+	expectCode(t, kinject(t, "policy", "--apply"), 0)
+	t.Cleanup(func() { kinject(t, "policy", "--delete") })
+	for _, ns := range []string{adm1, adm2} {
+		expectCode(t, kinject(t, "enable", ns), 0)
+	}
+	waitPolicyImage(t, imageA, adm1, adm2)
+	for _, ns := range []string{adm1, adm2} {
+		create(t, ns, deployments, deployment("web", 2, nil, nil))
+	}
+	create(t, adm1, pods, barePod("debug"))
+	create(t, adm1, jobs, job("migrate"))
+	for i := range 3 {
+		create(t, tpl, deployments, deployment(fmt.Sprintf("api-%d", i), 1, nil, nil))
+	}
+	create(t, tpl, statefulsets, statefulSet("db", 2, "OnDelete"))
+	expectCode(t, kinject(t, "deploy,sts", "--all", "-n", tpl), 0)
+	for _, ns := range []string{adm1, adm2, tpl} {
+		settled(t, ns)
+	}
+	onlyNamespaces(t, adm1, adm2, tpl)
+	st := kinject(t, "status", "-A", "--check")
+	expectCode(t, st, 0)
+	wantCurrent := fmt.Sprintf("current: template %s of the default profile (mutatingadmissionpolicy/kinject-envoy)", def.TemplateHash())
+	if !strings.Contains(st.stderr, wantCurrent) {
+		t.Errorf("status before the upgrade does not say %q:\n%s", wantCurrent, st.stderr)
+	}
+
+	// The upgrade, by a flag.
+	expectCode(t, kinject(t, "policy", "--apply", "--image", imageB), 0)
+	waitPolicyImage(t, imageB, adm1, adm2)
+	expectCode(t, kinject(t, "status", "-A", "--check"), 1)
+
+	rec := recordInFlight(t, adm1, adm2, tpl)
+	r := kinject(t, "restart", "-A", "--max-in-flight", "2", "-o", "json")
+	peak, when := rec.stop()
+	expectCode(t, r, 0)
+	wantCurrent = fmt.Sprintf("current: template %s of the default profile (mutatingadmissionpolicy/kinject-envoy)", b.TemplateHash())
+	if !strings.Contains(r.stderr, wantCurrent) {
+		t.Errorf("restart does not say %q:\n%s", wantCurrent, r.stderr)
+	}
+	rep := parseReport(t, r)
+	t.Logf("restart: %d done, at most %d rolling at once as the cluster saw it (%s), %d as restart counted", rep.Done, peak, when, rep.MaxInFlight)
+	if peak > 2 || rep.MaxInFlight > 2 {
+		t.Errorf("%d workloads rolled at once (restart counted %d); want at most 2", peak, rep.MaxInFlight)
+	}
+	var done, reported []string
+	for _, o := range rep.Items {
+		switch o.State {
+		case rollout.StateDone:
+			done = append(done, o.Namespace+"/"+o.Ref())
+		case rollout.StateReported:
+			reported = append(reported, fmt.Sprintf("%s/%s:%s", o.Namespace, o.Ref(), o.Reason))
+		default:
+			t.Errorf("%s/%s: %s %s", o.Namespace, o.Ref(), o.State, o.Message)
+		}
+	}
+	sort.Strings(done)
+	sort.Strings(reported)
+	wantDone := fmt.Sprintf("[%[1]s/deployment.apps/web %[2]s/deployment.apps/web %[3]s/deployment.apps/api-0 %[3]s/deployment.apps/api-1 %[3]s/deployment.apps/api-2 %[3]s/statefulset.apps/db]", adm1, adm2, tpl)
+	if fmt.Sprint(done) != wantDone {
+		t.Errorf("done %v, want %s", done, wantDone)
+	}
+	wantReported := fmt.Sprintf("[%[1]s/job.batch/migrate:job %[1]s/pod/debug:bare_pod]", adm1)
+	if fmt.Sprint(reported) != wantReported {
+		t.Errorf("reported %v, want %s", reported, wantReported)
+	}
+	for _, ns := range []string{adm1, adm2, tpl} {
+		for _, p := range list(t, ns, pods) {
+			app := p.GetLabels()["app"]
+			want := imageB
+			if app == "debug" || app == "migrate" {
+				want = imageA // left alone
+			}
+			if !hasImage(p, want) {
+				t.Errorf("Pod %s/%s (%s) runs %v, want %s", ns, p.GetName(), app, images(p), want)
+			}
+		}
+	}
+
+	st = kinject(t, "status", "-A", "--check")
+	expectCode(t, st, 0)
+	for _, line := range []string{
+		"pod/debug: runs an older sidecar than the template, and restart leaves it as it is (bare_pod)",
+		"job.batch/migrate: runs an older sidecar than the template, and restart leaves it as it is (job)",
+		wantCurrent,
+	} {
+		if !strings.Contains(st.stderr, line) {
+			t.Errorf("status -A --check after the restart lacks %q:\n%s", line, st.stderr)
+		}
+	}
+}
+
+// defaultImage is the image of the embedded default's sidecar.
+func defaultImage(t testing.TB) string {
+	t.Helper()
+	for _, c := range inject.DefaultTemplate().Containers {
+		for i := 0; i+1 < len(c.Content); i += 2 {
+			if c.Content[i].Value == "image" {
+				return c.Content[i+1].Value
+			}
+		}
+	}
+	t.Fatal("the embedded default has no image")
+	return ""
+}
