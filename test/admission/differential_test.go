@@ -138,9 +138,9 @@ type podRun struct {
 	// decoded is the manifest as the API server decodes it (the manifest
 	// itself when the API server refuses it).
 	manifest, decoded, coreOut []byte
-	entry             inject.Entry
-	admitted          map[string]any
-	admitErr          error
+	entry                      inject.Entry
+	admitted                   map[string]any
+	admitErr                   error
 }
 
 func runSuite(t *testing.T, s suite) map[string]int {
