@@ -170,6 +170,9 @@ func (m *restartMover) deletePods(ctx context.Context, resource string, s rollou
 			}
 		}
 		if len(behind) == 0 {
+			if len(deleted) > 0 {
+				return m.counted(ctx, resource, s)
+			}
 			return nil
 		}
 		// Highest ordinal first, as a StatefulSet rolls.
@@ -185,6 +188,32 @@ func (m *restartMover) deletePods(ctx context.Context, resource string, s rollou
 		}
 		deleted[pod.GetName()] = true
 		if _, err := m.settle(ctx, resource, s, gen, uid); err != nil {
+			return err
+		}
+	}
+}
+
+// counted waits until an OnDelete StatefulSet's or DaemonSet's own status
+// counts every Pod as running its updated revision and Ready: until the
+// controller has seen the last replacement, its readiness may still count
+// the Pod deleted, and the workload is not done for anyone watching it.
+func (m *restartMover) counted(ctx context.Context, resource string, s rollout.Step) error {
+	field := map[string]string{"StatefulSet": "updatedReplicas", "DaemonSet": "updatedNumberScheduled"}[s.Kind]
+	if field == "" {
+		return nil
+	}
+	last := m.now()
+	for {
+		changed := m.cache.next()
+		obj := m.cache.get(resource, s.Namespace, s.Name)
+		if obj == nil {
+			return rollout.Fail(rollout.ReasonGone, "the %s was deleted", s.Kind)
+		}
+		updated, _, _ := unstructured.NestedInt64(obj.Object, "status", field)
+		if updated >= rollout.DesiredPods(obj) && statusReady(obj) {
+			return nil
+		}
+		if err := m.pause(ctx, changed, last, fmt.Sprintf("%d of %d Pods counted as updated by the %s", updated, rollout.DesiredPods(obj), s.Kind)); err != nil {
 			return err
 		}
 	}

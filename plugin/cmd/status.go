@@ -439,6 +439,9 @@ func (o *StatusOptions) summary(rows []fleet.Row) error {
 	}
 	leftAlone := 0
 	for _, r := range rows {
+		if r.Kind == "Pod" && r.Admission {
+			continue // counted in its workload's Pods behind
+		}
 		if reason := rollout.LeftAlone(r); reason != "" && !r.Failed() && r.NeedsAttention() && len(r.WaitingFor) == 0 {
 			// What a restart cannot bring to the current template is named,
 			// not counted: --check asks whether anything is left to do.

@@ -49,6 +49,9 @@ func TestRestartAfterPolicyUpgrade(t *testing.T) {
 	}
 	create(t, tpl, statefulsets, statefulSet("db", 2, "OnDelete"))
 	expectCode(t, kinject(t, "deploy,sts", "--all", "-n", tpl), 0)
+	// The OnDelete StatefulSet's Pods keep running without the sidecar
+	// until deleted: the command status names does it.
+	expectCode(t, kinject(t, "restart", "statefulset.apps/db", "-n", tpl), 0)
 	for _, ns := range []string{adm1, adm2, tpl} {
 		settled(t, ns)
 	}
@@ -114,6 +117,9 @@ func TestRestartAfterPolicyUpgrade(t *testing.T) {
 
 	st = kinject(t, "status", "-A", "--check")
 	expectCode(t, st, 0)
+	if n := strings.Count(st.stderr, "restart leaves it as it is"); n != 2 {
+		t.Errorf("status names %d objects left as they are, want the bare Pod and the Job:\n%s", n, st.stderr)
+	}
 	for _, line := range []string{
 		"pod/debug: runs an older sidecar than the template, and restart leaves it as it is (bare_pod)",
 		"job.batch/migrate: runs an older sidecar than the template, and restart leaves it as it is (job)",
