@@ -1,7 +1,9 @@
 package rollout
 
 import (
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -113,6 +115,48 @@ func TestRestartAfterPolicyUpgrade(t *testing.T) {
 				t.Errorf("Pod %s/%s (%s) runs %v, want %s", ns, p.GetName(), app, images(p), want)
 			}
 		}
+	}
+
+	// The Pods the policy injected carry the ServiceAccount token volume
+	// the API server adds before the policy runs: the core, given such a
+	// Pod without its sidecar, gives it back as the policy did.
+	withToken := 0
+	for _, ns := range []string{adm1, adm2} {
+		for _, p := range list(t, ns, pods) {
+			if p.GetLabels()["app"] != "web" {
+				continue
+			}
+			stored, err := json.Marshal(p.Object)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(stored), `"kube-api-access-`) {
+				t.Errorf("Pod %s/%s has no kube-api-access volume: is ServiceAccount admission on?", ns, p.GetName())
+				continue
+			}
+			withToken++
+			plain, entries := b.ProcessText(inject.OpUninject, stored, 0)
+			if len(entries) != 1 || entries[0].Action != inject.Uninjected {
+				t.Fatalf("Pod %s/%s: uninject: %v", ns, p.GetName(), entries)
+			}
+			again, entries := b.ProcessText(inject.OpInject, plain, 0)
+			if len(entries) != 1 || entries[0].Action != inject.Injected {
+				t.Fatalf("Pod %s/%s: inject: %v", ns, p.GetName(), entries)
+			}
+			var got, want map[string]any
+			if err := json.Unmarshal(again, &got); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(stored, &want); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("Pod %s/%s: the core injects it otherwise than the policy did:\n%s\nstored:\n%s", ns, p.GetName(), again, stored)
+			}
+		}
+	}
+	if withToken != 4 {
+		t.Errorf("%d admission-injected Pods with a token volume compared, want 4", withToken)
 	}
 
 	st = kinject(t, "status", "-A", "--check")
