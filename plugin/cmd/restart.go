@@ -95,7 +95,14 @@ the rollouts), then exits 130.
 Progress goes to stderr, a line as each workload starts and ends; -o json
 prints the final report on stdout; --dry-run prints the plan and changes
 nothing. With -A, system namespaces are left out unless -n names one. The RBAC
-it needs is in docs/restart.md.`,
+it needs is in docs/restart.md.
+
+"Current" is what the cluster runs: the template and settings of the
+profile's installed admission policy, else the embedded default;
+--template or --template-configmap says otherwise, and the other template
+flags (--image, --native, ...) apply over either. The first line on stderr
+says which. When the installed policies cannot be read, restart stops
+rather than roll the fleet to a guess.`,
 		Example:       restartExample,
 		SilenceUsage:  true,
 		SilenceErrors: true,
