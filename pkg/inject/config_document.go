@@ -23,14 +23,11 @@ func (in *Injector) Document() ([]byte, error) {
 		}
 	}
 	list := func(key string, values []string) {
-		if len(values) == 0 {
-			return
-		}
-		seq := newSequence()
+		var items []*yaml.Node
 		for _, v := range values {
-			seq.Content = append(seq.Content, newString(v))
+			items = append(items, newString(v))
 		}
-		set(key, seq)
+		setSequence(spec, key, items)
 	}
 	flag := func(key string, on bool) {
 		if on {
@@ -80,14 +77,11 @@ func (t *Template) document() *yaml.Node {
 	m := newMapping()
 	add := func(key string, value *yaml.Node) { m.Content = append(m.Content, newString(key), value) }
 	items := func(key string, nodes []*yaml.Node) {
-		if len(nodes) == 0 {
-			return
-		}
-		seq := newSequence()
+		var copies []*yaml.Node
 		for _, n := range nodes {
-			seq.Content = append(seq.Content, deepCopy(n))
+			copies = append(copies, deepCopy(n))
 		}
-		add(key, seq)
+		setSequence(m, key, copies)
 	}
 	items("containers", t.Containers)
 	items("initContainers", t.InitContainers)
@@ -109,36 +103,21 @@ func (t *Template) document() *yaml.Node {
 		}
 		add("metadata", meta)
 	}
-	if len(t.Parameters) > 0 {
-		seq := newSequence()
-		for _, p := range t.Parameters {
-			item := newMapping()
-			item.Content = append(item.Content,
-				newString("annotation"), newString(p.Annotation),
-				newString("field"), newString(p.Field),
-				newString("type"), newString(string(p.Type)))
-			if p.Expression != "" {
-				item.Content = append(item.Content, newString("expression"), newString(p.Expression))
-			}
-			seq.Content = append(seq.Content, item)
-		}
-		add("parameters", seq)
+	var params []*yaml.Node
+	for _, p := range t.Parameters {
+		params = append(params, fields(
+			"annotation", newString(p.Annotation), "field", newString(p.Field), "type", newString(string(p.Type)),
+			"expression", optional(p.Expression)))
 	}
-	if len(t.ReservedPorts) > 0 {
-		seq := newSequence()
-		for _, r := range t.ReservedPorts {
-			item := newMapping()
-			item.Content = append(item.Content,
-				newString("port"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(r.Port)},
-				newString("protocol"), newString(r.Protocol),
-				newString("container"), newString(r.Container))
-			if r.Description != "" {
-				item.Content = append(item.Content, newString("description"), newString(r.Description))
-			}
-			seq.Content = append(seq.Content, item)
-		}
-		add("reservedPorts", seq)
+	setSequence(m, "parameters", params)
+	var ports []*yaml.Node
+	for _, r := range t.ReservedPorts {
+		ports = append(ports, fields(
+			"port", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(r.Port)},
+			"protocol", newString(r.Protocol), "container", newString(r.Container),
+			"description", optional(r.Description)))
 	}
+	setSequence(m, "reservedPorts", ports)
 	return m
 }
 
@@ -148,4 +127,31 @@ func documentName(profile string) string {
 		return "default"
 	}
 	return profile
+}
+
+// setSequence adds key: [items...] to the mapping m, unless there are no
+// items.
+func setSequence(m *yaml.Node, key string, items []*yaml.Node) {
+	if len(items) > 0 {
+		m.Content = append(m.Content, newString(key), newSequence(items...))
+	}
+}
+
+// fields is a mapping of key, value pairs; a nil value leaves its key out.
+func fields(pairs ...any) *yaml.Node {
+	m := newMapping()
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if v := pairs[i+1].(*yaml.Node); v != nil {
+			m.Content = append(m.Content, newString(pairs[i].(string)), v)
+		}
+	}
+	return m
+}
+
+// optional is s as a string node, or nil when s is empty.
+func optional(s string) *yaml.Node {
+	if s == "" {
+		return nil
+	}
+	return newString(s)
 }
