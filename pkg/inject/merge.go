@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -264,13 +263,6 @@ func sameValue(a, b any) bool {
 
 func isQuantityField(path []string) bool {
 	return len(path) > 0 && (quantityFields[strings.Join(path[:len(path)-1], ".")] || quantityFields[strings.Join(path, ".")])
-}
-
-// sameQuantity reports whether two resource quantities are equal.
-func sameQuantity(a, b string) bool {
-	x, err1 := resource.ParseQuantity(a)
-	y, err2 := resource.ParseQuantity(b)
-	return err1 == nil && err2 == nil && x.Cmp(y) == 0
 }
 
 func seqItems(n *yaml.Node) []*yaml.Node {

@@ -1,0 +1,61 @@
+package inject
+
+import (
+	"math/big"
+	"regexp"
+)
+
+// quantityText is the Kubernetes resource quantity grammar: a signed
+// decimal number and a suffix (binary SI, decimal SI, or a decimal
+// exponent).
+var quantityText = regexp.MustCompile(`^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?$`)
+
+// quantitySuffixes are the suffixes' multipliers, as powers: base^exp.
+var quantitySuffixes = map[string][2]int64{
+	"Ki": {2, 10}, "Mi": {2, 20}, "Gi": {2, 30}, "Ti": {2, 40}, "Pi": {2, 50}, "Ei": {2, 60},
+	"n": {10, -9}, "u": {10, -6}, "m": {10, -3}, "": {10, 0},
+	"k": {10, 3}, "M": {10, 6}, "G": {10, 9}, "T": {10, 12}, "P": {10, 15}, "E": {10, 18},
+}
+
+// quantityValue is the exact value of a resource quantity ("1000m" and
+// "1" are both 1), and false for text that is not one. The core compares
+// quantities by value as the API server stores them (canonical) and the
+// admission policy compares them (CEL's quantity library), without
+// linking the API machinery into the core.
+func quantityValue(s string) (*big.Rat, bool) {
+	m := quantityText.FindStringSubmatch(s)
+	if m == nil {
+		return nil, false
+	}
+	v, ok := new(big.Rat).SetString(m[1])
+	if !ok {
+		return nil, false
+	}
+	base, exp := int64(10), int64(0)
+	if p, ok := quantitySuffixes[m[2]]; ok {
+		base, exp = p[0], p[1]
+	} else if e, ok := new(big.Int).SetString(m[2][1:], 10); ok && e.IsInt64() && e.Int64() >= -100 && e.Int64() <= 100 {
+		exp = e.Int64()
+	} else {
+		return nil, false
+	}
+	scale := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(base), big.NewInt(abs(exp)), nil))
+	if exp < 0 {
+		return v.Quo(v, scale), true
+	}
+	return v.Mul(v, scale), true
+}
+
+func abs(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// sameQuantity reports whether two resource quantities are equal.
+func sameQuantity(a, b string) bool {
+	x, ok1 := quantityValue(a)
+	y, ok2 := quantityValue(b)
+	return ok1 && ok2 && x.Cmp(y) == 0
+}
