@@ -47,6 +47,9 @@ type compiler struct {
 	params  []param
 	vars    []variable
 	names   names
+	// refusedReason is the reason code of a record or an override value
+	// the core refuses first (CEL, read when variables.refusal is set).
+	refusedReason expr.Expr
 }
 
 // variable is one of the policy's variables.
@@ -92,9 +95,10 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 	// variables up to it, does not need the items.
 	c.addItemVariables()
 	c.addStatusVariables()
+	conds := matchConditions(settings.Policy, c.profile)
+	c.addSkipVariable(conds[1:])
 	patch := expr.Pretty(c.patchExpression())
 
-	conds := matchConditions(settings.Policy, c.profile)
 	labels := map[string]string{"app.kubernetes.io/managed-by": FieldManager}
 	annotations := map[string]string{TemplateHashAnnotation: in.TemplateHash()}
 	rules := matchResources{ResourceRules: []resourceRule{{
@@ -117,13 +121,20 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 	// that its check stays short: the API server cuts a warning at 256
 	// characters, and an error's warning starts with the check's text.
 	unmatched := variable{name: "unmatched", comment: "the mutating policy leaves the Pod alone (" + conditionNames(conds[1:]) + " fails)", value: notMatched(conds[1:])}
-	check := expr.Or(expr.Var(unmatched.name), expr.Eq(conflict, expr.Str("")))
+	// A Pod the mutating policy left alone for its selection, or injected,
+	// passes; one it refused (a bad record or override value, a conflict)
+	// gets the reason. The core refuses a bad record or value first.
+	// The refusal first: an error of evaluation is named within the 256
+	// characters of a warning. (No conflict means no refusal.)
+	notRefused := expr.Eq(expr.Var("refusal"), expr.Str(""))
+	selectedOut := expr.And(notRefused, expr.Var(unmatched.name))
+	check := expr.And(notRefused, expr.Or(expr.Var(unmatched.name), expr.Eq(conflict, expr.Str(""))))
 	if gate != nil {
 		p.Requires = gate
 		// The mutating policy is skipped where gate is missing; so is a
 		// Pod with a conflict. The validating policy sees the Pod after
 		// every mutation: matched and not injected, it is one of the two.
-		check = expr.Var(unmatched.name)
+		check = selectedOut
 		missing := expr.Concat(prefix, expr.Str("the sidecar needs "+gate.String()+" ("+gate.Field+"), and namespace "),
 			expr.Select(expr.Ident("request"), "namespace"), expr.Str(" has none (create it there; kubectl inject check lists what each enabled namespace lacks)"))
 		notInjected = expr.Cond(expr.Ne(conflict, expr.Str("")), notInjected, missing)
@@ -135,7 +146,9 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 			Spec: mutatingPolicySpec{
 				ParamKind:        gateKind,
 				MatchConstraints: rules,
-				MatchConditions:  policyConditions(conds),
+				// The other conditions are the skip reasons, which the
+				// mutation writes on the Pod it leaves alone.
+				MatchConditions: policyConditions(conds[:1]),
 				Variables:        c.policyVariables(c.vars),
 				Mutations:        []mutation{{PatchType: "JSONPatch", JSONPatch: &expressed{Expression: patch}}},
 				// An error of the policy (a template's expression that fails

@@ -58,7 +58,7 @@ func TestCompileSelection(t *testing.T) {
 		"key: app\n        operator: In\n        values:\n        - api\n        - web\n",
 		"key: canary\n        operator: DoesNotExist\n",
 		"key: tier\n        operator: NotIn\n",
-		"name: opted-in\n", "initializer.kubernetes.io/envoy",
+		`"not_opted_in"`, "initializer.kubernetes.io/envoy",
 		"validationActions:\n  - Warn\n  - Audit\n",
 		"sidecar.kinject.dev/template: " + in.TemplateHash(),
 	} {
@@ -66,7 +66,7 @@ func TestCompileSelection(t *testing.T) {
 			t.Errorf("policy lacks %q", want)
 		}
 	}
-	if strings.Contains(string(y), "not-host-network") == false {
+	if !strings.Contains(string(y), `"host_network"`) {
 		t.Error("hostNetwork Pods must be skipped by default")
 	}
 }
@@ -82,7 +82,7 @@ func TestCompileInjectHostNetwork(t *testing.T) {
 		t.Fatal(err)
 	}
 	y, _ := p.YAML()
-	if strings.Contains(string(y), "not-host-network") {
+	if strings.Contains(string(y), "not-host-network") || strings.Contains(string(y), `"host_network"`) {
 		t.Error("with injectHostNetwork the policy must not skip hostNetwork Pods")
 	}
 }

@@ -21,7 +21,12 @@ type check struct {
 
 // chain is the first message whose check holds, "" when none does.
 func chain(checks []check) expr.Expr {
-	out := expr.Str("")
+	return chainOr(checks, expr.Str(""))
+}
+
+// chainOr is the first message whose check holds, otherwise.
+func chainOr(checks []check, otherwise expr.Expr) expr.Expr {
+	out := otherwise
 	for i := len(checks) - 1; i >= 0; i-- {
 		out = expr.Cond(checks[i].when, checks[i].message, out)
 	}
@@ -42,6 +47,13 @@ func (c *compiler) addConflictVariable() {
 			expr.Str(": not a valid status record (not as kubectl-inject writes it)")),
 	}}
 	checks = append(checks, c.badValueChecks()...)
+	// The core refuses these before it looks at the selection: the
+	// policy marks such a Pod even when it would skip it.
+	refusal := c.variable(expr.Var("refusal"), "why the core refuses the Pod before its selection (a record it cannot read, a bad override value), or \"\"", chain(checks))
+	unreadable := checks[0].when
+	c.refusedReason = expr.Cond(expr.Eq(refusal, expr.Str("")), expr.Str(""),
+		expr.Cond(unreadable, expr.Str(string(inject.ReasonInvalidStatus)), expr.Str(string(inject.ReasonInvalidObject))))
+	checks = []check{{expr.Ne(refusal, expr.Str("")), refusal}}
 	for _, it := range c.items {
 		checks = append(checks, c.itemChecks(it)...)
 	}

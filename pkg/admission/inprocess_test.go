@@ -95,7 +95,7 @@ func TestInProcess(t *testing.T) {
 	for _, k := range []string{
 		"injected", "error/conflict", "skipped/opted_out", "skipped/not_opted_in", "skipped/host_network",
 		"skipped/other_mesh", "skipped/namespace_not_selected", "skipped/labels_not_selected",
-		"+json", "+empty-fields", "+other-record", "+values", "+warned", "+service-account",
+		"+json", "+empty-fields", "+other-record", "+values", "+warned", "+service-account", "+marked",
 	} {
 		if total[k] < 3 {
 			t.Errorf("%s: %d Pods, want at least 3", k, total[k])
@@ -192,12 +192,18 @@ func (s inProcessSuite) run(t *testing.T) outcomes {
 			// update a stale one.
 			expected = decoded
 		}
+		selected := sel.selects(pod)
+		if code := admission.SkipCode(e); selected && !hadStatus && code != "" {
+			// The policy marks a Pod it leaves alone with the reason.
+			expected = marked(t, decoded, inject.SkippedAnnotationFor(in.Profile()), code)
+			counts["+marked"]++
+		}
 		want, err := decodePod(expected)
 		if err != nil {
 			t.Fatalf("pod %d: the core's output: %v\n%s", i, err, expected)
 		}
 		got := &admitted{pod: pod}
-		if sel.selects(pod) {
+		if selected {
 			if got, err = sp.admit(pod, param); err != nil {
 				t.Errorf("pod %d (%s): %v\n%s", i, pod.Name, err, manifest)
 				continue
@@ -292,6 +298,27 @@ func checkUncompiled(t *testing.T, got map[string]string) {
 			t.Errorf("corpus config %s is pinned as compiling to no policy, but it compiles (or is gone): take it off podgen.UncompiledConfigs", name)
 		}
 	}
+}
+
+// marked is the Pod document (JSON) with annotation key set to value.
+func marked(t *testing.T, doc []byte, key, value string) []byte {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(doc, &m); err != nil {
+		t.Fatal(err)
+	}
+	meta, _ := m["metadata"].(map[string]any)
+	ann, _ := meta["annotations"].(map[string]any)
+	if ann == nil {
+		ann = map[string]any{}
+		meta["annotations"] = ann
+	}
+	ann[key] = value
+	out, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // coreEntry runs the core over one Pod document: its output and its one

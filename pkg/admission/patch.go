@@ -2,6 +2,7 @@ package admission
 
 import (
 	"github.com/kinject/kubectl-inject/pkg/admission/expr"
+	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
 // patchExpression is the mutation: the JSON patches that add what the
@@ -21,7 +22,25 @@ func (c *compiler) patchExpression() expr.Expr {
 	}
 	entries := append(c.annotationEntries(), entry{key: c.in.StatusAnnotation(), value: status, always: true})
 	parts = append(parts, mapPatches("/metadata/annotations", "annotations", entries))
-	return expr.Cond(expr.Ne(conflict, expr.Str("")), expr.List(), expr.Lists(parts...))
+	// A Pod left alone says why (variables.skipped); one of a namespace in
+	// opt-in mode that did not opt in is left as it is.
+	skipped := expr.Var("skipped")
+	mark := mapPatches("/metadata/annotations", "annotations", []entry{{key: inject.SkippedAnnotationFor(c.profile), value: skipped, always: true}})
+	return expr.Cond(expr.Eq(skipped, expr.Str("")), expr.Lists(parts...),
+		expr.Cond(expr.Eq(skipped, expr.Str(string(inject.ReasonNotOptedIn))), expr.List(), mark))
+}
+
+// addSkipVariable declares skipped: the core's reason code for a Pod it
+// leaves alone, in the core's order (a record or an override value it
+// refuses, the first condition the Pod fails, a conflict), or "" for a
+// Pod that gets the sidecar.
+func (c *compiler) addSkipVariable(conds []matchCondition) {
+	checks := []check{{expr.Ne(expr.Var("refusal"), expr.Str("")), c.refusedReason}}
+	for _, mc := range conds {
+		checks = append(checks, check{expr.Not(mc.cond), expr.Str(string(mc.reason))})
+	}
+	checks = append(checks, check{expr.Ne(conflict, expr.Str("")), expr.Str(string(inject.ReasonConflict))})
+	c.variable(expr.Var("skipped"), "why the core leaves the Pod alone (its reason code), or \"\"", chain(checks))
 }
 
 // addedEach is the list of f(item) for the items of list that are added.

@@ -142,18 +142,18 @@ func matchConditions(p inject.Policy, profile string) []matchCondition {
 	injectKey := inject.InjectAnnotationFor(profile)
 	conds := []matchCondition{
 		{"not-injected", expr.Or(expr.Not(expr.Has(metadata, "annotations")),
-			expr.Not(expr.In(expr.Str(inject.StatusAnnotationFor(profile)), annotations)))},
-		{"not-opted-out", expr.Ne(value(injectKey), expr.Str("false"))},
+			expr.Not(expr.In(expr.Str(inject.StatusAnnotationFor(profile)), annotations))), ""},
+		{"not-opted-out", expr.Ne(value(injectKey), expr.Str("false")), inject.ReasonOptedOut},
 	}
 	if p.Mode == inject.OptIn {
 		in := expr.Eq(value(injectKey), expr.Str("true"))
 		if profile == "" {
 			in = expr.Or(in, expr.Eq(value(inject.SeedAnnotation), expr.Str("true")))
 		}
-		conds = append(conds, matchCondition{"opted-in", in})
+		conds = append(conds, matchCondition{"opted-in", in, inject.ReasonNotOptedIn})
 	}
 	if !p.InjectHostNetwork {
-		conds = append(conds, matchCondition{"not-host-network", expr.Or(expr.Not(expr.Has(spec, "hostNetwork")), expr.Not(expr.Field(spec, "hostNetwork")))})
+		conds = append(conds, matchCondition{"not-host-network", expr.Or(expr.Not(expr.Has(spec, "hostNetwork")), expr.Not(expr.Field(spec, "hostNetwork"))), inject.ReasonHostNetwork})
 	}
 	var proxies []expr.Expr
 	for _, n := range inject.OtherMeshProxies() {
@@ -163,14 +163,17 @@ func matchConditions(p inject.Policy, profile string) []matchCondition {
 	isProxy := expr.In(expr.Field(c, "name"), expr.List(proxies...))
 	conds = append(conds, matchCondition{"no-other-mesh", expr.And(
 		expr.Not(expr.Method(expr.Field(spec, "containers"), "exists", c, isProxy)),
-		expr.Not(expr.And(expr.Has(spec, "initContainers"), expr.Method(expr.Field(spec, "initContainers"), "exists", c, isProxy))))})
+		expr.Not(expr.And(expr.Has(spec, "initContainers"), expr.Method(expr.Field(spec, "initContainers"), "exists", c, isProxy)))),
+		inject.ReasonOtherMesh})
 	return conds
 }
 
-// matchCondition is one of the conditions a Pod meets to be injected.
+// matchCondition is one of the conditions a Pod meets to be injected,
+// and the core's reason for a Pod that fails it.
 type matchCondition struct {
-	name string
-	cond expr.Expr
+	name   string
+	cond   expr.Expr
+	reason inject.Reason
 }
 
 // policyConditions are conds as a policy's match conditions.
@@ -201,4 +204,24 @@ func conditionNames(conds []matchCondition) string {
 		return strings.Join(names, "")
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// markedReasons are the skips the policy writes on the Pod (the skip
+// annotation): a Pod it reaches and leaves alone. One that did not opt in
+// (opt-in mode) is left as it is; one the binding does not select
+// (namespace, labels) is never seen.
+var markedReasons = map[inject.Reason]bool{
+	inject.ReasonOptedOut: true, inject.ReasonHostNetwork: true, inject.ReasonOtherMesh: true,
+}
+
+// SkipCode is the reason code the admission policy writes in the skip
+// annotation of a Pod the core reports as e, or "" when it writes none:
+// the skips of markedReasons, and every failure (a conflict, an invalid
+// override value or record).
+func SkipCode(e inject.Entry) string {
+	switch {
+	case e.Action == inject.Skipped && markedReasons[e.Reason], e.Action == inject.Failed:
+		return string(e.Reason)
+	}
+	return ""
 }

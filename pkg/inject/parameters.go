@@ -206,7 +206,7 @@ func checkAnnotationName(s string) error {
 	if full && (len(prefix) > 253 || !validDNSSubdomain(prefix)) {
 		return fmt.Errorf("%q: the prefix is not a DNS subdomain", s)
 	}
-	if !full && (name == statusName || name == injectName) {
+	if !full && (name == statusName || name == injectName || name == skippedName) {
 		return fmt.Errorf("%q is the profile's own %s annotation", s, name)
 	}
 	return nil

@@ -15,8 +15,9 @@ const annotationDomain = "sidecar.kinject.dev"
 
 // Annotation names relative to a profile's domain.
 const (
-	statusName = "status"
-	injectName = "inject"
+	statusName  = "status"
+	injectName  = "inject"
+	skippedName = "skipped"
 )
 
 // ValidateProfile checks a profile name: "" is the default profile; any
@@ -60,6 +61,12 @@ func ProfileAnnotation(profile, name string) string {
 // StatusAnnotationFor returns the status record's annotation of a profile
 // (StatusAnnotation for the default profile).
 func StatusAnnotationFor(profile string) string { return ProfileAnnotation(profile, statusName) }
+
+// SkippedAnnotationFor returns the annotation in which the admission
+// policy of a profile writes why it left a Pod without its sidecar: the
+// reason code of kubectl inject's reports (opted_out, host_network,
+// other_mesh, conflict, invalid_object, invalid_status).
+func SkippedAnnotationFor(profile string) string { return ProfileAnnotation(profile, skippedName) }
 
 // InjectAnnotationFor returns the opt-in/out annotation of a profile
 // (InjectAnnotation for the default profile).

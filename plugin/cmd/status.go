@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kinject/kubectl-inject/pkg/fleet"
+	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/rollout"
 	"github.com/kinject/kubectl-inject/plugin/local"
 )
@@ -70,6 +71,25 @@ type StatusOptions struct {
 	PageSize int64
 
 	current currentLine // set by Run
+	// skipped lists the Pods the admission policy left alone, by reason
+	// (their skip annotation); set by Run.
+	skipped map[string][]string
+}
+
+// skippedAtAdmission lists the Pods of objs that the profile's admission
+// policy marked as left alone, "namespace/name" by reason code.
+func skippedAtAdmission(in *inject.Injector, objs []*unstructured.Unstructured) map[string][]string {
+	out := map[string][]string{}
+	key := inject.SkippedAnnotationFor(in.Profile())
+	for _, obj := range objs {
+		if obj.GetKind() != "Pod" {
+			continue
+		}
+		if reason, ok := obj.GetAnnotations()[key]; ok {
+			out[reason] = append(out[reason], obj.GetNamespace()+"/"+obj.GetName())
+		}
+	}
+	return out
 }
 
 // warn prints a warning line to stderr.
@@ -236,6 +256,7 @@ func (o *StatusOptions) Run(ctx context.Context, args []string) error {
 	}
 	rows := selectRows(fleet.Build(in, objs), filter, matchingLabels(objs, shown))
 	markWaiting(ctx, client, in, rows, objs)
+	o.skipped = skippedAtAdmission(in, objs)
 	if err := o.print(rows); err != nil {
 		return err
 	}
@@ -337,6 +358,9 @@ func (o *StatusOptions) print(rows []fleet.Row) error {
 	switch o.Flags.Output {
 	case "json", "yaml":
 		list := map[string]any{"apiVersion": "kinject.dev/v1alpha1", "kind": "InjectionStatusList", "current": o.current, "items": rows}
+		if len(o.skipped) > 0 {
+			list["skippedAtAdmission"] = o.skipped
+		}
 		if rows == nil {
 			list["items"] = []fleet.Row{}
 		}
@@ -464,8 +488,39 @@ func (o *StatusOptions) summary(rows []fleet.Row) error {
 			}
 		}
 	}
+	if !quiet {
+		for _, line := range skippedLines(o.skipped) {
+			fmt.Fprintln(o.ErrOut, line)
+		}
+	}
 	if o.Check && outdated+behind+failed+waiting > 0 {
 		return &ExitError{Code: 1, Err: fmt.Errorf("check: %d outdated, %d with Pods behind their template, %d in error, %d waiting for a missing reference (%d left as they are, not counted)", outdated, behind, failed, waiting, leftAlone)}
 	}
 	return nil
+}
+
+// skippedLines say which Pods the admission policy left alone, one line
+// per reason, the reasons sorted: "left alone at admission (conflict): 2
+// Pods: shop/web-1, shop/web-2". Ten Pods are named at most.
+func skippedLines(skipped map[string][]string) []string {
+	reasons := make([]string, 0, len(skipped))
+	for r := range skipped {
+		reasons = append(reasons, r)
+	}
+	sort.Strings(reasons)
+	var out []string
+	for _, r := range reasons {
+		pods := append([]string(nil), skipped[r]...)
+		sort.Strings(pods)
+		named := pods
+		if len(named) > 10 {
+			named = append(named[:10:10], fmt.Sprintf("and %d more", len(pods)-10))
+		}
+		noun := "Pods"
+		if len(pods) == 1 {
+			noun = "Pod"
+		}
+		out = append(out, fmt.Sprintf("left alone at admission (%s): %d %s: %s", r, len(pods), noun, strings.Join(named, ", ")))
+	}
+	return out
 }

@@ -104,7 +104,7 @@ func TestDifferential(t *testing.T) {
 	}
 	for _, k := range []string{
 		"injected", "error/conflict", "error/invalid_object", "skipped/opted_out", "skipped/not_opted_in",
-		"skipped/host_network", "skipped/other_mesh", "+json", "+empty-fields", "+other-record", "+values", "+service-account",
+		"skipped/host_network", "skipped/other_mesh", "+json", "+empty-fields", "+other-record", "+values", "+service-account", "+marked",
 	} {
 		if total[k] < 3 {
 			t.Errorf("%s: %d Pods, want at least 3", k, total[k])
@@ -200,6 +200,11 @@ func runSuite(t *testing.T, s suite) map[string]int {
 		if hadStatus {
 			expected = r.decoded
 		}
+		if code := admission.SkipCode(r.entry); code != "" && !hadStatus && selected(r.entry) {
+			// The policy marks a Pod it leaves alone with the reason.
+			expected = marked(t, r.decoded, inject.SkippedAnnotationFor(in.Profile()), code)
+			counts["+marked"]++
+		}
 		want, wantErr := createPod(t, expected, false)
 		deletePod(t, expected)
 		key := string(r.entry.Action)
@@ -264,4 +269,29 @@ func renamed(t *testing.T, manifest []byte, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// selected reports whether the binding selects a Pod the core reports as
+// e: every test namespace is enabled, so the core's namespace and label
+// skips are the binding's.
+func selected(e inject.Entry) bool {
+	return e.Reason != inject.ReasonNamespaceNotSelect && e.Reason != inject.ReasonLabelsNotSelected
+}
+
+// marked is the Pod manifest (YAML or JSON) as JSON, with annotation key
+// set to value.
+func marked(t testing.TB, manifest []byte, key, value string) []byte {
+	t.Helper()
+	u := podFrom(t, manifest)
+	ann := u.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	ann[key] = value
+	u.SetAnnotations(ann)
+	out, err := u.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
