@@ -149,8 +149,8 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 				// The other conditions are the skip reasons, which the
 				// mutation writes on the Pod it leaves alone.
 				MatchConditions: policyConditions(conds[:1]),
-				Variables:        c.policyVariables(c.vars),
-				Mutations:        []mutation{{PatchType: "JSONPatch", JSONPatch: &expressed{Expression: patch}}},
+				Variables:       c.policyVariables(c.vars),
+				Mutations:       []mutation{{PatchType: "JSONPatch", JSONPatch: &expressed{Expression: patch}}},
 				// An error of the policy (a template's expression that fails
 				// on this Pod, a cost limit) leaves the Pod as created: the
 				// injector is never the reason a Pod is refused. The
