@@ -1,0 +1,87 @@
+package cmd
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestExplainLocal: explain --local over one Pod per reason, the lines
+// written out here (an -update could not rewrite them), the exit code,
+// and the reason codes of -o json.
+func TestExplainLocal(t *testing.T) {
+	const file = "testdata/explain/pods.yaml"
+	policy := "  policy:   kinject-envoy (compiled from the template flags, template 302072cdf16e41026c81)"
+	out, errOut, code := runCmd(t, "", "explain", "--local", "-f", file, "--namespace-labels", "sidecar.kinject.dev/inject=enabled")
+	want := []string{
+		"pod/plain in namespace shop, the default profile:", policy,
+		"  verdict:  injected: kinject-envoy adds the sidecar (template 302072cdf16e41026c81)",
+		"",
+		"pod/optout in namespace shop, the default profile:", policy,
+		`  verdict:  not injected: opted out: the annotation sidecar.kinject.dev/inject is "false"`,
+		"  to change: remove the annotation sidecar.kinject.dev/inject from the Pod (its workload's pod template)",
+		"",
+		"pod/hostnet in namespace shop, the default profile:", policy,
+		"  verdict:  not injected: the Pod uses the host's network: a sidecar would share the node's ports",
+		"  to change: kubectl inject policy --apply --inject-host-network (for every such Pod)",
+		"",
+		"pod/istio in namespace shop, the default profile:", policy,
+		"  verdict:  not injected: the Pod already has another mesh's proxy (istio-proxy or linkerd-proxy)",
+		"  to change: remove the other mesh's injection first",
+		"",
+		"pod/port in namespace shop, the default profile:", policy,
+		`  verdict:  not injected: conflict: spec.containers: sidecar "envoy" port 10000 is already used by container "app"`,
+		"  to change: change the Pod (or the template) so that they do not clash",
+		"",
+		"pod/badvalue in namespace shop, the default profile:", policy,
+		`  verdict:  not injected: a value the core refuses: metadata.annotations["sidecar.kinject.dev/cpu-request"]: "lots" is not a resource quantity such as 250m, 0.5 or 1Gi (it sets containers[envoy].resources.requests.cpu)`,
+		"  to change: fix the annotation the message names",
+		"",
+		"deployment/web in namespace kube-system, the default profile:", policy,
+		"  verdict:  not injected: kube-system is a system namespace: the policy never injects there unless --namespaces names it",
+		"  to change: apply the policy with --namespaces kube-system (its Pods run the cluster)",
+	}
+	if got := strings.Split(strings.TrimSuffix(out, "\n"), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("explain:\n--- got\n%s\n--- want\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if code != 1 || errOut != "" {
+		t.Errorf("exit %d (want 1: not every Pod is injected), stderr %q", code, errOut)
+	}
+
+	// Without the namespace's label, nothing is injected in shop.
+	out, _, code = runCmd(t, "", "explain", "--local", "-f", file, "-o", "json")
+	var list struct {
+		Items []Verdict `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("-o json: %v\n%s", err, out)
+	}
+	var reasons []string
+	for _, v := range list.Items {
+		reasons = append(reasons, v.Object+"="+v.Reason)
+	}
+	if got, want := strings.Join(reasons, " "), "pod/plain=namespace_not_enabled pod/optout=namespace_not_enabled pod/hostnet=namespace_not_enabled pod/istio=namespace_not_enabled pod/port=namespace_not_enabled pod/badvalue=namespace_not_enabled deployment/web=system_namespace"; got != want || code != 1 {
+		t.Errorf("-o json, no label: exit %d, reasons\n%s\nwant\n%s", code, got, want)
+	}
+
+	// One Pod the policy injects: exit 0.
+	_, _, code = runCmd(t, "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop}\nspec:\n  containers: [{name: app, image: nginx}]\n",
+		"explain", "--local", "-f", "-", "--namespace-labels", "sidecar.kinject.dev/inject=enabled")
+	if code != 0 {
+		t.Errorf("a Pod the policy injects: exit %d, want 0", code)
+	}
+	// A profile's policy reads the profile's label and annotations.
+	out, _, _ = runCmd(t, "", "explain", "--local", "-f", file, "--profile", "mesh", "--namespace-labels", "sidecar.kinject.dev/inject=enabled")
+	if !strings.Contains(out, "pod/plain in namespace shop, profile \"mesh\":\n  policy:   kinject-envoy-mesh") ||
+		!strings.Contains(out, "lacks the label mesh.sidecar.kinject.dev/inject=enabled\n  to change: kubectl inject enable shop --profile mesh") {
+		t.Errorf("--profile mesh:\n%s", out)
+	}
+	// Bad flags are errors (exit 2).
+	for _, args := range [][]string{
+		{"explain"}, {"explain", "pod/x", "-f", file}, {"explain", "--local", "pod/x"}, {"explain", "-f", file, "--namespace-labels", "a=b"}, {"explain", "x"},
+	} {
+		if _, errOut, code := runCmd(t, "", args...); code != 2 || errOut == "" {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and a message", args, code, errOut)
+		}
+	}
+}
