@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/kinject/kubectl-inject/internal/podgen"
 	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/plugin/cmd"
 )
 
 // suite is one policy (a SidecarInjection) and the Pods created under it.
@@ -93,6 +95,11 @@ func TestDifferential(t *testing.T) {
 		})
 	}
 	t.Logf("outcomes: %v", total)
+	// explain agrees with the API server on every Pod it created.
+	t.Logf("explain: %d Pods explained, %d agree with the API server", total["explained"], total["explain-agrees"])
+	if total["explained"] < 300 || total["explain-agrees"] != total["explained"] {
+		t.Errorf("explain: %d Pods explained, %d agree; want at least 300, all agreeing", total["explained"], total["explain-agrees"])
+	}
 	// Every Pod is compared whole (comparable leaves out only what the API
 	// server sets anew at each creation); none is waived.
 	t.Logf("compared %d of %d Pods, waived %d", total["compared"], total["pods"], total["waived"])
@@ -187,8 +194,10 @@ func runSuite(t *testing.T, s suite) map[string]int {
 	for i := range runs {
 		runs[i].admitted, runs[i].admitErr = createPod(t, runs[i].manifest, false)
 	}
+	verdicts := explainRuns(t, in, runs)
 	deletePolicy(t, configFile, probe)
 	counts := map[string]int{"generated": s.generated}
+	agreeWithExplain(t, in, runs, verdicts, counts)
 	bootstraps := 0
 	for i, r := range runs {
 		deletePod(t, r.manifest)
@@ -294,4 +303,86 @@ func marked(t testing.TB, manifest []byte, key, value string) []byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// explainRuns asks kubectl inject explain, against the installed policy,
+// about every Pod the API server created (as it decoded them), in one
+// run: the verdicts by Pod name.
+func explainRuns(t *testing.T, in *inject.Injector, runs []podRun) map[string]cmd.Verdict {
+	t.Helper()
+	var docs [][]byte
+	for _, r := range runs {
+		if r.admitErr == nil {
+			docs = append(docs, r.decoded)
+		}
+	}
+	file := writeFile(t, "pods.yaml", bytes.Join(docs, []byte("\n---\n")))
+	args := []string{"explain", "-f", file, "-o", "json"}
+	if in.Profile() != "" {
+		args = append(args, "--profile", in.Profile())
+	}
+	out, errOut, code := kubectlInject(t, args...)
+	if code > 1 {
+		t.Fatalf("explain: exit %d\n%s", code, errOut)
+	}
+	var list struct {
+		Items []cmd.Verdict `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("explain -o json: %v\n%s", err, out)
+	}
+	byName := map[string]cmd.Verdict{}
+	for _, v := range list.Items {
+		byName[v.Namespace+"/"+strings.TrimPrefix(v.Object, "pod/")] = v
+	}
+	return byName
+}
+
+// namespaceReasons are explain's reasons for a namespace the binding
+// leaves out.
+var namespaceReasons = map[string]bool{"namespace_not_enabled": true, "namespace_not_selected": true, "namespace_excluded": true, "system_namespace": true}
+
+// agreeWithExplain holds explain's verdict on each Pod to what the API
+// server did: injected or not, and the reason the policy wrote on a Pod
+// it left alone (the binding's and the opt-in mode's, which it does not
+// write, by the core's reason).
+func agreeWithExplain(t *testing.T, in *inject.Injector, runs []podRun, verdicts map[string]cmd.Verdict, counts map[string]int) {
+	t.Helper()
+	unmarked := map[inject.Reason]string{
+		inject.ReasonNamespaceNotSelect: "namespace_not_enabled", inject.ReasonLabelsNotSelected: "labels_not_selected", inject.ReasonNotOptedIn: "not_opted_in",
+	}
+	for i, r := range runs {
+		if r.admitErr != nil {
+			continue
+		}
+		u := podFrom(t, r.decoded)
+		v, ok := verdicts[u.GetNamespace()+"/"+u.GetName()]
+		if !ok {
+			t.Errorf("pod %d (%s): explain gave no verdict", i, u.GetName())
+			continue
+		}
+		counts["explained"]++
+		_, hadStatus := u.GetAnnotations()[in.StatusAnnotation()]
+		_, injected := annotation(r.admitted, in.StatusAnnotation())
+		injected = injected && !hadStatus
+		code, marked := annotation(r.admitted, inject.SkippedAnnotationFor(in.Profile()))
+		want := code
+		switch {
+		case injected:
+			want = ""
+		case hadStatus:
+			want = "already_injected"
+		case !marked:
+			want = unmarked[r.entry.Reason]
+		}
+		if r.entry.Reason == inject.ReasonNamespaceNotSelect && !injected && !marked && namespaceReasons[v.Reason] {
+			want = v.Reason // the binding's namespace selector, in the words of the settings
+		}
+		if v.Injected != injected || v.Reason != want {
+			t.Errorf("pod %d (%s): explain says injected=%v %s (%s); the API server injected=%v, reason %q (core: %s %s)",
+				i, u.GetName(), v.Injected, v.Reason, v.Message, injected, want, r.entry.Action, r.entry.Reason)
+			continue
+		}
+		counts["explain-agrees"]++
+	}
 }
