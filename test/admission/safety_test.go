@@ -274,8 +274,19 @@ func TestREADMETurnOnSafely(t *testing.T) {
 		case len(fields) == 0:
 			continue
 		case len(fields) > 2 && fields[0] == "kubectl" && fields[1] == "inject":
-			out, errOut, code := kubectlInject(t, fields[2:]...)
-			if fields[2] != "check" && code != 0 {
+			args := append([]string(nil), fields[2:]...)
+			for i := range args {
+				if strings.HasPrefix(args[i], "examples/") {
+					args[i] = "../../" + args[i] // the README's paths are the repository's
+				}
+			}
+			out, errOut, code := kubectlInject(t, args...)
+			if fields[2] == "explain" && (code != 1 || !strings.Contains(out, "  verdict:  injected: kinject-envoy adds the sidecar") ||
+				!strings.Contains(out, "  verdict:  not injected: opted out")) {
+				// The example holds a Deployment that opts out.
+				t.Errorf("README: %s: exit %d, want 1 with a verdict of each kind\n%s%s", line, code, out, errOut)
+			}
+			if fields[2] != "check" && fields[2] != "explain" && code != 0 {
 				t.Fatalf("README: %s: exit %d\n%s%s", line, code, out, errOut)
 			}
 		case len(fields) == 6 && fields[0] == "kubectl" && fields[1] == "apply" && fields[2] == "-n" && fields[4] == "-f":
@@ -296,7 +307,7 @@ func TestREADMETurnOnSafely(t *testing.T) {
 		}
 		ran = append(ran, fields[1]+" "+fields[2])
 	}
-	if strings.Join(ran, ",") != "inject check,inject enable,inject policy" {
+	if strings.Join(ran, ",") != "inject check,inject enable,inject policy,inject explain" {
 		t.Errorf("README: ran %v", ran)
 	}
 	eventually(t, podIn(ns, "app"), true, "the README's policy to inject "+ns)
