@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -187,17 +188,25 @@ func (o *ExplainOptions) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	ev, err := o.evaluator(ctx, client)
+	profiles, err := o.profiles(ctx, client)
 	if err != nil {
 		return err
 	}
 	var verdicts []Verdict
-	for _, t := range targets {
-		v, err := ev.explain(ctx, t)
+	for _, profile := range profiles {
+		po := *o
+		po.Flags.Profile = profile
+		ev, err := po.evaluator(ctx, client)
 		if err != nil {
-			return fmt.Errorf("%s: %w", t.ref, err)
+			return err
 		}
-		verdicts = append(verdicts, v)
+		for _, t := range targets {
+			v, err := ev.explain(ctx, t)
+			if err != nil {
+				return fmt.Errorf("%s: %w", t.ref, err)
+			}
+			verdicts = append(verdicts, v)
+		}
 	}
 	if err := o.print(verdicts); err != nil {
 		return err
@@ -208,6 +217,34 @@ func (o *ExplainOptions) Run(ctx context.Context, args []string) error {
 		}
 	}
 	return nil
+}
+
+// profiles are the profiles to explain: --profile's; without it, with a
+// cluster, every profile whose policy kubectl-inject installed (the
+// default profile when none is).
+func (o *ExplainOptions) profiles(ctx context.Context, client dynamic.Interface) ([]string, error) {
+	if o.Flags.ProfileGiven() || client == nil {
+		return []string{o.Flags.Profile}, nil
+	}
+	list, err := client.Resource(policyResource(admission.KindMutatingPolicy)).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/managed-by=" + admission.FieldManager})
+	if err != nil {
+		return []string{o.Flags.Profile}, nil // the default's verdict says what it could not read
+	}
+	seen := map[string]bool{}
+	for _, item := range list.Items {
+		if cfg, err := admission.InstalledConfig(item.GetName(), item.GetAnnotations()); err == nil && cfg != nil {
+			seen[cfg.Settings.Profile] = true
+		}
+	}
+	if len(seen) == 0 {
+		return []string{""}, nil
+	}
+	var out []string
+	for p := range seen {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out, nil
 }
 
 // explainKinds are the kinds explain reads, with the path of their pod

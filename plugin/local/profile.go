@@ -114,3 +114,6 @@ func describeProfile(name string) string {
 	}
 	return fmt.Sprintf("%q", name)
 }
+
+// ProfileGiven reports whether --profile was given.
+func (f *Flags) ProfileGiven() bool { return f.profileSet }

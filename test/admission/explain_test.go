@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kinject/kubectl-inject/pkg/admission"
@@ -94,6 +95,25 @@ func TestExplainLive(t *testing.T) {
 	out, _, _ = run("explain", "-f", file, "--template", seedTemplateFile(t))
 	if !strings.Contains(out, "  verdict:  not injected: namespace explain-shop has no configmap/envoy, which the sidecar needs (volumes[envoy-conf].configMap.name): the policy leaves new Pods as created\n  to change: create configmap/envoy in explain-shop\n") {
 		t.Errorf("a missing ConfigMap:\n%s", out)
+	}
+
+	// A workload, read from the cluster; a Pod of a system namespace.
+	deploy := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: " + shop + "}\nspec:\n  selector: {matchLabels: {app: web}}\n" +
+		"  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: app, image: nginx}]\n"
+	created := podFrom(t, []byte(deploy))
+	deployments := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	if _, err := client(t).Resource(deployments).Namespace(shop).Create(context.Background(), created, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code = run("explain", "deploy/web", "-n", shop)
+	expectLines(t, "explain deploy/web", out, "", "deployment/web in namespace "+shop+`, profile "exp":`, policy,
+		"  verdict:  injected: kinject-envoy-exp adds the sidecar (template "+in.TemplateHash()+")")
+	if code != 0 {
+		t.Errorf("explain deploy/web: exit %d", code)
+	}
+	out, _, _ = run("explain", "-f", writeFile(t, "sys.yaml", pod("kube-system", "sys", "", app)))
+	if !strings.Contains(out, "  verdict:  not injected: kube-system is a system namespace: the policy never injects there unless --namespaces names it\n") {
+		t.Errorf("a system namespace:\n%s", out)
 	}
 
 	// An installed policy compiled by another version.
