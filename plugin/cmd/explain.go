@@ -62,9 +62,9 @@ an outdated policy) and the command that changes it. For an existing Pod, also
 whether its sidecar is current, as kubectl inject status says, and the command
 that makes it so.
 
-The policy is the one the cluster runs: the profile's installed policy (else
-the one kubectl inject policy would compile from the template flags), run
-in-process with the API server's own admission libraries on the Pod, with the
+The policy is the one the cluster runs: the profile's installed policy
+objects, as the API server stores them (else the ones kubectl inject policy
+would compile from the template flags), run in-process with the API server's own admission libraries on the Pod, with the
 namespace's labels and the binding's selectors. With --local, nothing is read
 from a cluster: the policy is compiled from the template flags, and
 --namespace-labels gives the namespace's labels.
@@ -415,15 +415,47 @@ func (o *ExplainOptions) evaluator(ctx context.Context, client dynamic.Interface
 	case !ev.installed:
 		ev.notes = append(ev.notes, fmt.Sprintf("%s is not installed: nothing is injected at admission until kubectl inject policy --apply%s", p.Name, profileFlag(o.Flags.Profile)))
 	case installedHash != p.Hash:
-		ev.notes = append(ev.notes, fmt.Sprintf("%s was compiled by another version or with other settings: apply it again (kubectl inject check says how); explained as this version compiles it", p.Name))
+		ev.notes = append(ev.notes, fmt.Sprintf("%s was compiled by another version or with other settings: apply it again (kubectl inject check says how); explained as installed", p.Name))
 	}
-	if ev.server, err = inprocess.Compile(p); err != nil {
+	objs, err := p.Objects()
+	if err != nil {
 		return nil, err
 	}
-	if ev.binding, err = inprocess.LoadBinding(p); err != nil {
+	if ev.installed {
+		// The objects the cluster runs, as it stores them.
+		if objs, err = installedObjects(ctx, client, objs); err != nil {
+			return nil, err
+		}
+	}
+	if ev.server, err = inprocess.Load(objs); err != nil {
+		return nil, err
+	}
+	if ev.binding, err = inprocess.LoadBindingObject(objs[1]); err != nil {
 		return nil, err
 	}
 	return ev, nil
+}
+
+// installedObjects reads from the cluster the installed objects of the
+// compiled ones (the same kinds and names, in the same order).
+func installedObjects(ctx context.Context, client dynamic.Interface, compiled [][]byte) ([][]byte, error) {
+	var out [][]byte
+	for _, data := range compiled {
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(data); err != nil {
+			return nil, err
+		}
+		got, err := client.Resource(policyResource(u.GetKind())).Get(ctx, u.GetName(), metav1.GetOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("read %s/%s: %s (kubectl inject check says what is installed)", kindLower(u.GetKind()), u.GetName(), readError(err))
+		}
+		b, err := got.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
 }
 
 // explain evaluates the policy on one target's Pod.

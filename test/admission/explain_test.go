@@ -122,7 +122,7 @@ func TestExplainLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _, _ = run("explain", "pod/optout", "-n", shop)
-	if !strings.Contains(out, "  note:     kinject-envoy-exp was compiled by another version or with other settings: apply it again (kubectl inject check says how); explained as this version compiles it\n") {
+	if !strings.Contains(out, "  note:     kinject-envoy-exp was compiled by another version or with other settings: apply it again (kubectl inject check says how); explained as installed\n") {
 		t.Errorf("an outdated policy:\n%s", out)
 	}
 

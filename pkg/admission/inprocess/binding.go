@@ -29,8 +29,15 @@ func LoadBinding(p *kadmission.Policy) (Binding, error) {
 	if err != nil {
 		return Binding{}, err
 	}
+	return LoadBindingObject(objs[1])
+}
+
+// LoadBindingObject reads the selection of a mutating binding (JSON), as
+// compiled or as the API server stores it.
+func LoadBindingObject(data []byte) (Binding, error) {
+	var err error
 	var b admissionregistrationv1.MutatingAdmissionPolicyBinding
-	if err := json.Unmarshal(objs[1], &b); err != nil {
+	if err := json.Unmarshal(data, &b); err != nil {
 		return Binding{}, fmt.Errorf("reading the mutating binding: %w", err)
 	}
 	sel := Binding{Namespaces: labels.Everything(), Objects: labels.Everything()}
