@@ -126,6 +126,25 @@ func TestExplainLive(t *testing.T) {
 		t.Errorf("an outdated policy:\n%s", out)
 	}
 
+	// An existing Pod whose sidecar is older than the installed policy's.
+	// (--force-conflicts: the test patched an annotation above.)
+	if _, _, code := run("policy", "--apply", "--force-conflicts", "--image", "registry.example/envoy:x"); code != 0 {
+		t.Fatal("policy --apply --image")
+	}
+	newer, err := inject.New(inject.DefaultTemplate(), inject.Settings{Profile: profile, Image: "registry.example/envoy:x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, code = run("explain", "pod/plain", "-n", shop)
+	expectLines(t, "explain an outdated Pod", out, "", "pod/plain in namespace "+shop+`, profile "exp":`,
+		"  policy:   kinject-envoy-exp (installed, template "+newer.TemplateHash()+")",
+		"  verdict:  injected: kinject-envoy-exp adds the sidecar (template "+newer.TemplateHash()+")",
+		"  sidecar:  outdated",
+		"  restart:  delete and create the Pod again (kubectl inject restart pod/plain -n explain-shop --recreate --profile exp)")
+	if code != 1 {
+		t.Errorf("explain an outdated Pod: exit %d, want 1", code)
+	}
+
 	// status lists the Pods left alone, by reason.
 	_, errOut, _ := run("status", "-n", shop)
 	for _, line := range []string{
