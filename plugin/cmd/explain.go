@@ -64,8 +64,9 @@ that makes it so.
 
 The policy is the one the cluster runs: the profile's installed policy
 objects, as the API server stores them (else the ones kubectl inject policy
-would compile from the template flags), run in-process with the API server's own admission libraries on the Pod, with the
-namespace's labels and the binding's selectors. With --local, nothing is read
+would compile from the template flags), run in-process with the API
+server's own admission libraries on the Pod, with the namespace's labels
+and the binding's selectors. With --local, nothing is read
 from a cluster: the policy is compiled from the template flags, and
 --namespace-labels gives the namespace's labels.
 
