@@ -114,6 +114,9 @@ func (o *ExplainOptions) Validate(args []string) error {
 	case o.Flags.Local && len(args) > 0:
 		errs = append(errs, errors.New("--local reads no cluster: give the objects with -f FILE"))
 	}
+	if o.Flags.Local && o.Flags.TemplateConfigMap != "" {
+		errs = append(errs, errors.New("--template-configmap needs a cluster; it cannot be used with --local"))
+	}
 	if len(o.NamespaceLabels) > 0 && !o.Flags.Local {
 		errs = append(errs, errors.New("--namespace-labels needs --local (the cluster's namespaces have their own labels)"))
 	}
@@ -173,6 +176,9 @@ func (o *ExplainOptions) Run(ctx context.Context, args []string) error {
 	}
 	var client dynamic.Interface
 	namespace := "default"
+	if o.ConfigFlags.Namespace != nil && *o.ConfigFlags.Namespace != "" {
+		namespace = *o.ConfigFlags.Namespace // -n names the objects' namespace with --local too
+	}
 	if !o.Flags.Local {
 		cfg, err := o.ConfigFlags.ToRESTConfig()
 		if err != nil {

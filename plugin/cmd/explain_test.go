@@ -76,9 +76,16 @@ func TestExplainLocal(t *testing.T) {
 		!strings.Contains(out, "lacks the label mesh.sidecar.kinject.dev/inject=enabled\n  to change: kubectl inject enable shop --profile mesh") {
 		t.Errorf("--profile mesh:\n%s", out)
 	}
+	// -n names the namespace of objects that have none, --local too.
+	out, _, _ = runCmd(t, "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: app, image: nginx}]\n",
+		"explain", "--local", "-f", "-", "-n", "kube-system")
+	if !strings.HasPrefix(out, "pod/p in namespace kube-system, the default profile:\n") || !strings.Contains(out, "kube-system is a system namespace") {
+		t.Errorf("-n with --local:\n%s", out)
+	}
 	// Bad flags are errors (exit 2).
 	for _, args := range [][]string{
 		{"explain"}, {"explain", "pod/x", "-f", file}, {"explain", "--local", "pod/x"}, {"explain", "-f", file, "--namespace-labels", "a=b"}, {"explain", "x"},
+		{"explain", "--local", "-f", file, "--template-configmap", "cm"},
 	} {
 		if _, errOut, code := runCmd(t, "", args...); code != 2 || errOut == "" {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and a message", args, code, errOut)
