@@ -134,11 +134,11 @@ func (o *CheckOptions) checkInstalled(ctx context.Context, c *checkClients, p *a
 
 // otherPolicies lists the other profiles' (or names') policies installed.
 func (o *CheckOptions) otherPolicies(ctx context.Context, c *checkClients, p *admission.Policy) {
-	list, err := c.dynamic.Resource(policyResource(admission.KindMutatingPolicy)).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/managed-by=" + admission.FieldManager})
+	list, err := listInstalledPolicies(ctx, c.dynamic)
 	if err != nil {
 		return // the check above said what it could not read
 	}
-	for _, item := range list.Items {
+	for _, item := range list {
 		if item.GetName() == p.Name {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kinject/kubectl-inject/pkg/admission"
@@ -80,20 +81,16 @@ func readCurrent(ctx context.Context, flags *local.Flags, client dynamic.Interfa
 // version that carried no configuration counts as the embedded default
 // when its template hash is the default's, and is an error otherwise.
 func installedConfig(ctx context.Context, client dynamic.Interface, profile, name string) (*inject.Config, string, error) {
-	res := client.Resource(policyResource(admission.KindMutatingPolicy))
-	list, err := res.List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/managed-by=" + admission.FieldManager})
-	switch {
-	case apierrors.IsNotFound(err):
-		return nil, "", nil
-	case err != nil:
-		return nil, "", fmt.Errorf("cannot read the installed admission policies: %s", readError(err))
+	list, err := listInstalledPolicies(ctx, client)
+	if err != nil {
+		return nil, "", err
 	}
 	type found struct {
 		name string
 		cfg  *inject.Config
 	}
 	var matches []found
-	for _, item := range list.Items {
+	for _, item := range list {
 		if name != "" && item.GetName() != name {
 			continue
 		}
@@ -151,4 +148,17 @@ func currentOf(in *inject.Injector, c *current) currentLine {
 
 func (l currentLine) String() string {
 	return fmt.Sprintf("current: template %s of %s (%s)", l.Template, inject.ProfileName(l.Profile), l.Source)
+}
+
+// listInstalledPolicies lists the mutating policies kubectl-inject
+// installed: none when the API server serves no MutatingAdmissionPolicy.
+func listInstalledPolicies(ctx context.Context, client dynamic.Interface) ([]unstructured.Unstructured, error) {
+	list, err := client.Resource(policyResource(admission.KindMutatingPolicy)).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/managed-by=" + admission.FieldManager})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("cannot read the installed admission policies: %s", readError(err))
+	}
+	return list.Items, nil
 }

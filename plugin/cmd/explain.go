@@ -14,7 +14,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/dynamic"
@@ -233,12 +232,12 @@ func (o *ExplainOptions) profiles(ctx context.Context, client dynamic.Interface)
 	if o.Flags.ProfileGiven() || client == nil {
 		return []string{o.Flags.Profile}, nil
 	}
-	list, err := client.Resource(policyResource(admission.KindMutatingPolicy)).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/managed-by=" + admission.FieldManager})
+	list, err := listInstalledPolicies(ctx, client)
 	if err != nil {
 		return []string{o.Flags.Profile}, nil // the default's verdict says what it could not read
 	}
 	seen := map[string]bool{}
-	for _, item := range list.Items {
+	for _, item := range list {
 		if cfg, err := admission.InstalledConfig(item.GetName(), item.GetAnnotations()); err == nil && cfg != nil {
 			seen[cfg.Settings.Profile] = true
 		}
@@ -254,31 +253,11 @@ func (o *ExplainOptions) profiles(ctx context.Context, client dynamic.Interface)
 	return out, nil
 }
 
-// explainKinds are the kinds explain reads, with the path of their pod
-// template ("" for a Pod).
-var explainKinds = []struct {
-	resource, group string
-	aliases         []string
-	template        []string
-}{
-	{"pods", "", []string{"pod", "pods", "po"}, nil},
-	{"deployments", "apps", []string{"deployment", "deployments", "deploy"}, []string{"spec", "template"}},
-	{"statefulsets", "apps", []string{"statefulset", "statefulsets", "sts"}, []string{"spec", "template"}},
-	{"daemonsets", "apps", []string{"daemonset", "daemonsets", "ds"}, []string{"spec", "template"}},
-	{"replicasets", "apps", []string{"replicaset", "replicasets", "rs"}, []string{"spec", "template"}},
-	{"jobs", "batch", []string{"job", "jobs"}, []string{"spec", "template"}},
-	{"cronjobs", "batch", []string{"cronjob", "cronjobs", "cj"}, []string{"spec", "jobTemplate", "spec", "template"}},
-}
-
-// templatePath is the pod template's path in an object of kind, and
-// false for a kind explain does not read.
-func templatePath(kind string) ([]string, bool) {
-	for _, k := range explainKinds {
-		if strings.EqualFold(k.aliases[0], kind) {
-			return k.template, true
-		}
-	}
-	return nil, false
+// podTemplates are the pod templates' paths in the kinds explain reads
+// (those kubectl inject status shows), nil for a Pod.
+var podTemplates = map[string][]string{
+	"Pod": nil, "Deployment": {"spec", "template"}, "StatefulSet": {"spec", "template"}, "DaemonSet": {"spec", "template"},
+	"ReplicaSet": {"spec", "template"}, "Job": {"spec", "template"}, "CronJob": {"spec", "jobTemplate", "spec", "template"},
 }
 
 func (o *ExplainOptions) targets(ctx context.Context, client dynamic.Interface, namespace string, args []string) ([]explainTarget, error) {
@@ -296,26 +275,16 @@ func (o *ExplainOptions) targets(ctx context.Context, client dynamic.Interface, 
 		existing = true
 		for _, arg := range args {
 			typ, name, _ := strings.Cut(arg, "/")
-			found := false
-			for _, k := range explainKinds {
-				for _, a := range k.aliases {
-					if !strings.EqualFold(typ, a) && !strings.EqualFold(typ, a+"."+k.group) {
-						continue
-					}
-					found = true
-					gvr := schema.GroupVersionResource{Group: k.group, Version: "v1", Resource: k.resource}
-					obj, err := client.Resource(gvr).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
-					if err != nil {
-						return nil, fmt.Errorf("%s: %s", arg, readError(err))
-					}
-					objs = append(objs, obj)
-				}
-				if found {
-					break
-				}
+			filter, err := parseStatusArgs([]string{typ})
+			if err != nil {
+				return nil, errors.New(strings.Replace(err.Error(), "kubectl inject status shows", "kubectl inject explain reads", 1))
 			}
-			if !found {
-				return nil, fmt.Errorf("%q is not a kind kubectl inject explain reads (pods, deployments, statefulsets, daemonsets, replicasets, jobs, cronjobs)", typ)
+			for resource := range filter { // one kind
+				obj, err := client.Resource(gvrOf(resource)).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					return nil, fmt.Errorf("%s: %s", arg, readError(err))
+				}
+				objs = append(objs, obj)
 			}
 		}
 	}
@@ -324,7 +293,7 @@ func (o *ExplainOptions) targets(ctx context.Context, client dynamic.Interface, 
 		if obj.GetNamespace() == "" {
 			obj.SetNamespace(namespace)
 		}
-		path, ok := templatePath(obj.GetKind())
+		path, ok := podTemplates[obj.GetKind()]
 		ref := strings.ToLower(obj.GetKind()) + "/" + obj.GetName()
 		if !ok {
 			continue // not a kind whose Pods a policy injects
