@@ -22,7 +22,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kinject/kubectl-inject/pkg/fleet"
-	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/rollout"
 	"github.com/kinject/kubectl-inject/plugin/local"
 )
@@ -74,22 +73,6 @@ type StatusOptions struct {
 	// skipped lists the Pods the admission policy left alone, by reason
 	// (their skip annotation); set by Run.
 	skipped map[string][]string
-}
-
-// skippedAtAdmission lists the Pods of objs that the profile's admission
-// policy marked as left alone, "namespace/name" by reason code.
-func skippedAtAdmission(in *inject.Injector, objs []*unstructured.Unstructured) map[string][]string {
-	out := map[string][]string{}
-	key := inject.SkippedAnnotationFor(in.Profile())
-	for _, obj := range objs {
-		if obj.GetKind() != "Pod" {
-			continue
-		}
-		if reason, ok := obj.GetAnnotations()[key]; ok {
-			out[reason] = append(out[reason], obj.GetNamespace()+"/"+obj.GetName())
-		}
-	}
-	return out
 }
 
 // warn prints a warning line to stderr.
@@ -497,30 +480,4 @@ func (o *StatusOptions) summary(rows []fleet.Row) error {
 		return &ExitError{Code: 1, Err: fmt.Errorf("check: %d outdated, %d with Pods behind their template, %d in error, %d waiting for a missing reference (%d left as they are, not counted)", outdated, behind, failed, waiting, leftAlone)}
 	}
 	return nil
-}
-
-// skippedLines say which Pods the admission policy left alone, one line
-// per reason, the reasons sorted: "left alone at admission (conflict): 2
-// Pods: shop/web-1, shop/web-2". Ten Pods are named at most.
-func skippedLines(skipped map[string][]string) []string {
-	reasons := make([]string, 0, len(skipped))
-	for r := range skipped {
-		reasons = append(reasons, r)
-	}
-	sort.Strings(reasons)
-	var out []string
-	for _, r := range reasons {
-		pods := append([]string(nil), skipped[r]...)
-		sort.Strings(pods)
-		named := pods
-		if len(named) > 10 {
-			named = append(named[:10:10], fmt.Sprintf("and %d more", len(pods)-10))
-		}
-		noun := "Pods"
-		if len(pods) == 1 {
-			noun = "Pod"
-		}
-		out = append(out, fmt.Sprintf("left alone at admission (%s): %d %s: %s", r, len(pods), noun, strings.Join(named, ", ")))
-	}
-	return out
 }
