@@ -164,7 +164,7 @@ func (pt profileTarget) missingItems(items []*yaml.Node, field string, lists ...
 		if owner, ok := pt.rest.owner(field, name); ok {
 			return nil, pt.conflict(fmt.Sprintf("%s %q (%s)", what, name, pt.specField(field)), owner)
 		}
-		if pt.sameItem(existing, item, name) {
+		if sameItem(existing, item) {
 			continue
 		}
 		if field == "volumes" {
@@ -184,7 +184,7 @@ func (pt profileTarget) missingItems(items []*yaml.Node, field string, lists ...
 // quantities in canonical form ("1000m" as "1"), so this is what
 // "identical" can mean for a Pod as the cluster has it; the admission
 // policy decides the same way (pkg/admission, identicalExpr).
-func (pt profileTarget) sameItem(existing, item *yaml.Node, _ string) bool {
+func sameItem(existing, item *yaml.Node) bool {
 	return holds(nodeValue(existing), nodeValue(item), nil)
 }
 

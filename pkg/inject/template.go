@@ -263,12 +263,6 @@ func nodeValue(n *yaml.Node) any {
 	return v
 }
 
-// sameNode reports whether two nodes hold the same data, whatever their style.
-func sameNode(a, b *yaml.Node) bool {
-	x, err1 := json.Marshal(nodeValue(a))
-	y, err2 := json.Marshal(nodeValue(b))
-	return err1 == nil && err2 == nil && string(x) == string(y)
-}
 
 // WithNative returns a copy of the template with its sidecars moved to native
 // form (init containers with restartPolicy: Always) or, when native is false,
