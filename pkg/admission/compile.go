@@ -90,9 +90,6 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 	c.addOtherVariables()
 	c.addPodVariables()
 	c.addConflictVariable()
-	conflictVars := len(c.vars)
-	// After the conflict: the validating policy, which repeats the
-	// variables up to it, does not need the items.
 	c.addItemVariables()
 	c.addStatusVariables()
 	conds := matchConditions(settings.Policy, c.profile)
@@ -114,31 +111,8 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 	carried := map[string]string{TemplateHashAnnotation: in.TemplateHash(), ConfigAnnotation: string(config)}
 	p := &Policy{Name: objName, ConflictName: objName + "-conflicts", TemplateHash: in.TemplateHash()}
 	gate, gateKind := requiredObject(in.Template())
-	prefix := expr.Str("sidecar not injected by " + p.Name + ": ")
-	notInjected := expr.Concat(prefix, conflict)
-	// The validating policy's match conditions are the first of the
-	// mutating one's (below); the others are a variable of its own, so
-	// that its check stays short: the API server cuts a warning at 256
-	// characters, and an error's warning starts with the check's text.
-	unmatched := variable{name: "unmatched", comment: "the mutating policy leaves the Pod alone (" + conditionNames(conds[1:]) + " fails)", value: notMatched(conds[1:])}
-	// A Pod the mutating policy left alone for its selection, or injected,
-	// passes; one it refused (a bad record or override value, a conflict)
-	// gets the reason. The core refuses a bad record or value first.
-	// The refusal first: an error of evaluation is named within the 256
-	// characters of a warning. (No conflict means no refusal.)
-	notRefused := expr.Eq(expr.Var("refusal"), expr.Str(""))
-	selectedOut := expr.And(notRefused, expr.Var(unmatched.name))
-	check := expr.And(notRefused, expr.Or(expr.Var(unmatched.name), expr.Eq(conflict, expr.Str(""))))
-	if gate != nil {
-		p.Requires = gate
-		// The mutating policy is skipped where gate is missing; so is a
-		// Pod with a conflict. The validating policy sees the Pod after
-		// every mutation: matched and not injected, it is one of the two.
-		check = selectedOut
-		missing := expr.Concat(prefix, expr.Str("the sidecar needs "+gate.String()+" ("+gate.Field+"), and namespace "),
-			expr.Select(expr.Ident("request"), "namespace"), expr.Str(" has none (create it there; kubectl inject check lists what each enabled namespace lacks)"))
-		notInjected = expr.Cond(expr.Ne(conflict, expr.Str("")), notInjected, missing)
-	}
+	p.Requires = gate
+	check, message, validatingVars := c.markCheck(conds, p.Name, gate)
 	p.objects = []any{
 		mutatingPolicy{
 			typeMeta: typeMeta{APIVersion, KindMutatingPolicy},
@@ -153,9 +127,9 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 				Mutations:       []mutation{{PatchType: "JSONPatch", JSONPatch: &expressed{Expression: patch}}},
 				// An error of the policy (a template's expression that fails
 				// on this Pod, a cost limit) leaves the Pod as created: the
-				// injector is never the reason a Pod is refused. The
-				// validating policy below, which evaluates the same
-				// variables, turns that error into a warning.
+				// injector is never the reason a Pod is refused. It also
+				// leaves no mark, which the validating policy below turns
+				// into a warning.
 				FailurePolicy:      "Ignore",
 				ReinvocationPolicy: "Never",
 			},
@@ -171,12 +145,12 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 			Spec: validatingPolicySpec{
 				MatchConstraints: rules,
 				// Only the first condition: it leaves out every Pod the
-				// mutating policy injected, and the API server evaluates
-				// each match condition with an activation of its own.
-				// The others are the check's first cases.
+				// mutating policy injected. The validating policy sees the
+				// Pod after every mutation, so it reads the mutating
+				// policy's decision from the Pod (markCheck).
 				MatchConditions: policyConditions(conds[:1]),
-				Variables:       c.policyVariables(append([]variable{unmatched}, usedVariables(c.vars[:conflictVars], expr.Pretty(check), expr.Pretty(notInjected))...)),
-				Validations:     []validation{{Expression: expr.Pretty(check), MessageExpression: expr.Pretty(notInjected)}},
+				Variables:       c.policyVariables(validatingVars),
+				Validations:     []validation{{Expression: expr.Pretty(check), MessageExpression: expr.Pretty(message)}},
 				// Fail, with a binding that only warns and audits: an error
 				// of evaluation reaches the client as a warning naming the
 				// expression, instead of passing unseen. It never denies.

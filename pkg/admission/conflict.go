@@ -51,8 +51,7 @@ func (c *compiler) addConflictVariable() {
 	// policy marks such a Pod even when it would skip it.
 	refusal := c.variable(expr.Var("refusal"), "why the core refuses the Pod before its selection (a record it cannot read, a bad override value), or \"\"", chain(checks))
 	unreadable := checks[0].when
-	c.refusedReason = expr.Cond(expr.Eq(refusal, expr.Str("")), expr.Str(""),
-		expr.Cond(unreadable, expr.Str(string(inject.ReasonInvalidStatus)), expr.Str(string(inject.ReasonInvalidObject))))
+	c.refusedReason = expr.Cond(unreadable, expr.Str(string(inject.ReasonInvalidStatus)), expr.Str(string(inject.ReasonInvalidObject)))
 	checks = []check{{expr.Ne(refusal, expr.Str("")), refusal}}
 	for _, it := range c.items {
 		checks = append(checks, c.itemChecks(it)...)

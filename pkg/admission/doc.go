@@ -17,16 +17,19 @@
 //     parameter with parameterNotFoundAction Allow, so the policy runs only
 //     where it exists;
 //   - a ValidatingAdmissionPolicy and binding (Warn, Audit) that tell the
-//     client why a Pod was left as created: a conflict, or the parameter
-//     missing from its namespace.
+//     client why a Pod was left as created: a refusal or a conflict, which
+//     the mutating policy wrote in the skip mark with the core's message;
+//     or, on a Pod with no mark, the parameter missing from its namespace
+//     or an error of the mutating policy (validating.go).
 //
 // The core's pod-level skips (opted out, not opted in, hostNetwork,
 // another mesh's proxy, the profile's own status record already there)
 // are match conditions. Conflicts (a container or volume of the template's
 // name that differs, a port a container already uses) are computed in CEL
 // in the core's order with the core's message; a Pod with one is never half
-// injected: it is left as created and the validating policy returns the
-// message as a warning and in the audit log.
+// injected: it is left as created, marked with the reason and the message,
+// and the validating policy returns the message as a warning and in the
+// audit log.
 //
 // # Profiles
 //

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -195,7 +194,7 @@ func (s inProcessSuite) run(t *testing.T) outcomes {
 		selected := sel.selects(pod)
 		if code := admission.SkipCode(e); selected && !hadStatus && code != "" {
 			// The policy marks a Pod it leaves alone with the reason.
-			expected = marked(t, decoded, inject.SkippedAnnotationFor(in.Profile()), code)
+			expected = marked(t, decoded, inject.SkippedAnnotationFor(in.Profile()), podgen.SkipMark(code, e))
 			counts["+marked"]++
 		}
 		want, err := decodePod(expected)
@@ -230,31 +229,24 @@ func (s inProcessSuite) run(t *testing.T) outcomes {
 }
 
 // checkWarnings holds the validating policy's warnings to the core's
-// refusal: the core's message for a conflict, a warning of the policy's
-// own for a record it cannot read, none for a Pod the core injects.
+// refusal: the core's message for a refusal or a conflict, in the
+// policy's words, none for a Pod the core injects.
 func (s inProcessSuite) checkWarnings(t *testing.T, i int, p *admission.Policy, e inject.Entry, got *admitted) {
 	t.Helper()
 	prefix := "sidecar not injected by " + p.Name + ": "
 	switch {
-	case e.Action == inject.Failed && e.Reason == inject.ReasonConflict && got.matched:
-		// The policy cannot write the pod's volume as JSON: its message
-		// names the template's only.
-		want := prefix + podsVolume.ReplaceAllString(e.Message, "$1")
+	case e.Action == inject.Failed && got.matched:
+		// The message the policy marked the Pod with: the core's, in the
+		// policy's words (podgen.SkipMark).
+		want := prefix + strings.SplitN(podgen.SkipMark("", e), ": ", 2)[1]
 		if len(got.warnings) != 1 || got.warnings[0] != want {
 			t.Errorf("pod %d: warnings %q, want the core's %q", i, got.warnings, want)
-		}
-	case e.Action == inject.Failed && got.matched:
-		if len(got.warnings) != 1 || !strings.HasPrefix(got.warnings[0], prefix) {
-			t.Errorf("pod %d: warnings %q, want one for the core's %s: %s", i, got.warnings, e.Reason, e.Message)
 		}
 	case len(got.warnings) > 0:
 		t.Errorf("pod %d: warnings %q for a Pod the core %s (%s)", i, got.warnings, e.Action, e.Reason)
 	}
 }
 
-// podsVolume is the pod's volume in the core's message for a volume that
-// differs from the template's.
-var podsVolume = regexp.MustCompile(`the pod's is .*?, (the template's is )`)
 
 func (s inProcessSuite) countFeatures(counts outcomes, manifest []byte, raw map[string]any, in *inject.Injector, emptyFields bool) {
 	if strings.HasPrefix(strings.TrimSpace(string(manifest)), "{") {
@@ -411,9 +403,10 @@ func asJSON(v any) string {
 }
 
 // TestExpressionErrorWarning: a template's expression that fails on a Pod
-// leaves it as created (the mutating policy ignores its errors), and the
-// validating policy's warning names the error within the 256 characters
-// the API server keeps of a warning.
+// leaves it as created (the mutating policy ignores its errors), with no
+// mark; the validating policy warns that the policy failed on it, within
+// the 256 characters the API server keeps of a warning, and the error is
+// the evaluator's (which kubectl inject explain prints).
 func TestExpressionErrorWarning(t *testing.T) {
 	_, _, sp := compiledPolicy(t, podgen.ExpressionErrorTemplate)
 	pod, err := decodePod([]byte("apiVersion: v1\nkind: Pod\nmetadata: {name: portless}\nspec:\n  containers: [{name: app, image: busybox}]\n"))
@@ -424,13 +417,16 @@ func TestExpressionErrorWarning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.mutationError == nil || len(got.pod.Spec.Containers) != 1 {
-		t.Errorf("the mutating policy did not fail and leave the Pod as created: error %v, %d containers", got.mutationError, len(got.pod.Spec.Containers))
+	if got.mutationError == nil || len(got.pod.Spec.Containers) != 1 || len(got.pod.Annotations) != 0 {
+		t.Errorf("the mutating policy did not fail and leave the Pod as created: error %v, %d containers, annotations %v", got.mutationError, len(got.pod.Spec.Containers), got.pod.Annotations)
+	}
+	if got.mutationError != nil && !strings.Contains(got.mutationError.Error(), "no such key: ports") {
+		t.Errorf("the error does not name the missing field: %v", got.mutationError)
 	}
 	if len(got.warnings) != 1 {
 		t.Fatalf("warnings: %q", got.warnings)
 	}
-	if kept := got.warnings[0][:min(256, len(got.warnings[0]))]; !strings.Contains(kept, "no such key: ports") {
-		t.Errorf("the first 256 characters of the warning do not name the error: %q", kept)
+	if kept := got.warnings[0][:min(256, len(got.warnings[0]))]; !strings.Contains(kept, "the policy left no reason on the Pod: it failed on it (kubectl inject explain names the error)") {
+		t.Errorf("the first 256 characters of the warning do not say that the policy failed: %q", kept)
 	}
 }

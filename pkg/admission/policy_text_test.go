@@ -142,15 +142,12 @@ func TestPolicyExampleText(t *testing.T) {
 	}{
 		// The default sidecar carries its Envoy bootstrap, probes and a
 		// restricted securityContext: about 100 lines and 11 KB of literal
-		// in the mutating policy and its subset checks. The checks that
-		// keep the app off the sidecar's three ports (an override, a
-		// computed app port, the reserved admin port) add about 120 lines
-		// and 12 messages over 130 characters to the two policies.
-		// Marking the Pods the policy leaves alone with the reason (the
-		// skip annotation) adds about 30 lines to the mutating policy.
-		{"lines", len(lines), 1290},
-		{"bytes", len(data), 75000},
-		{"lines over 130 characters", long, 28},
+		// in the mutating policy and its subset checks. The validating
+		// policy reads the mutating policy's decision from the Pod (the
+		// skip mark) and repeats none of its variables.
+		{"lines", len(lines), 910},
+		{"bytes", len(data), 49500},
+		{"lines over 130 characters", long, 14},
 	} {
 		if b.got > b.limit {
 			t.Errorf("the example policy has %d %s, more than %d", b.got, b.what, b.limit)

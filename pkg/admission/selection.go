@@ -185,27 +185,6 @@ func policyConditions(conds []matchCondition) []namedCondition {
 	return out
 }
 
-// notMatched is true when a Pod fails one of conds.
-func notMatched(conds []matchCondition) expr.Expr {
-	var out []expr.Expr
-	for _, c := range conds {
-		out = append(out, expr.Not(c.cond))
-	}
-	return expr.Or(out...)
-}
-
-// conditionNames lists the conditions' names: "a, b or c".
-func conditionNames(conds []matchCondition) string {
-	var names []string
-	for _, c := range conds {
-		names = append(names, c.name)
-	}
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-}
-
 // markedReasons are the skips the policy writes on the Pod (the skip
 // annotation): a Pod it reaches and leaves alone. One that did not opt in
 // (opt-in mode) is left as it is; one the binding does not select
@@ -224,4 +203,12 @@ func SkipCode(e inject.Entry) string {
 		return string(e.Reason)
 	}
 	return ""
+}
+
+// MarkReason splits a skip mark (the value of the skip annotation the
+// policy writes) into its reason code and the core's message, which the
+// mark of a refusal or a conflict carries after ": ".
+func MarkReason(mark string) (code, message string) {
+	code, message, _ = strings.Cut(mark, ": ")
+	return code, message
 }

@@ -177,23 +177,19 @@ func (ev *explainer) explain(ctx context.Context, t explainTarget) (Verdict, err
 		v.Reason, v.Message = "error", "the policy fails on this Pod and leaves it as created: "+res.MutationError.Error()
 		return v, nil
 	}
-	code := ann[inject.SkippedAnnotationFor(ev.in.Profile())]
+	code, why := admission.MarkReason(ann[inject.SkippedAnnotationFor(ev.in.Profile())])
 	if code == "" {
 		code = string(inject.ReasonNotOptedIn)
 	}
 	v.Reason = code
-	v.Message, v.Hint = skipWords(code, ev.in, res.Warnings)
+	v.Message, v.Hint = skipWords(code, why, ev.in)
 	return v, nil
 }
 
-// skipWords says in words why the policy left a Pod alone, and what
-// changes it.
-func skipWords(code string, in *inject.Injector, warnings []string) (message, hint string) {
+// skipWords says in words why the policy left a Pod alone (code, and the
+// core's message why for a refusal or a conflict), and what changes it.
+func skipWords(code, why string, in *inject.Injector) (message, hint string) {
 	key := inject.InjectAnnotationFor(in.Profile())
-	why := ""
-	if len(warnings) > 0 {
-		_, why, _ = strings.Cut(warnings[0], ": ")
-	}
 	switch inject.Reason(code) {
 	case inject.ReasonOptedOut:
 		return fmt.Sprintf("opted out: the annotation %s is \"false\"", key), "remove the annotation " + key + " from the Pod (its workload's pod template)"

@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
@@ -19,7 +20,8 @@ func skippedAtAdmission(in *inject.Injector, objs []*unstructured.Unstructured) 
 		if obj.GetKind() != "Pod" {
 			continue
 		}
-		if reason, ok := obj.GetAnnotations()[key]; ok {
+		if mark, ok := obj.GetAnnotations()[key]; ok {
+			reason, _ := admission.MarkReason(mark)
 			out[reason] = append(out[reason], obj.GetNamespace()+"/"+obj.GetName())
 		}
 	}

@@ -211,7 +211,7 @@ func runSuite(t *testing.T, s suite) map[string]int {
 		}
 		if code := admission.SkipCode(r.entry); code != "" && !hadStatus && selected(r.entry) {
 			// The policy marks a Pod it leaves alone with the reason.
-			expected = marked(t, r.decoded, inject.SkippedAnnotationFor(in.Profile()), code)
+			expected = marked(t, r.decoded, inject.SkippedAnnotationFor(in.Profile()), podgen.SkipMark(code, r.entry))
 			counts["+marked"]++
 		}
 		want, wantErr := createPod(t, expected, false)

@@ -89,7 +89,7 @@ func TestTwoProfiles(t *testing.T) {
 			var e inject.Entry
 			_, had := podFrom(t, out).GetAnnotations()[in.StatusAnnotation()]
 			if out, e = coreInject(t, in, out); admission.SkipCode(e) != "" && selected(e) && !had {
-				out = marked(t, out, inject.SkippedAnnotationFor(in.Profile()), admission.SkipCode(e))
+				out = marked(t, out, inject.SkippedAnnotationFor(in.Profile()), podgen.SkipMark(admission.SkipCode(e), e))
 			}
 		}
 		want, wantErr := createPod(t, out, false)
