@@ -247,7 +247,6 @@ func (s inProcessSuite) checkWarnings(t *testing.T, i int, p *admission.Policy, 
 	}
 }
 
-
 func (s inProcessSuite) countFeatures(counts outcomes, manifest []byte, raw map[string]any, in *inject.Injector, emptyFields bool) {
 	if strings.HasPrefix(strings.TrimSpace(string(manifest)), "{") {
 		counts["+json"]++
