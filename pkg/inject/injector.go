@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kinject/kubectl-inject/pkg/yamltext"
 )
 
 // Op is what to do to the selected objects.
@@ -25,7 +27,7 @@ type Injector struct {
 	hash      string
 	settings  Settings
 	statusKey string
-	renders   *renderCache
+	renders   *yamltext.RenderCache
 	derived   *derivedCache
 }
 
@@ -59,7 +61,7 @@ func New(t *Template, s Settings) (*Injector, error) {
 	if w := t.Warnings(); s.Strict && len(w) > 0 {
 		return nil, fmt.Errorf("template widens privileges (strict): %s", strings.Join(w, "; "))
 	}
-	return &Injector{template: t, hash: t.Hash(), settings: s, statusKey: StatusAnnotationFor(s.Profile), renders: &renderCache{}, derived: &derivedCache{}}, nil
+	return &Injector{template: t, hash: t.Hash(), settings: s, statusKey: StatusAnnotationFor(s.Profile), renders: &yamltext.RenderCache{}, derived: &derivedCache{}}, nil
 }
 
 // Profile returns the profile the injector injects ("" for the default).

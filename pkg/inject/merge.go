@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kinject/kubectl-inject/pkg/yamltext"
 )
 
 // conflictError is a clash between the template and the pod.
@@ -20,7 +22,7 @@ func (e *conflictError) Error() string { return e.msg }
 // this profile's old injection leaves them as they were) stay as they are:
 // what they own is a conflict, and fields they created are recorded as
 // created here too.
-func (in *Injector) planInject(t *podTarget, values map[string]string, rest others) ([]edit, error) {
+func (in *Injector) planInject(t *podTarget, values map[string]string, rest others) ([]yamltext.Edit, error) {
 	tpl := in.templateFor(values)
 	pt := profileTarget{podTarget: t, profile: in.settings.Profile, rest: rest}
 	status := &Status{Version: statusVersion, Template: in.hash, Values: values}
@@ -59,7 +61,7 @@ func (in *Injector) planInject(t *podTarget, values map[string]string, rest othe
 		rest.inherit(status, emptySpec)
 		status.noteEmpty(emptySpec, t.emptyText(t.spec))
 	}
-	var edits []edit
+	var edits []yamltext.Edit
 	for _, l := range []struct {
 		field   string
 		list    *yaml.Node
@@ -285,15 +287,15 @@ func firstAppContainer(containers *yaml.Node, sidecars map[string]bool) string {
 // appendItems adds items to the list field of spec: at the end, or at the
 // front (native sidecars start before the app's own init containers). A
 // missing or empty field is set and recorded in status.
-func appendItems(spec *yaml.Node, field string, list *yaml.Node, items []*yaml.Node, front bool, status *Status, created string) ([]edit, error) {
+func appendItems(spec *yaml.Node, field string, list *yaml.Node, items []*yaml.Node, front bool, status *Status, created string) ([]yamltext.Edit, error) {
 	if len(items) == 0 {
 		return nil, nil
 	}
 	if isNull(list) {
 		status.addField(created, presentValue(spec, field))
 		e := placeField(spec, field, newSequence(copyAll(items)...), beforeKeyFor(spec, field))
-		e.origin, e.originN = items[0], len(items)
-		return []edit{e}, nil
+		e.Origin, e.OriginN = items[0], len(items)
+		return []yamltext.Edit{e}, nil
 	}
 	if list.Kind == yaml.AliasNode {
 		return nil, atNode(list, field, &conflictError{fmt.Sprintf("%s: is an alias (*%s); refusing to edit the shared anchor", field, list.Value)})
@@ -305,10 +307,10 @@ func appendItems(spec *yaml.Node, field string, list *yaml.Node, items []*yaml.N
 	if front && len(list.Content) > 0 {
 		before = list.Content[0]
 	}
-	edits := make([]edit, 0, len(items))
+	edits := make([]yamltext.Edit, 0, len(items))
 	for _, item := range items {
-		e := insertAt(list, before, "", deepCopy(item))
-		e.origin, e.originN = item, 1
+		e := yamltext.Insert(list, before, "", deepCopy(item))
+		e.Origin, e.OriginN = item, 1
 		edits = append(edits, e)
 	}
 	return edits, nil
@@ -340,11 +342,11 @@ var fieldsAfter = map[string][]string{
 
 // placeField sets field of mapping m to value: a new field before the key
 // before, or the value of a field that is present but empty ("volumes:").
-func placeField(m *yaml.Node, field string, value, before *yaml.Node) edit {
+func placeField(m *yaml.Node, field string, value, before *yaml.Node) yamltext.Edit {
 	if _, old := mapLookup(m, field); old != nil {
-		return fill(m, old, value)
+		return yamltext.Fill(m, old, value)
 	}
-	return insertAt(m, before, field, value)
+	return yamltext.Insert(m, before, field, value)
 }
 
 func copyAll(nodes []*yaml.Node) []*yaml.Node {
@@ -372,7 +374,7 @@ func presentValue(m *yaml.Node, field string) *yaml.Node {
 
 // planMetadata adds labels and annotations (the status record last) to the
 // pod template's metadata, creating maps as needed.
-func planMetadata(t *podTarget, labels, annotations []KeyValue, status *Status, rest others, statusKey string) ([]edit, error) {
+func planMetadata(t *podTarget, labels, annotations []KeyValue, status *Status, rest others, statusKey string) ([]yamltext.Edit, error) {
 	if t.meta == nil {
 		meta := newMapping()
 		if len(labels) > 0 {
@@ -386,7 +388,7 @@ func planMetadata(t *podTarget, labels, annotations []KeyValue, status *Status, 
 		ann := kvMapping(annotations)
 		meta.Content = append(meta.Content, newString("annotations"), ann)
 		ann.Content = append(ann.Content, newString(statusKey), newString(status.Encode()))
-		return []edit{placeField(t.template, "metadata", meta, beforeKeyFor(t.template, "metadata"))}, nil
+		return []yamltext.Edit{placeField(t.template, "metadata", meta, beforeKeyFor(t.template, "metadata"))}, nil
 	}
 	rest.inherit(status, createdMetadata)
 	status.noteEmpty(createdMetadata, t.emptyText(t.meta)) // empty: annotations go in
@@ -401,7 +403,7 @@ func planMetadata(t *podTarget, labels, annotations []KeyValue, status *Status, 
 // planStringMap adds or overwrites entries of the labels or annotations
 // map. When statusKey is set, the status record is added last; it is
 // encoded only after every other part of status is known.
-func planStringMap(t *podTarget, field string, kvs []KeyValue, added *[]string, status *Status, created string, rest others, statusKey string) ([]edit, error) {
+func planStringMap(t *podTarget, field string, kvs []KeyValue, added *[]string, status *Status, created string, rest others, statusKey string) ([]yamltext.Edit, error) {
 	if len(kvs) == 0 && statusKey == "" {
 		return nil, nil
 	}
@@ -413,7 +415,7 @@ func planStringMap(t *podTarget, field string, kvs []KeyValue, added *[]string, 
 		if statusKey != "" {
 			fresh.Content = append(fresh.Content, newString(statusKey), newString(status.Encode()))
 		}
-		return []edit{placeField(t.meta, field, fresh, beforeKeyFor(t.meta, field))}, nil
+		return []yamltext.Edit{placeField(t.meta, field, fresh, beforeKeyFor(t.meta, field))}, nil
 	}
 	if m.Kind == yaml.AliasNode {
 		// Adding to an alias would change the anchor and every other use of
@@ -427,20 +429,20 @@ func planStringMap(t *podTarget, field string, kvs []KeyValue, added *[]string, 
 	if len(kvs) > 0 || statusKey != "" {
 		status.noteEmpty(created, t.emptyText(m))
 	}
-	var edits []edit
+	var edits []yamltext.Edit
 	for _, kv := range kvs {
 		existing := mapValue(m, kv.Key)
 		switch {
 		case existing == nil:
 			*added = append(*added, kv.Key)
-			edits = append(edits, insertAt(m, nil, kv.Key, newString(kv.Value)))
+			edits = append(edits, yamltext.Insert(m, nil, kv.Key, newString(kv.Value)))
 		case existing.Value != kv.Value || existing.Kind != yaml.ScalarNode:
 			recordChanged(status, field, kv.Key, existing.Value)
-			edits = append(edits, setScalar(existing, kv.Value))
+			edits = append(edits, yamltext.Set(existing, kv.Value))
 		}
 	}
 	if statusKey != "" {
-		edits = append(edits, insertAt(m, nil, statusKey, newString(status.Encode())))
+		edits = append(edits, yamltext.Insert(m, nil, statusKey, newString(status.Encode())))
 	}
 	return edits, nil
 }

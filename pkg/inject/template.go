@@ -263,7 +263,6 @@ func nodeValue(n *yaml.Node) any {
 	return v
 }
 
-
 // WithNative returns a copy of the template with its sidecars moved to native
 // form (init containers with restartPolicy: Always) or, when native is false,
 // to classic containers. Init containers that are not sidecars stay.
