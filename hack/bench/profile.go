@@ -212,7 +212,7 @@ func area(fn string) string {
 		return "yaml.v3 (parse, encode)"
 	case strings.HasPrefix(fn, "sigs.k8s.io/kustomize/kyaml"):
 		return "kyaml"
-	case strings.HasPrefix(fn, "github.com/kinject/kubectl-inject/pkg/inject."):
+	case strings.HasPrefix(fn, "github.com/kinject/kubectl-inject/pkg/inject."), strings.HasPrefix(fn, "github.com/kinject/kubectl-inject/pkg/yamltext."):
 		return "pkg/inject (own code)"
 	case strings.HasPrefix(fn, "github.com/kinject/kubectl-inject/pkg/manifest."):
 		return "pkg/manifest (stream split)"

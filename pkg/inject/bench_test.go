@@ -5,11 +5,12 @@ import (
 	"io"
 	"testing"
 
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/manifest"
 	"github.com/kinject/kubectl-inject/pkg/manifest/gen"
-	"sigs.k8s.io/kustomize/kyaml/kio"
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 func benchInput(b *testing.B, n int) []byte {

@@ -4,8 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kinject/kubectl-inject/pkg/inject"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
 func TestParseConfigErrors(t *testing.T) {

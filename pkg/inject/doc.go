@@ -20,6 +20,17 @@
 //   - ProcessNode edits a parsed document in place, for callers that
 //     serialize anyway (KRM functions).
 //
+// The pipeline, for each document: parse it (document.go, through
+// yamltext.Decode); find its objects and their pod templates (targets.go);
+// read every profile's record on the template (records.go) and decide
+// what to do, or why to skip (process.go, policy.go); plan the change as
+// edits against the parsed tree: merge.go, conflicts.go and metadata.go
+// for injection, uninject.go for removal; apply the edits, to the text with
+// pkg/yamltext (which keeps every byte outside the changed lines) or to the
+// nodes; and describe each object in the report (report.go, status.go).
+// The template (template.go, parameters*.go, ports.go, expression*.go) and
+// the names of annotations and labels (naming.go) are shared by every step.
+//
 // Each injection leaves the status annotation sidecar.kinject.dev/status on
 // the pod template: a record of exactly what was added or changed and the
 // template's hash. With it, injecting again changes nothing, a changed

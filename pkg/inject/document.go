@@ -3,12 +3,12 @@ package inject
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kinject/kubectl-inject/pkg/yamltext"
 )
 
 // MaxDocumentBytes bounds one document. The API server stores objects of at
@@ -26,7 +26,7 @@ type document struct {
 	index       int
 	reformatted bool
 	err         error // set when the document could not be rewritten
-	renders     *renderCache
+	renders     *yamltext.RenderCache
 	stale       bool // text was spliced; root must be parsed again before use
 }
 
@@ -45,7 +45,7 @@ func parseDocument(src []byte, index int) (*document, *Entry) {
 	if len(src) > MaxDocumentBytes {
 		return fail(ReasonTooLarge, "document is %.1f MiB, larger than the %d MiB limit for one object", float64(len(src))/(1<<20), MaxDocumentBytes>>20)
 	}
-	node, err := decodeDocument(src)
+	node, err := yamltext.Decode(src)
 	if err != nil {
 		return fail(ReasonInvalidYAML, "not valid YAML: %v", err)
 	}
@@ -64,49 +64,11 @@ func parseDocument(src []byte, index int) (*document, *Entry) {
 // a document with no content. Front ends that convert ProcessText's output
 // read it with this, so that they accept exactly what it accepts.
 func ParseDocument(src []byte) (*yaml.RNode, error) {
-	node, err := decodeDocument(src)
+	node, err := yamltext.Decode(src)
 	if err != nil || node == nil {
 		return nil, err
 	}
 	return yaml.NewRNode(node), nil
-}
-
-// decodeDocument parses the text of one document. Text that holds more
-// than one (two JSON values one after the other, or a second YAML document
-// after "...") is an error: editing only the first would pass the others
-// over in silence. JSON's "\/" escape, which the YAML parser lacks, is read
-// as "/" (see jsonWithoutSolidus).
-func decodeDocument(src []byte) (*yaml.Node, error) {
-	text, solidus := jsonWithoutSolidus(src)
-	node, err := decodeText(text)
-	if node != nil && solidus {
-		if err := restoreSolidus(node, src); err != nil {
-			return nil, err
-		}
-	}
-	return node, err
-}
-
-func decodeText(src []byte) (*yaml.Node, error) {
-	var node yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(src))
-	if err := dec.Decode(&node); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, nil
-		}
-		return nil, err
-	}
-	var more yaml.Node
-	switch err := dec.Decode(&more); {
-	case err == nil:
-		return nil, fmt.Errorf("a second document begins at line %d without a \"---\" line before it", more.Line)
-	case !errors.Is(err, io.EOF):
-		return nil, err
-	}
-	if len(node.Content) == 0 || (isNull(node.Content[0]) && node.Content[0].Value == "") {
-		return nil, nil
-	}
-	return &node, nil
 }
 
 // NodeKind names the kind of a node: "list", "scalar", "alias" or
@@ -164,19 +126,13 @@ func Objects(src []byte, index int) ([]DocumentObject, *Entry) {
 }
 
 // emptyInner returns the reader of what is between the brackets of empty
-// collections that injected items replace (textDoc.emptyInner), for the
+// collections that injected items replace (yamltext.EmptyInner), for the
 // planner to record; nil on the node path.
 func (d *document) emptyInner() func(*yaml.Node) string {
 	if d.text == nil || d.err != nil {
 		return nil
 	}
-	var td *textDoc
-	return func(n *yaml.Node) string {
-		if td == nil {
-			td = newTextDoc(d.text)
-		}
-		return td.emptyInner(n)
-	}
+	return yamltext.EmptyInner(d.text)
 }
 
 // apply applies edits to the document. On the text path the text is
@@ -185,27 +141,27 @@ func (d *document) emptyInner() func(*yaml.Node) string {
 // impossible or would not mean the same falls back to re-serializing the
 // document. After a sure splice the tree is parsed again only if a later
 // pass asks for it.
-func (d *document) apply(edits []edit) {
+func (d *document) apply(edits []yamltext.Edit) {
 	if len(edits) == 0 || d.err != nil {
 		return
 	}
 	if d.text == nil {
-		d.err = applyToNodes(edits)
+		d.err = yamltext.Apply(edits)
 		return
 	}
-	spliced, sure, spliceErr := splice(d.text, edits, d.renders)
+	spliced, sure, spliceErr := yamltext.Splice(d.text, edits, d.renders)
 	if spliceErr == nil && sure {
 		// The tree is parsed again from the text if a later pass needs it.
 		d.text, d.stale = spliced, true
 		return
 	}
 	// The edited tree is the reference for the check and the fallback.
-	if err := applyToNodes(edits); err != nil {
+	if err := yamltext.Apply(edits); err != nil {
 		d.err = err
 		return
 	}
 	if spliceErr == nil {
-		if node, err := decodeDocument(spliced); err == nil && node != nil && equalNodes(resolveDocument(node), d.root) {
+		if node, err := yamltext.Decode(spliced); err == nil && node != nil && yamltext.Equal(resolveDocument(node), d.root) {
 			d.node, d.root, d.text = node, resolveDocument(node), spliced
 			return
 		}
@@ -220,7 +176,7 @@ func (d *document) refresh() {
 		return
 	}
 	d.stale = false
-	node, err := decodeDocument(d.text)
+	node, err := yamltext.Decode(d.text)
 	if err != nil || node == nil {
 		d.err = fmt.Errorf("spliced document does not parse: %v", err)
 		return
@@ -244,31 +200,12 @@ func (d *document) reformat() {
 	if bytes.Contains(d.text, []byte("\r\n")) {
 		out = bytes.ReplaceAll(out, []byte("\n"), []byte("\r\n"))
 	}
-	node, err := decodeDocument(out)
+	node, err := yamltext.Decode(out)
 	if err != nil || node == nil {
 		d.err = fmt.Errorf("re-serialized document does not parse: %v", err)
 		return
 	}
 	d.node, d.root, d.text, d.reformatted = node, resolveDocument(node), out, true
-}
-
-// equalNodes compares two trees by content: kinds, tags and values.
-func equalNodes(a, b *yaml.Node) bool {
-	if a.Kind != b.Kind || len(a.Content) != len(b.Content) {
-		return false
-	}
-	switch a.Kind {
-	case yaml.ScalarNode:
-		return a.Value == b.Value && a.ShortTag() == b.ShortTag()
-	case yaml.AliasNode:
-		return a.Value == b.Value
-	}
-	for i := range a.Content {
-		if !equalNodes(a.Content[i], b.Content[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // reformatJSON writes the tree as JSON laid out as src: compact, or

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/kinject/kubectl-inject/pkg/yamltext"
 )
 
 // TestDuplicateKeys: a key given twice anywhere in an object is refused,
@@ -23,7 +25,7 @@ func TestDuplicateKeys(t *testing.T) {
 		{"kind: Deployment\nspec:\n  a: 1\n  b:\n    a: 2\n", ""},
 	}
 	for _, tc := range cases {
-		node, err := decodeDocument([]byte(tc.doc))
+		node, err := yamltext.Decode([]byte(tc.doc))
 		if err != nil {
 			t.Fatal(err)
 		}

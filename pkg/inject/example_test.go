@@ -3,8 +3,9 @@ package inject_test
 import (
 	"fmt"
 
-	"github.com/kinject/kubectl-inject/pkg/inject"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
 const exampleDeployment = `apiVersion: apps/v1

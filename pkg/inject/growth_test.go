@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kinject/kubectl-inject/pkg/inject"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
 // The number of lines an injection adds, as the status records and the

@@ -2,9 +2,13 @@ package inject
 
 import (
 	"fmt"
+	"sort"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kinject/kubectl-inject/pkg/yamltext"
 )
 
 // Op is what to do to the selected objects.
@@ -25,7 +29,7 @@ type Injector struct {
 	hash      string
 	settings  Settings
 	statusKey string
-	renders   *renderCache
+	renders   *yamltext.RenderCache
 	derived   *derivedCache
 }
 
@@ -59,7 +63,7 @@ func New(t *Template, s Settings) (*Injector, error) {
 	if w := t.Warnings(); s.Strict && len(w) > 0 {
 		return nil, fmt.Errorf("template widens privileges (strict): %s", strings.Join(w, "; "))
 	}
-	return &Injector{template: t, hash: t.Hash(), settings: s, statusKey: StatusAnnotationFor(s.Profile), renders: &renderCache{}, derived: &derivedCache{}}, nil
+	return &Injector{template: t, hash: t.Hash(), settings: s, statusKey: StatusAnnotationFor(s.Profile), renders: &yamltext.RenderCache{}, derived: &derivedCache{}}, nil
 }
 
 // Profile returns the profile the injector injects ("" for the default).
@@ -77,29 +81,6 @@ func (in *Injector) TemplateHash() string { return in.hash }
 // Settings returns the settings the injector was made with, for front ends
 // that compile the same selection into another form (an admission policy).
 func (in *Injector) Settings() Settings { return in.settings }
-
-// withImage returns a copy whose first sidecar uses image.
-func (t *Template) withImage(image string) *Template {
-	out := *t
-	switch {
-	case len(t.Containers) > 0:
-		out.Containers = append([]*yaml.Node{}, t.Containers...)
-		out.Containers[0] = deepCopy(t.Containers[0])
-		setScalarField(out.Containers[0], "image", image)
-	case len(t.InitContainers) > 0:
-		i := 0
-		for j, c := range t.InitContainers {
-			if scalarField(c, "restartPolicy") == "Always" {
-				i = j
-				break
-			}
-		}
-		out.InitContainers = append([]*yaml.Node{}, t.InitContainers...)
-		out.InitContainers[i] = deepCopy(t.InitContainers[i])
-		setScalarField(out.InitContainers[i], "image", image)
-	}
-	return &out
-}
 
 // ProcessNode applies op to one parsed document (an object or a kind: List)
 // in place, and reports one entry per object. This is the path for callers
@@ -144,4 +125,45 @@ func failAll(entries []Entry, err error) []Entry {
 		}
 	}
 	return entries
+}
+
+// derivedCache keeps the templates made for sets of override values, so
+// that workloads asking for the same values share the template's nodes and
+// with them the render cache. It stops growing at maxDerived sets.
+type derivedCache struct {
+	mu sync.Mutex
+	m  map[string]*Template
+}
+
+const maxDerived = 256
+
+// templateFor returns the template with the override values set.
+func (in *Injector) templateFor(values map[string]string) *Template {
+	if len(values) == 0 {
+		return in.template
+	}
+	keys := make([]string, 0, len(values))
+	for k := range values {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(k + "\x00" + values[k] + "\x00")
+	}
+	key := b.String()
+	c := in.derived
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t, ok := c.m[key]; ok {
+		return t
+	}
+	t := in.template.withValues(values)
+	if c.m == nil {
+		c.m = map[string]*Template{}
+	}
+	if len(c.m) < maxDerived {
+		c.m[key] = t
+	}
+	return t
 }

@@ -24,16 +24,6 @@ func IsSystemNamespace(ns string) bool {
 	return false
 }
 
-// NamespaceEnabled is the value of a namespace's injection label
-// (NamespaceLabelFor) that turns admission injection on for its Pods.
-const NamespaceEnabled = "enabled"
-
-// NamespaceLabelFor returns the namespace label that opts a namespace in
-// to admission injection for a profile: sidecar.kinject.dev/inject for the
-// default profile, NAME.sidecar.kinject.dev/inject for profile NAME (the
-// key of the Pod's opt-in/out annotation, as a label of the namespace).
-func NamespaceLabelFor(profile string) string { return InjectAnnotationFor(profile) }
-
 // ValidateNamespace checks that ns can name a namespace (a DNS label:
 // lower-case letters, digits and '-', at most 63 characters).
 func ValidateNamespace(ns string) error {

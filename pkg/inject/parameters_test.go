@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kinject/kubectl-inject/pkg/inject"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
 func TestParameterErrors(t *testing.T) {

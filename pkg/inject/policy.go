@@ -7,16 +7,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// Annotations that steer injection.
-const (
-	// InjectAnnotation opts an object in ("true") or out ("false").
-	InjectAnnotation = "sidecar.kinject.dev/inject"
-	// SeedAnnotation is the seed Initializer's opt-in annotation.
-	SeedAnnotation = "initializer.kubernetes.io/envoy"
-	// DefaultContainerAnnotation tells kubectl exec/logs which container to use.
-	DefaultContainerAnnotation = "kubectl.kubernetes.io/default-container"
-)
-
 // otherMeshProxies are containers of other meshes; a pod that has one is
 // already meshed and is left alone.
 var otherMeshProxies = []string{"istio-proxy", "linkerd-proxy"}

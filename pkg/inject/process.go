@@ -6,13 +6,15 @@ import (
 	"strconv"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kinject/kubectl-inject/pkg/yamltext"
 )
 
 // plan is the decision for one object in the first pass.
 type plan struct {
 	entry  Entry
-	strip  []edit // removes an earlier injection (uninject, or update)
-	inject bool   // add the template in the second pass
+	strip  []yamltext.Edit // removes an earlier injection (uninject, or update)
+	inject bool            // add the template in the second pass
 	values map[string]string
 	rest   others // the other profiles' records, read once in the first pass
 }
@@ -24,7 +26,7 @@ type plan struct {
 func (in *Injector) process(op Op, d *document) []Entry {
 	refs := d.objects()
 	plans := make([]plan, len(refs))
-	var strip []edit
+	var strip []yamltext.Edit
 	for i, ref := range refs {
 		plans[i] = in.decide(op, ref, d.index)
 		strip = append(strip, plans[i].strip...)
@@ -32,7 +34,7 @@ func (in *Injector) process(op Op, d *document) []Entry {
 	d.apply(strip)
 	if op == OpInject {
 		refs = d.objects() // the text path parsed the document again
-		var add []edit
+		var add []yamltext.Edit
 		blank := d.emptyInner()
 		for i := range plans {
 			if !plans[i].inject {
@@ -152,14 +154,14 @@ func findRecord(records []record, profile string) *record {
 // dryRunUpdate checks on a copy that the new template can be injected once
 // the old injection is gone, so that a failing update leaves the object as
 // it was rather than stripped.
-func (in *Injector) dryRunUpdate(obj *yaml.Node, path PodTemplatePath, strip []edit, values map[string]string, rest others) error {
+func (in *Injector) dryRunUpdate(obj *yaml.Node, path PodTemplatePath, strip []yamltext.Edit, values map[string]string, rest others) error {
 	copied, mapped := copyWithMap(obj)
-	remapped := make([]edit, len(strip))
+	remapped := make([]yamltext.Edit, len(strip))
 	for i, e := range strip {
-		e.parent, e.before, e.target = mapped[e.parent], mapped[e.before], mapped[e.target]
+		e.Parent, e.Before, e.Target = mapped[e.Parent], mapped[e.Before], mapped[e.Target]
 		remapped[i] = e
 	}
-	if err := applyToNodes(remapped); err != nil {
+	if err := yamltext.Apply(remapped); err != nil {
 		return err
 	}
 	t, err := findPodTarget(copied, path)
@@ -173,7 +175,7 @@ func (in *Injector) dryRunUpdate(obj *yaml.Node, path PodTemplatePath, strip []e
 // planInjectObject plans the injection into an object the first pass
 // accepted; blank reads the text between empty brackets (nil on the node
 // path).
-func (in *Injector) planInjectObject(obj *yaml.Node, blank func(*yaml.Node) string, values map[string]string, rest others) ([]edit, error) {
+func (in *Injector) planInjectObject(obj *yaml.Node, blank func(*yaml.Node) string, values map[string]string, rest others) ([]yamltext.Edit, error) {
 	path, _ := lookupPath(in.settings.Paths, scalarField(obj, "apiVersion"), scalarField(obj, "kind"))
 	t, err := findPodTarget(obj, path)
 	if err != nil {

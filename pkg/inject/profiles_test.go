@@ -8,9 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/manifest"
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // profileCase is one directory under testdata/profiles: config.yaml holds

@@ -6,9 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/manifest"
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // checkProperties checks, byte for byte, what every injection must satisfy:

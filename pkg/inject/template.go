@@ -300,3 +300,26 @@ func (t *Template) Names() []string {
 	sort.Strings(names)
 	return names
 }
+
+// withImage returns a copy whose first sidecar uses image.
+func (t *Template) withImage(image string) *Template {
+	out := *t
+	switch {
+	case len(t.Containers) > 0:
+		out.Containers = append([]*yaml.Node{}, t.Containers...)
+		out.Containers[0] = deepCopy(t.Containers[0])
+		setScalarField(out.Containers[0], "image", image)
+	case len(t.InitContainers) > 0:
+		i := 0
+		for j, c := range t.InitContainers {
+			if scalarField(c, "restartPolicy") == "Always" {
+				i = j
+				break
+			}
+		}
+		out.InitContainers = append([]*yaml.Node{}, t.InitContainers...)
+		out.InitContainers[i] = deepCopy(t.InitContainers[i])
+		setScalarField(out.InitContainers[i], "image", image)
+	}
+	return &out
+}

@@ -4,6 +4,8 @@ import (
 	"sort"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kinject/kubectl-inject/pkg/yamltext"
 )
 
 // statusIntact reports whether everything the record lists is still there.
@@ -28,7 +30,7 @@ func statusIntact(t *podTarget, s *Status) bool {
 // record lists: the items and keys added, the values changed, the fields
 // created. An annotation that another profile also claims (the
 // default-container annotation) stays for it.
-func planUninject(t *podTarget, own record, rest others) []edit {
+func planUninject(t *podTarget, own record, rest others) []yamltext.Edit {
 	s := *own.status
 	if len(rest) > 0 {
 		s.Annotations = nil
@@ -42,7 +44,7 @@ func planUninject(t *podTarget, own record, rest others) []edit {
 }
 
 // planUninjectAll removes every profile's injection at once.
-func planUninjectAll(t *podTarget, records []record) []edit {
+func planUninjectAll(t *podTarget, records []record) []yamltext.Edit {
 	merged := &Status{}
 	keys := make([]string, 0, len(records))
 	for _, r := range records {
@@ -88,8 +90,8 @@ func appendNew(list []string, more ...string) []string {
 }
 
 // planRemove plans the removal of what s lists and of the status keys.
-func planRemove(t *podTarget, s *Status, statusKeys []string) []edit {
-	var edits []edit
+func planRemove(t *podTarget, s *Status, statusKeys []string) []yamltext.Edit {
+	var edits []yamltext.Edit
 	for _, l := range []struct {
 		names   []string
 		field   string
@@ -112,7 +114,7 @@ func planRemove(t *podTarget, s *Status, statusKeys []string) []edit {
 // created by injection and nothing else is left in it, the field goes too,
 // and a field that was empty before is emptied again, as s (under the name
 // recorded) says it was written.
-func removeItems(m *yaml.Node, field string, names []string, s *Status, recorded string) []edit {
+func removeItems(m *yaml.Node, field string, names []string, s *Status, recorded string) []yamltext.Edit {
 	key, list := mapLookup(m, field)
 	if key == nil || list.Kind != yaml.SequenceNode || len(names) == 0 {
 		return nil
@@ -125,27 +127,27 @@ func removeItems(m *yaml.Node, field string, names []string, s *Status, recorded
 	}
 	emptied := len(doomed) == len(list.Content)
 	if s.created(recorded) && emptied {
-		return []edit{deleteChild(m, key)}
+		return []yamltext.Edit{yamltext.Delete(m, key)}
 	}
-	edits := make([]edit, 0, len(doomed)+1)
+	edits := make([]yamltext.Edit, 0, len(doomed)+1)
 	for _, item := range doomed {
-		edits = append(edits, deleteChild(list, item))
+		edits = append(edits, yamltext.Delete(list, item))
 	}
 	if emptied {
 		edits = emptyAgain(edits, list, s.emptyText(recorded))
 	}
 	if s.wasNull(recorded) && emptied {
-		edits = append(edits, nullify(m, list, s.nullToken(recorded)))
+		edits = append(edits, yamltext.Nullify(m, list, s.nullToken(recorded)))
 	}
 	return edits
 }
 
 // emptyAgain gives the edits that delete every child of collection what
 // goes back between its brackets (Status.Empty).
-func emptyAgain(edits []edit, collection *yaml.Node, text string) []edit {
+func emptyAgain(edits []yamltext.Edit, collection *yaml.Node, text string) []yamltext.Edit {
 	for i := range edits {
-		if edits[i].kind == deleteEdit && edits[i].parent == collection {
-			edits[i].text = text
+		if edits[i].Kind == yamltext.DeleteEdit && edits[i].Parent == collection {
+			edits[i].Text = text
 		}
 	}
 	return edits
@@ -154,7 +156,7 @@ func emptyAgain(edits []edit, collection *yaml.Node, text string) []edit {
 // planRemoveMetadata removes added labels and annotations, restores changed
 // values, and removes maps (and metadata itself) that injection created and
 // that are empty afterwards.
-func planRemoveMetadata(t *podTarget, s *Status, statusKeys []string) []edit {
+func planRemoveMetadata(t *podTarget, s *Status, statusKeys []string) []yamltext.Edit {
 	var restoreLabels, restoreAnnotations map[string]string
 	if s.Changed != nil {
 		restoreLabels, restoreAnnotations = s.Changed.Labels, s.Changed.Annotations
@@ -167,9 +169,9 @@ func planRemoveMetadata(t *podTarget, s *Status, statusKeys []string) []edit {
 		switch {
 		case s.created(createdMetadata):
 			key, _ := mapLookup(t.template, "metadata")
-			return []edit{deleteChild(t.template, key)}
+			return []yamltext.Edit{yamltext.Delete(t.template, key)}
 		case s.wasNull(createdMetadata):
-			edits = append(edits, nullify(t.template, t.meta, s.nullToken(createdMetadata)))
+			edits = append(edits, yamltext.Nullify(t.template, t.meta, s.nullToken(createdMetadata)))
 		default:
 			edits = emptyAgain(edits, t.meta, s.emptyText(createdMetadata))
 		}
@@ -182,7 +184,7 @@ func planRemoveMetadata(t *podTarget, s *Status, statusKeys []string) []edit {
 // (or was absent); a field that was empty before injection is emptied
 // again, as s (under the name recorded) says it was written, and then it
 // is not gone.
-func planRemoveKeys(meta *yaml.Node, field string, remove []string, restore map[string]string, s *Status, recorded string) (edits []edit, gone bool) {
+func planRemoveKeys(meta *yaml.Node, field string, remove []string, restore map[string]string, s *Status, recorded string) (edits []yamltext.Edit, gone bool) {
 	fieldKey, m := mapLookup(meta, field)
 	if fieldKey == nil {
 		return nil, true
@@ -193,23 +195,23 @@ func planRemoveKeys(meta *yaml.Node, field string, remove []string, restore map[
 	left := len(m.Content) / 2
 	for _, k := range remove {
 		if key, _ := mapLookup(m, k); key != nil {
-			edits = append(edits, deleteChild(m, key))
+			edits = append(edits, yamltext.Delete(m, key))
 			left--
 		}
 	}
 	if s.created(recorded) && left == 0 {
-		return []edit{deleteChild(meta, fieldKey)}, true
+		return []yamltext.Edit{yamltext.Delete(meta, fieldKey)}, true
 	}
 	if s.wasNull(recorded) && left == 0 {
 		// Deleting the field's entries (ours) leaves it empty, as it was.
-		return append(edits, nullify(meta, m, s.nullToken(recorded))), false
+		return append(edits, yamltext.Nullify(meta, m, s.nullToken(recorded))), false
 	}
 	if left == 0 {
 		edits = emptyAgain(edits, m, s.emptyText(recorded))
 	}
 	for _, k := range sortedKeys(restore) {
 		if v := mapValue(m, k); v != nil && v.Kind == yaml.ScalarNode {
-			edits = append(edits, setScalar(v, restore[k]))
+			edits = append(edits, yamltext.Set(v, restore[k]))
 		}
 	}
 	return edits, false

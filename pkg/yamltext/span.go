@@ -1,4 +1,4 @@
-package inject
+package yamltext
 
 import (
 	"bytes"
@@ -48,7 +48,7 @@ func (td *textDoc) commentsAbove(n int) int {
 // dashColumn returns the 0-based column of an item's dash.
 func (td *textDoc) dashColumn(item *yaml.Node) (int, error) {
 	if !td.startsLine(item, true) {
-		return 0, errNotSpliceable
+		return 0, ErrNotSpliceable
 	}
 	return strings.Index(td.line(item.Line), "-"), nil
 }
@@ -85,7 +85,7 @@ func (td *textDoc) lastPairLine(key, value *yaml.Node) (int, error) {
 func (td *textDoc) lastLine(n *yaml.Node, indent int) (int, error) {
 	switch {
 	case n.Line == 0:
-		return 0, errNotSpliceable
+		return 0, ErrNotSpliceable
 	case n.Kind == yaml.AliasNode:
 		return n.Line, nil
 	case n.Kind != yaml.ScalarNode && n.Style&yaml.FlowStyle != 0:
@@ -182,7 +182,7 @@ func (td *textDoc) flowEndLine(n *yaml.Node) (int, error) {
 // quotedEnd returns the offset just past a quoted scalar starting at start.
 func (td *textDoc) quotedEnd(n *yaml.Node, start int) (int, error) {
 	if start >= len(td.src) || (td.src[start] != '"' && td.src[start] != '\'') {
-		return 0, errNotSpliceable
+		return 0, ErrNotSpliceable
 	}
 	return quoteEnd(td.src, start)
 }
@@ -200,7 +200,7 @@ func quoteEnd(src []byte, i int) (int, error) {
 			return j + 1, nil
 		}
 	}
-	return 0, errNotSpliceable
+	return 0, ErrNotSpliceable
 }
 
 // scalarEnd returns the offset just past a one-line scalar's text.
@@ -208,12 +208,12 @@ func (td *textDoc) scalarEnd(n *yaml.Node, start int) (int, error) {
 	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
 		end, err := td.quotedEnd(n, start)
 		if err != nil || bytes.IndexByte(td.src[start:end], '\n') >= 0 {
-			return 0, errNotSpliceable
+			return 0, ErrNotSpliceable
 		}
 		return end, nil
 	}
 	if n.Style != 0 && n.Style != yaml.TaggedStyle {
-		return 0, errNotSpliceable
+		return 0, ErrNotSpliceable
 	}
 	rest := td.src[start:td.lineStart(n.Line+1)]
 	text := strings.TrimRight(string(rest), "\r\n")
@@ -222,7 +222,7 @@ func (td *textDoc) scalarEnd(n *yaml.Node, start int) (int, error) {
 	}
 	text = strings.TrimRight(text, " \t")
 	if text != n.Value {
-		return 0, errNotSpliceable // multi-line, tagged or otherwise unusual
+		return 0, ErrNotSpliceable // multi-line, tagged or otherwise unusual
 	}
 	return start + len(text), nil
 }
@@ -242,7 +242,7 @@ func renderScalar(value string, style yaml.Style) (string, error) {
 	}
 	s := strings.TrimSuffix(string(out), "\n")
 	if strings.Contains(s, "\n") {
-		return "", errNotSpliceable
+		return "", ErrNotSpliceable
 	}
 	return s, nil
 }
@@ -268,8 +268,8 @@ func (td *textDoc) render(n *yaml.Node, indent int) (string, error) {
 	// The encoder's output must read back as the node: some indentation
 	// steps make it write sequences it cannot read. (Callers cache the text,
 	// so this costs one parse per template item and style.)
-	if back, err := decodeDocument(buf.Bytes()); err != nil || back == nil || !equalNodes(resolveDocument(back), n) {
-		return "", errNotSpliceable
+	if back, err := Decode(buf.Bytes()); err != nil || back == nil || !Equal(back.Content[0], n) {
+		return "", ErrNotSpliceable
 	}
 	pad := strings.Repeat(" ", indent)
 	lines := strings.SplitAfter(strings.TrimSuffix(buf.String(), "\n"), "\n")

@@ -1,4 +1,4 @@
-package inject
+package yamltext
 
 import (
 	"bytes"
@@ -32,11 +32,11 @@ type span struct{ start, end int }
 // brackets.
 func (td *textDoc) flowBounds(n *yaml.Node) (open, close int, err error) {
 	if n.Line == 0 || n.Anchor != "" || (n.Tag != "" && n.Style&yaml.TaggedStyle != 0) {
-		return 0, 0, errNotSpliceable
+		return 0, 0, ErrNotSpliceable
 	}
 	open = td.offset(n.Line, n.Column)
 	if open >= len(td.src) || (td.src[open] != '[' && td.src[open] != '{') {
-		return 0, 0, errNotSpliceable
+		return 0, 0, ErrNotSpliceable
 	}
 	end, err := flowEnd(td.src, open)
 	if err != nil {
@@ -71,20 +71,20 @@ func flowEnd(src []byte, i int) (int, error) {
 			}
 		}
 	}
-	return 0, errNotSpliceable
+	return 0, ErrNotSpliceable
 }
 
 // flowNodeSpan returns where node n, inside a flow collection, starts and
 // ends in the text.
 func (td *textDoc) flowNodeSpan(n *yaml.Node) (span, error) {
 	if n.Line == 0 || n.Kind == yaml.AliasNode || n.Anchor != "" {
-		return span{}, errNotSpliceable
+		return span{}, ErrNotSpliceable
 	}
 	start := td.offset(n.Line, n.Column)
 	switch {
 	case n.Kind != yaml.ScalarNode:
 		if n.Style&yaml.FlowStyle == 0 {
-			return span{}, errNotSpliceable
+			return span{}, ErrNotSpliceable
 		}
 		_, close, err := td.flowBounds(n)
 		return span{start, close + 1}, err
@@ -92,7 +92,7 @@ func (td *textDoc) flowNodeSpan(n *yaml.Node) (span, error) {
 		end, err := td.quotedEnd(n, start)
 		return span{start, end}, err
 	case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
-		return span{}, errNotSpliceable
+		return span{}, ErrNotSpliceable
 	}
 	end := start
 	for end < len(td.src) && !strings.ContainsRune(",]}\r\n", rune(td.src[end])) {
@@ -106,7 +106,7 @@ func (td *textDoc) flowNodeSpan(n *yaml.Node) (span, error) {
 	}
 	text := strings.TrimRight(string(td.src[start:end]), " \t")
 	if text != n.Value && !(n.Value == "" && isNull(n)) {
-		return span{}, errNotSpliceable // multi-line or tagged plain scalar
+		return span{}, ErrNotSpliceable // multi-line or tagged plain scalar
 	}
 	return span{start, start + len(text)}, nil
 }
@@ -170,7 +170,7 @@ func (td *textDoc) layout(n *yaml.Node, open, close int, children []span) (flowL
 	default:
 		l.sep = string(td.src[children[0].end:children[1].start])
 		if !onlySeparator.MatchString(l.sep) {
-			return l, errNotSpliceable // a comment between items
+			return l, ErrNotSpliceable // a comment between items
 		}
 		l.sep = strings.TrimLeft(l.sep, " \t")
 	}
@@ -185,7 +185,7 @@ func (td *textDoc) layout(n *yaml.Node, open, close int, children []span) (flowL
 			l.indent = indentOf(td.line(td.lineOf(open))) + l.step
 		}
 		if i := strings.LastIndex(l.sep, "\n"); i >= 0 && strings.Trim(l.sep[i+1:], " ") != "" {
-			return l, errNotSpliceable
+			return l, ErrNotSpliceable
 		}
 	}
 	return l, nil
@@ -278,37 +278,37 @@ func (td *textDoc) flowParent(n *yaml.Node) (open, close int, children []span, e
 }
 
 // flowInsert adds a child to a flow collection.
-func (td *textDoc) flowInsert(e edit) (change, error) {
-	open, close, children, err := td.flowParent(e.parent)
+func (td *textDoc) flowInsert(e Edit) (change, error) {
+	open, close, children, err := td.flowParent(e.Parent)
 	if err != nil {
 		return change{}, err
 	}
-	l, err := td.layout(e.parent, open, close, children)
+	l, err := td.layout(e.Parent, open, close, children)
 	if err != nil {
 		return change{}, err
 	}
 	var child strings.Builder
-	if e.parent.Kind == yaml.MappingNode {
-		child.WriteString(l.scalar(newString(e.key), true))
+	if e.Parent.Kind == yaml.MappingNode {
+		child.WriteString(l.scalar(newString(e.Key), true))
 		child.WriteString(l.colon)
 	}
-	if err := l.render(&child, e.value, l.indent); err != nil {
+	if err := l.render(&child, e.Value, l.indent); err != nil {
 		return change{}, err
 	}
 	text := child.String()
 	switch {
-	case e.before != nil:
+	case e.Before != nil:
 		at := -1
-		for i, c := range e.parent.Content {
-			if c == e.before {
+		for i, c := range e.Parent.Content {
+			if c == e.Before {
 				at = i
 			}
 		}
-		if e.parent.Kind == yaml.MappingNode {
+		if e.Parent.Kind == yaml.MappingNode {
 			at /= 2
 		}
 		if at < 0 || at >= len(children) {
-			return change{}, errNotSpliceable
+			return change{}, ErrNotSpliceable
 		}
 		if at == 0 {
 			return change{start: children[0].start, end: children[0].start, text: text + l.sep}, nil
@@ -319,7 +319,7 @@ func (td *textDoc) flowInsert(e edit) (change, error) {
 		// separator as it was (",", ", " or a line break and indentation).
 		sep := string(td.src[children[at-1].end:children[at].start])
 		if !onlySeparator.MatchString(sep) {
-			return change{}, errNotSpliceable // a comment between items
+			return change{}, ErrNotSpliceable // a comment between items
 		}
 		return change{start: children[at-1].end, end: children[at-1].end, text: sep + text}, nil
 	case len(children) == 0:
@@ -329,8 +329,8 @@ func (td *textDoc) flowInsert(e edit) (change, error) {
 		if td.flowInserted == nil {
 			td.flowInserted = map[*yaml.Node]int{}
 		}
-		nth := td.flowInserted[e.parent]
-		td.flowInserted[e.parent]++
+		nth := td.flowInserted[e.Parent]
+		td.flowInserted[e.Parent]++
 		switch {
 		case nth > 0 && l.multiline:
 			text = "," + td.eol + strings.Repeat(" ", l.indent) + text
@@ -346,7 +346,7 @@ func (td *textDoc) flowInsert(e edit) (change, error) {
 			// keeps it, see emptyInner).
 			inner := td.src[open+1 : close]
 			if len(inner) > 0 && blankOnly(inner) == "" {
-				return change{}, errNotSpliceable // a comment between the brackets
+				return change{}, ErrNotSpliceable // a comment between the brackets
 			}
 			td.extra = append(td.extra, change{start: open + 1, end: close, text: td.eol + strings.Repeat(" ", l.indent-l.step), depth: -1})
 		}
@@ -359,20 +359,20 @@ func (td *textDoc) flowInsert(e edit) (change, error) {
 
 // flowDelete removes a child of a flow collection with the separator its
 // insertion added: the one before it, or after it when it is the first.
-func (td *textDoc) flowDelete(e edit) (change, error) {
-	open, close, children, err := td.flowParent(e.parent)
+func (td *textDoc) flowDelete(e Edit) (change, error) {
+	open, close, children, err := td.flowParent(e.Parent)
 	if err != nil {
 		return change{}, err
 	}
-	at := childIndex(e.parent, e.target)
-	if e.parent.Kind == yaml.MappingNode {
+	at := childIndex(e.Parent, e.Target)
+	if e.Parent.Kind == yaml.MappingNode {
 		at /= 2
 	}
 	if at < 0 || at >= len(children) {
-		return change{}, errNotSpliceable
+		return change{}, ErrNotSpliceable
 	}
 	// The run of removed children this one is in goes at once.
-	deleted := td.flowDeleted[e.parent]
+	deleted := td.flowDeleted[e.Parent]
 	first, last := at, at
 	for first > 0 && deleted[first-1] {
 		first--
@@ -389,7 +389,7 @@ func (td *textDoc) flowDelete(e edit) (change, error) {
 	case first == 0 && last == len(children)-1:
 		// Laid out on lines of their own (indented JSON): what was between
 		// the brackets before comes back from the record.
-		return change{start: open + 1, end: close, text: e.text}, nil
+		return change{start: open + 1, end: close, text: e.Text}, nil
 	case first == 0:
 		return change{start: children[0].start, end: children[last+1].start}, nil
 	default:
@@ -399,21 +399,21 @@ func (td *textDoc) flowDelete(e edit) (change, error) {
 
 // noteFlowDeletes records which children of flow collections the edits
 // remove.
-func (td *textDoc) noteFlowDeletes(edits []edit) {
+func (td *textDoc) noteFlowDeletes(edits []Edit) {
 	for _, e := range edits {
-		if e.kind != deleteEdit || e.parent.Style&yaml.FlowStyle == 0 {
+		if e.Kind != DeleteEdit || e.Parent.Style&yaml.FlowStyle == 0 {
 			continue
 		}
-		at := childIndex(e.parent, e.target)
-		if e.parent.Kind == yaml.MappingNode {
+		at := childIndex(e.Parent, e.Target)
+		if e.Parent.Kind == yaml.MappingNode {
 			at /= 2
 		}
 		if td.flowDeleted == nil {
 			td.flowDeleted = map[*yaml.Node]map[int]bool{}
 		}
-		if td.flowDeleted[e.parent] == nil {
-			td.flowDeleted[e.parent] = map[int]bool{}
+		if td.flowDeleted[e.Parent] == nil {
+			td.flowDeleted[e.Parent] = map[int]bool{}
 		}
-		td.flowDeleted[e.parent][at] = true
+		td.flowDeleted[e.Parent][at] = true
 	}
 }

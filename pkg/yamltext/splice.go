@@ -1,4 +1,4 @@
-package inject
+package yamltext
 
 import (
 	"bytes"
@@ -10,10 +10,10 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// errNotSpliceable means an edit cannot be applied to the text in place
+// ErrNotSpliceable means an edit cannot be applied to the text in place
 // (flow-style collections, aliases, multi-line scalars); the document is
 // then re-serialized instead.
-var errNotSpliceable = errors.New("edit cannot be applied in place")
+var ErrNotSpliceable = errors.New("edit cannot be applied in place")
 
 // textDoc is the original text of one document with what splicing needs:
 // line offsets and the author's indentation habits.
@@ -24,7 +24,7 @@ type textDoc struct {
 	indentStep int
 	wideSeq    bool
 	styled     bool // indentStep and wideSeq are detected
-	renders    *renderCache
+	renders    *RenderCache
 	unsure     bool // a position depended on more than the plain rules
 	json       bool // the document is JSON (see isJSON)
 	jsonKnown  bool
@@ -52,22 +52,26 @@ type change struct {
 	covers bool
 }
 
-// splice applies edits to src at the positions the parser recorded in the
-// edits' nodes and returns the new text. Every byte outside the edited
-// lines is kept.
+// Splice applies edits to src, the text of one document, at the positions
+// the parser recorded in the edits' nodes (parse src with Decode), and
+// returns the new text. Every byte outside the edited lines is kept.
+// renders, when not nil, keeps the text of inserts that name their Origin
+// for the next documents. An edit that cannot be made in place gives
+// ErrNotSpliceable.
 //
 // sure reports whether every position was found by plain rules alone (no
 // block scalars, flow collections, multi-line scalars or removals). When it
-// is false the caller checks the result by parsing it again.
-func splice(src []byte, edits []edit, renders *renderCache) (out []byte, sure bool, err error) {
+// is false the caller checks the result by parsing it again (Decode, then
+// Equal against the tree Apply edited).
+func Splice(src []byte, edits []Edit, renders *RenderCache) (out []byte, sure bool, err error) {
 	if hasLoneCR(src) {
 		// YAML also breaks lines at a lone CR. Text that uses only CR
 		// (classic Mac) is spliced as LF and turned back; a mix of line
 		// ends is not spliceable.
 		if bytes.IndexByte(src, '\n') >= 0 {
-			return nil, false, errNotSpliceable
+			return nil, false, ErrNotSpliceable
 		}
-		out, sure, err := splice(bytes.ReplaceAll(src, []byte("\r"), []byte("\n")), edits, renders)
+		out, sure, err := Splice(bytes.ReplaceAll(src, []byte("\r"), []byte("\n")), edits, renders)
 		return bytes.ReplaceAll(out, []byte("\n"), []byte("\r")), sure, err
 	}
 	td := newTextDoc(src)
@@ -75,14 +79,14 @@ func splice(src []byte, edits []edit, renders *renderCache) (out []byte, sure bo
 	td.noteFlowDeletes(edits)
 	changes := make([]change, 0, len(edits))
 	for _, e := range edits {
-		if e.kind == nullifyEdit && e.text == "" {
+		if e.Kind == NullifyEdit && e.Text == "" {
 			continue // removing the items left the field empty already
 		}
 		c, err := td.change(e)
 		if err != nil {
 			return nil, false, err
 		}
-		if e.kind != insertEdit {
+		if e.Kind != InsertEdit {
 			td.unsure = true
 		}
 		changes = append(changes, c)
@@ -113,7 +117,7 @@ func splice(src []byte, edits []edit, renders *renderCache) (out []byte, sure bo
 	pos := 0
 	for _, c := range changes {
 		if c.start < pos {
-			return nil, false, errNotSpliceable // overlapping edits
+			return nil, false, ErrNotSpliceable // overlapping edits
 		}
 		buf.Write(src[pos:c.start])
 		buf.WriteString(c.text)
@@ -231,15 +235,15 @@ func isBlankOrComment(s string) bool {
 }
 
 // change turns one edit into a text change.
-func (td *textDoc) change(e edit) (change, error) {
-	switch e.kind {
-	case insertEdit:
+func (td *textDoc) change(e Edit) (change, error) {
+	switch e.Kind {
+	case InsertEdit:
 		return td.insert(e)
-	case deleteEdit:
+	case DeleteEdit:
 		return td.delete(e)
-	case fillEdit:
+	case FillEdit:
 		return td.fill(e)
-	case nullifyEdit:
+	case NullifyEdit:
 		return td.nullify(e)
 	default:
 		return td.set(e)
@@ -249,32 +253,32 @@ func (td *textDoc) change(e edit) (change, error) {
 // blockParent checks that a collection can be edited line by line.
 func blockParent(n *yaml.Node) error {
 	if n.Style&yaml.FlowStyle != 0 || n.Line == 0 || len(n.Content) == 0 {
-		return errNotSpliceable
+		return ErrNotSpliceable
 	}
 	return nil
 }
 
-func (td *textDoc) insert(e edit) (change, error) {
-	if e.parent.Style&yaml.FlowStyle != 0 {
+func (td *textDoc) insert(e Edit) (change, error) {
+	if e.Parent.Style&yaml.FlowStyle != 0 {
 		return td.flowInsert(e)
 	}
-	if err := blockParent(e.parent); err != nil {
+	if err := blockParent(e.Parent); err != nil {
 		return change{}, err
 	}
-	first := e.parent.Content[0]
+	first := e.Parent.Content[0]
 	var at int
-	if e.before != nil {
-		if !td.startsLine(e.before, e.parent.Kind == yaml.SequenceNode) {
-			return change{}, errNotSpliceable
+	if e.Before != nil {
+		if !td.startsLine(e.Before, e.Parent.Kind == yaml.SequenceNode) {
+			return change{}, ErrNotSpliceable
 		}
-		at = td.lineStart(td.commentsAbove(e.before.Line))
+		at = td.lineStart(td.commentsAbove(e.Before.Line))
 	} else {
-		last, err := td.lastChildLine(e.parent)
+		last, err := td.lastChildLine(e.Parent)
 		if err != nil {
 			return change{}, err
 		}
 		indent := first.Column - 1
-		if e.parent.Kind == yaml.SequenceNode {
+		if e.Parent.Kind == yaml.SequenceNode {
 			if indent, err = td.dashColumn(first); err != nil {
 				return change{}, err
 			}
@@ -284,16 +288,16 @@ func (td *textDoc) insert(e edit) (change, error) {
 	}
 	var text string
 	var err error
-	if e.parent.Kind == yaml.MappingNode {
+	if e.Parent.Kind == yaml.MappingNode {
 		pair := newMapping()
-		pair.Content = []*yaml.Node{newString(e.key), e.value}
+		pair.Content = []*yaml.Node{newString(e.Key), e.Value}
 		text, err = td.renderCached(e, pair, first.Column-1)
 	} else {
 		dash, derr := td.dashColumn(first)
 		if derr != nil {
 			return change{}, derr
 		}
-		text, err = td.renderCached(e, newSequence(e.value), dash)
+		text, err = td.renderCached(e, newSequence(e.Value), dash)
 		if err == nil && first.Column-1-dash > 2 {
 			text = widenItem(text, dash, first.Column-1-dash-2)
 		}
@@ -306,54 +310,54 @@ func (td *textDoc) insert(e edit) (change, error) {
 		text = td.eol + strings.TrimSuffix(text, td.eol)
 	}
 	depth := 2 * (first.Column - 1)
-	if e.parent.Kind == yaml.SequenceNode {
+	if e.Parent.Kind == yaml.SequenceNode {
 		dash, _ := td.dashColumn(first)
 		depth = 2*dash + 1
 	}
 	return change{start: at, end: at, text: text, depth: depth}, nil
 }
 
-func (td *textDoc) delete(e edit) (change, error) {
-	if e.parent.Style&yaml.FlowStyle != 0 {
+func (td *textDoc) delete(e Edit) (change, error) {
+	if e.Parent.Style&yaml.FlowStyle != 0 {
 		return td.flowDelete(e)
 	}
-	if err := blockParent(e.parent); err != nil {
+	if err := blockParent(e.Parent); err != nil {
 		return change{}, err
 	}
-	isItem := e.parent.Kind == yaml.SequenceNode
-	if !td.startsLine(e.target, isItem) {
-		return change{}, errNotSpliceable
+	isItem := e.Parent.Kind == yaml.SequenceNode
+	if !td.startsLine(e.Target, isItem) {
+		return change{}, ErrNotSpliceable
 	}
 	var last int
 	var err error
 	if isItem {
-		dash, derr := td.dashColumn(e.target)
+		dash, derr := td.dashColumn(e.Target)
 		if derr != nil {
 			return change{}, derr
 		}
-		last, err = td.lastLine(e.target, dash)
+		last, err = td.lastLine(e.Target, dash)
 	} else {
-		last, err = td.lastPairLine(e.target, mapValueOfKey(e.parent, e.target))
+		last, err = td.lastPairLine(e.Target, mapValueOfKey(e.Parent, e.Target))
 	}
 	if err != nil {
 		return change{}, err
 	}
-	return change{start: td.lineStart(e.target.Line), end: td.lineStart(last + 1)}, nil
+	return change{start: td.lineStart(e.Target.Line), end: td.lineStart(last + 1)}, nil
 }
 
 // fill writes a collection under a key whose value is empty ("volumes:").
-func (td *textDoc) fill(e edit) (change, error) {
+func (td *textDoc) fill(e Edit) (change, error) {
 	var key *yaml.Node
-	for i := 1; i < len(e.parent.Content); i += 2 {
-		if e.parent.Content[i] == e.target {
-			key = e.parent.Content[i-1]
+	for i := 1; i < len(e.Parent.Content); i += 2 {
+		if e.Parent.Content[i] == e.Target {
+			key = e.Parent.Content[i-1]
 		}
 	}
-	if e.parent.Style&yaml.FlowStyle != 0 {
+	if e.Parent.Style&yaml.FlowStyle != 0 {
 		return td.flowFill(e)
 	}
 	if key == nil || !td.startsLine(key, false) {
-		return change{}, errNotSpliceable
+		return change{}, ErrNotSpliceable
 	}
 	colon, err := td.colonAfter(key)
 	if err != nil {
@@ -362,25 +366,25 @@ func (td *textDoc) fill(e edit) (change, error) {
 	// "key: null" and "key: ~": the token (and the space before it) goes,
 	// the record keeps it, and uninject writes it back.
 	cut := colon
-	if e.target.Value != "" {
-		s, err := td.flowNodeSpan(e.target)
+	if e.Target.Value != "" {
+		s, err := td.flowNodeSpan(e.Target)
 		if err != nil || td.lineOf(s.start) != key.Line {
-			return change{}, errNotSpliceable
+			return change{}, ErrNotSpliceable
 		}
 		cut, td.unsure = s.end, true
 		if td.src[s.start-1] != ' ' && td.src[s.start-1] != '\t' {
-			return change{}, errNotSpliceable
+			return change{}, ErrNotSpliceable
 		}
 	}
 	if rest := td.line(key.Line)[cut-td.lineStart(key.Line):]; !isBlankOrComment(rest) || (rest != "" && rest[0] == '#') {
-		return change{}, errNotSpliceable // something other than "key:" and a comment
+		return change{}, ErrNotSpliceable // something other than "key:" and a comment
 	}
 	td.detectStyle()
 	indent := key.Column - 1
-	if e.value.Kind == yaml.MappingNode || td.wideSeq {
+	if e.Value.Kind == yaml.MappingNode || td.wideSeq {
 		indent += td.indentStep
 	}
-	text, err := td.renderCached(e, e.value, indent)
+	text, err := td.renderCached(e, e.Value, indent)
 	if err != nil {
 		return change{}, err
 	}
@@ -390,7 +394,7 @@ func (td *textDoc) fill(e edit) (change, error) {
 	}
 	if cut != colon {
 		// Take out " null" and keep the rest of the line (a comment).
-		s, _ := td.flowNodeSpan(e.target)
+		s, _ := td.flowNodeSpan(e.Target)
 		return change{start: s.start - 1, end: at, text: string(td.src[cut:at]) + text, depth: 2*indent + 1}, nil
 	}
 	return change{start: at, end: at, text: text, depth: 2*indent + 1}, nil
@@ -408,13 +412,13 @@ func (td *textDoc) colonAfter(key *yaml.Node) (int, error) {
 		}
 		i = end
 	} else if i > len(td.src) || string(td.src[start:i]) != key.Value {
-		return 0, errNotSpliceable
+		return 0, ErrNotSpliceable
 	}
 	for i < len(td.src) && (td.src[i] == ' ' || td.src[i] == '\t') {
 		i++
 	}
 	if i >= len(td.src) || td.src[i] != ':' {
-		return 0, errNotSpliceable
+		return 0, ErrNotSpliceable
 	}
 	return i + 1, nil
 }
@@ -423,35 +427,35 @@ func (td *textDoc) colonAfter(key *yaml.Node) (int, error) {
 // injection filled: in place of the emptied flow collection, or after the
 // key's colon in block style (the items' lines are removed by their own
 // edits).
-func (td *textDoc) nullify(e edit) (change, error) {
+func (td *textDoc) nullify(e Edit) (change, error) {
 	td.unsure = true
-	if e.target.Style&yaml.FlowStyle != 0 {
-		s, err := td.flowNodeSpan(e.target)
+	if e.Target.Style&yaml.FlowStyle != 0 {
+		s, err := td.flowNodeSpan(e.Target)
 		if err != nil {
 			return change{}, err
 		}
-		return change{start: s.start, end: s.end, text: e.text, covers: true}, nil
+		return change{start: s.start, end: s.end, text: e.Text, covers: true}, nil
 	}
 	var key *yaml.Node
-	for i := 1; i < len(e.parent.Content); i += 2 {
-		if e.parent.Content[i] == e.target {
-			key = e.parent.Content[i-1]
+	for i := 1; i < len(e.Parent.Content); i += 2 {
+		if e.Parent.Content[i] == e.Target {
+			key = e.Parent.Content[i-1]
 		}
 	}
 	if key == nil {
-		return change{}, errNotSpliceable
+		return change{}, ErrNotSpliceable
 	}
 	colon, err := td.colonAfter(key)
 	if err != nil {
 		return change{}, err
 	}
-	return change{start: colon, end: colon, text: " " + e.text}, nil
+	return change{start: colon, end: colon, text: " " + e.Text}, nil
 }
 
-func (td *textDoc) set(e edit) (change, error) {
-	n := e.target
+func (td *textDoc) set(e Edit) (change, error) {
+	n := e.Target
 	if n.Kind != yaml.ScalarNode || n.Line == 0 {
-		return change{}, errNotSpliceable
+		return change{}, ErrNotSpliceable
 	}
 	start := td.offset(n.Line, n.Column)
 	end, err := td.scalarEnd(n, start)
@@ -463,7 +467,7 @@ func (td *textDoc) set(e edit) (change, error) {
 		}
 		end, td.unsure = s.end, true
 	}
-	text, err := renderScalar(e.text, n.Style)
+	text, err := renderScalar(e.Text, n.Style)
 	if err != nil {
 		return change{}, err
 	}

@@ -1,4 +1,4 @@
-package inject
+package yamltext
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ func (l flowLayout) render(b *strings.Builder, n *yaml.Node, indent int) error {
 		return nil
 	case yaml.MappingNode, yaml.SequenceNode:
 	default:
-		return errNotSpliceable
+		return ErrNotSpliceable
 	}
 	openB, closeB, step := "[", "]", 1
 	if n.Kind == yaml.MappingNode {

@@ -1,4 +1,4 @@
-package inject
+package yamltext
 
 import (
 	"bytes"
@@ -9,6 +9,21 @@ import (
 
 // This file splices flow collections that are empty or null before
 // injection: the items go in, and what was there comes back on uninject.
+
+// EmptyInner returns a reader of what is between the brackets of the empty
+// collections of src, the text of one document, that inserted items
+// replace (see emptyInner); a caller records it, and puts it back as the
+// Text of the deletes that empty the collection again. src's lines are
+// read on the first call.
+func EmptyInner(src []byte) func(n *yaml.Node) string {
+	var td *textDoc
+	return func(n *yaml.Node) string {
+		if td == nil {
+			td = newTextDoc(src)
+		}
+		return td.emptyInner(n)
+	}
+}
 
 // emptyInner returns what is between the brackets of the empty flow
 // collection n when items inserted into it replace that: blank space in a
@@ -37,11 +52,11 @@ func blankOnly(text []byte) string {
 
 // flowFill replaces an explicit null value ("volumes": null) with the
 // rendered collection.
-func (td *textDoc) flowFill(e edit) (change, error) {
+func (td *textDoc) flowFill(e Edit) (change, error) {
 	td.unsure = true
-	s, err := td.flowNodeSpan(e.target)
+	s, err := td.flowNodeSpan(e.Target)
 	if err != nil || s.start == s.end {
-		return change{}, errNotSpliceable
+		return change{}, ErrNotSpliceable
 	}
 	open := s.start // the collection's indentation follows the key's line
 	l, err := td.layout(&yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}, open, open, nil)
@@ -52,7 +67,7 @@ func (td *textDoc) flowFill(e edit) (change, error) {
 		l.indent = indentOf(td.line(td.lineOf(open)))
 	}
 	var b strings.Builder
-	if err := l.render(&b, e.value, l.indent); err != nil {
+	if err := l.render(&b, e.Value, l.indent); err != nil {
 		return change{}, err
 	}
 	return change{start: s.start, end: s.end, text: b.String()}, nil

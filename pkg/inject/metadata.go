@@ -1,0 +1,114 @@
+package inject
+
+import (
+	"fmt"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kinject/kubectl-inject/pkg/yamltext"
+)
+
+// planMetadata adds labels and annotations (the status record last) to the
+// pod template's metadata, creating maps as needed.
+func planMetadata(t *podTarget, labels, annotations []KeyValue, status *Status, rest others, statusKey string) ([]yamltext.Edit, error) {
+	if t.meta == nil {
+		meta := newMapping()
+		if len(labels) > 0 {
+			status.addField(createdLabels, nil)
+			meta.Content = append(meta.Content, newString("labels"), kvMapping(labels))
+			status.Labels = keys(labels)
+		}
+		status.addField(createdAnnotations, nil)
+		status.addField(createdMetadata, presentValue(t.template, "metadata"))
+		status.Annotations = keys(annotations)
+		ann := kvMapping(annotations)
+		meta.Content = append(meta.Content, newString("annotations"), ann)
+		ann.Content = append(ann.Content, newString(statusKey), newString(status.Encode()))
+		return []yamltext.Edit{placeField(t.template, "metadata", meta, beforeKeyFor(t.template, "metadata"))}, nil
+	}
+	rest.inherit(status, createdMetadata)
+	status.noteEmpty(createdMetadata, t.emptyText(t.meta)) // empty: annotations go in
+	edits, err := planStringMap(t, "labels", labels, &status.Labels, status, createdLabels, rest, "")
+	if err != nil {
+		return nil, err
+	}
+	more, err := planStringMap(t, "annotations", annotations, &status.Annotations, status, createdAnnotations, rest, statusKey)
+	return append(edits, more...), err
+}
+
+// planStringMap adds or overwrites entries of the labels or annotations
+// map. When statusKey is set, the status record is added last; it is
+// encoded only after every other part of status is known.
+func planStringMap(t *podTarget, field string, kvs []KeyValue, added *[]string, status *Status, created string, rest others, statusKey string) ([]yamltext.Edit, error) {
+	if len(kvs) == 0 && statusKey == "" {
+		return nil, nil
+	}
+	m := mapValue(t.meta, field)
+	if isNull(m) {
+		status.addField(created, presentValue(t.meta, field))
+		*added = keys(kvs)
+		fresh := kvMapping(kvs)
+		if statusKey != "" {
+			fresh.Content = append(fresh.Content, newString(statusKey), newString(status.Encode()))
+		}
+		return []yamltext.Edit{placeField(t.meta, field, fresh, beforeKeyFor(t.meta, field))}, nil
+	}
+	if m.Kind == yaml.AliasNode {
+		// Adding to an alias would change the anchor and every other use of
+		// it, such as a selector.
+		return nil, atNode(m, joinField(t.field, "metadata."+field), &conflictError{fmt.Sprintf("%s: is an alias (*%s); refusing to edit the shared anchor", joinField(t.field, "metadata."+field), m.Value)})
+	}
+	if m.Kind != yaml.MappingNode {
+		return nil, atNode(m, joinField(t.field, "metadata."+field), fmt.Errorf("%s: must be a mapping", joinField(t.field, "metadata."+field)))
+	}
+	rest.inherit(status, created)
+	if len(kvs) > 0 || statusKey != "" {
+		status.noteEmpty(created, t.emptyText(m))
+	}
+	var edits []yamltext.Edit
+	for _, kv := range kvs {
+		existing := mapValue(m, kv.Key)
+		switch {
+		case existing == nil:
+			*added = append(*added, kv.Key)
+			edits = append(edits, yamltext.Insert(m, nil, kv.Key, newString(kv.Value)))
+		case existing.Value != kv.Value || existing.Kind != yaml.ScalarNode:
+			recordChanged(status, field, kv.Key, existing.Value)
+			edits = append(edits, yamltext.Set(existing, kv.Value))
+		}
+	}
+	if statusKey != "" {
+		edits = append(edits, yamltext.Insert(m, nil, statusKey, newString(status.Encode())))
+	}
+	return edits, nil
+}
+
+func recordChanged(status *Status, field, key, old string) {
+	if status.Changed == nil {
+		status.Changed = &Changed{}
+	}
+	target := &status.Changed.Labels
+	if field == "annotations" {
+		target = &status.Changed.Annotations
+	}
+	if *target == nil {
+		*target = map[string]string{}
+	}
+	(*target)[key] = old
+}
+
+func kvMapping(kvs []KeyValue) *yaml.Node {
+	m := newMapping()
+	for _, kv := range kvs {
+		m.Content = append(m.Content, newString(kv.Key), newString(kv.Value))
+	}
+	return m
+}
+
+func keys(kvs []KeyValue) []string {
+	out := make([]string, 0, len(kvs))
+	for _, kv := range kvs {
+		out = append(out, kv.Key)
+	}
+	return out
+}
