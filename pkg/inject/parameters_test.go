@@ -168,11 +168,12 @@ func TestImagePattern(t *testing.T) {
 	}
 }
 
-// TestReadmeParameterTable: the README's table of the embedded default's
-// override annotations lists exactly its parameters, with their fields,
-// types and defaults.
-func TestReadmeParameterTable(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+// TestDocParameterTable: the table of the embedded default's override
+// annotations in docs/profiles.md lists exactly its parameters, with their
+// fields, types and defaults.
+func TestDocParameterTable(t *testing.T) {
+	const doc = "docs/profiles.md"
+	readme, err := os.ReadFile("../../" + doc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,12 +181,12 @@ func TestReadmeParameterTable(t *testing.T) {
 	rows := row.FindAllStringSubmatch(string(readme), -1)
 	params := inject.DefaultTemplate().Parameters
 	if len(rows) != len(params) {
-		t.Fatalf("README lists %d parameters, the embedded default declares %d", len(rows), len(params))
+		t.Fatalf("%s lists %d parameters, the embedded default declares %d", doc, len(rows), len(params))
 	}
 	for i, p := range params {
 		r := rows[i]
 		if r[1] != inject.ProfileAnnotation("", p.Annotation) || "containers[envoy]."+r[2] != p.Field || r[3] != string(p.Type) || r[4] != p.Default {
-			t.Errorf("README row %q != parameter %+v", r[0], p)
+			t.Errorf("%s: row %q != parameter %+v", doc, r[0], p)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kinject/kubectl-inject/internal/mddoc"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
@@ -205,13 +206,14 @@ func checkCurrent(t *testing.T, pod *unstructured.Unstructured) {
 	}
 }
 
-// TestREADME runs every command of the README's "Inject at admission"
-// block against the API server, in order: each must succeed, and the
-// printed policy must be examples/admission/policy.yaml.
-func TestREADME(t *testing.T) {
+// TestAdmissionDocPolicy runs every command of the "The policy" block of
+// docs/admission.md against the API server, in order: each must succeed,
+// and the printed policy must be examples/admission/policy.yaml.
+func TestAdmissionDocPolicy(t *testing.T) {
 	c.Require(t)
-	// The policy's commands, after the Turn it on safely ones.
-	block := readmeBlock(t, "### The policy")
+	// The policy's commands, after the README's Turn it on safely ones.
+	const doc = "docs/admission.md"
+	block := mddoc.ShBlock(t, doc, "## The policy")
 	ensureNamespace(t, "shop")
 	ensureNamespace(t, "payments")
 	// Leave no policy behind for the other tests, whatever happens here.
@@ -221,12 +223,12 @@ func TestREADME(t *testing.T) {
 		kubectlInject(t, "policy", "--delete", "--profile", "logs")
 		for _, ns := range []string{"default", "shop", "payments"} {
 			probe := []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: readme-probe, namespace: " + ns + "}\nspec:\n  containers: [{name: app, image: busybox}]\n")
-			waitProbe(t, probe, "the README's policies to be gone in "+ns, func(pod map[string]any) bool {
+			waitProbe(t, probe, "the policies of "+doc+" to be gone in "+ns, func(pod map[string]any) bool {
 				return len(containerNames(&unstructured.Unstructured{Object: pod})) == 1
 			})
 		}
 	})
-	// The README's second profile: a log shipper.
+	// The doc's second profile: a log shipper.
 	logs := writeFile(t, "logs.yaml", []byte("containers:\n- name: log-shipper\n  image: fluent/fluent-bit:3.2\n"))
 	ran := 0
 	for _, line := range strings.Split(block, "\n") {
@@ -236,7 +238,7 @@ func TestREADME(t *testing.T) {
 			continue
 		}
 		if len(fields) < 3 || fields[0] != "kubectl" || fields[1] != "inject" || fields[2] != "policy" {
-			t.Fatalf("README: %q is not a kubectl inject policy command", line)
+			t.Fatalf("%s: %q is not a kubectl inject policy command", doc, line)
 		}
 		args := fields[2:]
 		for i, a := range args {
@@ -252,21 +254,21 @@ func TestREADME(t *testing.T) {
 		if slices.Contains(args, "--diff") {
 			want = 1 // as kubectl diff: the policy installed would change
 			if !strings.Contains(out, "+++ applied/mutatingadmissionpolicy.admissionregistration.k8s.io/kinject-envoy\n") {
-				t.Errorf("README: %s: no diff of the mutating policy:\n%s", line, out)
+				t.Errorf("%s: %s: no diff of the mutating policy:\n%s", doc, line, out)
 			}
 		}
 		if code != want {
-			t.Fatalf("README: %s: exit %d, want %d\n%s", line, code, want, errOut)
+			t.Fatalf("%s: %s: exit %d, want %d\n%s", doc, line, code, want, errOut)
 		}
 		if len(args) == 1 {
 			if want, _ := os.ReadFile("../../examples/admission/policy.yaml"); out != string(want) {
-				t.Errorf("README: %s: the output is not examples/admission/policy.yaml", line)
+				t.Errorf("%s: %s: the output is not examples/admission/policy.yaml", doc, line)
 			}
 		}
 		ran++
 	}
 	if ran < 4 {
-		t.Errorf("README: only %d commands found", ran)
+		t.Errorf("%s: only %d commands found", doc, ran)
 	}
 }
 

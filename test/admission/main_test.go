@@ -266,22 +266,6 @@ func configOf(t testing.TB, configFile string) *inject.Config {
 	return cfg
 }
 
-// readmeBlock returns the first sh block after heading in README.md.
-func readmeBlock(t testing.TB, heading string) string {
-	t.Helper()
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, found := strings.Cut(string(readme), "\n"+heading+"\n")
-	_, block, ok := strings.Cut(section, "```sh\n")
-	block, _, closed := strings.Cut(block, "```")
-	if !found || !ok || !closed {
-		t.Fatalf("README: no sh block after %q", heading)
-	}
-	return block
-}
-
 // waitPolicy waits until the default profile's policy is active (or not).
 func waitPolicy(t testing.TB, probe []byte, active bool) {
 	t.Helper()

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kinject/kubectl-inject/internal/mddoc"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
@@ -74,7 +75,7 @@ func eventually(t testing.TB, manifest []byte, want bool, what string) string {
 	}
 }
 
-// TestTurnOnSafely follows the README: the policy applied as it says
+// TestTurnOnSafely follows the README and docs/admission.md: the policy applied as they say
 // injects only enabled namespaces that hold what the sidecar needs, never
 // kube-system; enable and disable switch a namespace; --namespaces
 // kube-system injects there, with a warning.
@@ -259,7 +260,7 @@ func TestPolicyMigration(t *testing.T) {
 // the enabled namespace gets the sidecar, kube-system's does not.
 func TestREADMETurnOnSafely(t *testing.T) {
 	c.Require(t)
-	block := readmeBlock(t, "### Turn it on safely")
+	block := mddoc.ShBlock(t, "README.md", "### Turn it on safely")
 	const ns = "readme-safe"
 	plainNamespace(t, ns)
 	t.Cleanup(func() {

@@ -17,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/kinject/kubectl-inject/internal/mddoc"
 	"github.com/kinject/kubectl-inject/internal/testbin"
 	"github.com/kinject/kubectl-inject/test/cluster"
 )
@@ -51,14 +52,14 @@ func TestArgoCDRepoServer(t *testing.T) {
 	checkRepoServer(t, &d, buildOptions(t, filepath.Join(example("argocd"), "argocd-cm.yaml")))
 }
 
-// TestArgoCDReadme runs the README's Argo CD commands verbatim against an
+// TestArgoCDDoc runs the Argo CD commands of docs/gitops.md verbatim against an
 // API server holding Argo CD's own argocd-cm and repo-server Deployment,
 // then checks what the server stored as TestArgoCDRepoServer does: every
 // key of argocd-cm survives the patch, and the stored Deployment's init
 // container and kustomize build work.
-func TestArgoCDReadme(t *testing.T) {
+func TestArgoCDDoc(t *testing.T) {
 	kubectl := need(t, "kubectl")
-	block := readmeBlock(t, "### Argo CD")
+	block := mddoc.ShBlock(t, "docs/gitops.md", "## Argo CD")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	c, err := cluster.Start(ctx)
@@ -83,7 +84,7 @@ func TestArgoCDReadme(t *testing.T) {
 
 	r := runEnv(t, repoRoot, env, "sh", "-ex", "-c", block)
 	if r.code != 0 {
-		t.Fatalf("the README's Argo CD commands: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		t.Fatalf("docs/gitops.md's Argo CD commands: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 
 	var before, after corev1.ConfigMap
@@ -245,31 +246,6 @@ func buildOptions(t *testing.T, file string) []string {
 		t.Fatal(err)
 	}
 	return strings.Fields(cm.Data["kustomize.buildOptions"])
-}
-
-// readmeBlock returns the first ```sh block after the heading in README.md.
-func readmeBlock(t *testing.T, heading string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	i := strings.Index(s, "\n"+heading)
-	if i < 0 {
-		t.Fatalf("README.md has no %q section", heading)
-	}
-	s = s[i:]
-	start := strings.Index(s, "\n```sh\n")
-	if start < 0 {
-		t.Fatalf("README.md's %q section has no sh block", heading)
-	}
-	s = s[start+len("\n```sh\n"):]
-	end := strings.Index(s, "\n```")
-	if end < 0 {
-		t.Fatalf("README.md's %q sh block does not end", heading)
-	}
-	return s[:end+1]
 }
 
 // withoutDir removes dir from a PATH list.

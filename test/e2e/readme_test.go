@@ -6,25 +6,17 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/kinject/kubectl-inject/internal/mddoc"
 )
 
-// TestReadmePrerequisites: the README's "Try it" section names every
-// program the build and the tests need that nothing installs for the user
-// (what hack/install-tools.sh checks, Docker, make, git, Go), says how etcd
-// gets installed (apt-get, sudo when not root), and gives first-run times.
+// TestReadmePrerequisites: the README's "Try it" section, and the
+// "What it needs" section of docs/testing.md, name every program the build
+// and the tests need that nothing installs for the user (what
+// hack/install-tools.sh checks, Docker, make, git, Go) and say how etcd gets
+// installed (apt-get, sudo when not root); the README's section and
+// docs/testing.md's "How long it takes" give first-run times.
 func TestReadmePrerequisites(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme := string(b)
-	start := strings.Index(readme, "\n## Try it")
-	if start < 0 {
-		t.Fatal("README.md has no Try it section")
-	}
-	section := readme[start+1:]
-	section = section[:strings.Index(section, "\n## ")+1]
-
 	script, err := os.ReadFile(filepath.Join(repoRoot, "hack", "install-tools.sh"))
 	if err != nil {
 		t.Fatal(err)
@@ -42,12 +34,19 @@ func TestReadmePrerequisites(t *testing.T) {
 			want = append(want, m[1])
 		}
 	}
-	for _, w := range want {
-		if !strings.Contains(section, w) {
-			t.Errorf("the README's Try it section does not mention %q", w)
+	minutes := regexp.MustCompile(`[0-9]+ min`)
+	for _, s := range []struct{ file, needs, times string }{
+		{"README.md", "## Try it (two commands)", "## Try it (two commands)"},
+		{"docs/testing.md", "## What it needs", "## How long it takes"},
+	} {
+		section := mddoc.SectionOf(t, s.file, s.needs)
+		for _, w := range want {
+			if !strings.Contains(section, w) {
+				t.Errorf("%s's %q section does not mention %q", s.file, s.needs, w)
+			}
 		}
-	}
-	if !regexp.MustCompile(`[0-9]+ min`).MatchString(section) {
-		t.Error("the README's Try it section gives no measured first-run time")
+		if !minutes.MatchString(mddoc.SectionOf(t, s.file, s.times)) {
+			t.Errorf("%s's %q section gives no measured first-run time", s.file, s.times)
+		}
 	}
 }

@@ -75,14 +75,14 @@ func TestKptReformats(t *testing.T) {
 	}
 	byFn, byNoop := eval(fn), eval(noop)
 	if byFn == formatted {
-		t.Fatal("kpt no longer reformats files: drop the README's Troubleshooting entry")
+		t.Fatal("kpt no longer reformats files: drop the kpt entry of docs/troubleshooting.md")
 	}
 	if byFn != byNoop {
 		t.Errorf("kpt's output with inject-fn differs from its output with a no-op function:\n%s\n---\n%s", byFn, byNoop)
 	}
 	for _, gone := range []string{"shop      # aligned", "mode:   ", "[a,   b]", "\n...\n"} {
 		if strings.Contains(byFn, gone) {
-			t.Errorf("kpt kept %q; the README says it does not", gone)
+			t.Errorf("kpt kept %q; docs/troubleshooting.md says it does not", gone)
 		}
 	}
 

@@ -1,5 +1,5 @@
-// Package helm runs the chart of examples/helm through every route the
-// README gives Helm users, with real Helm built from source
+// Package helm runs the chart of examples/helm through every route that
+// docs/gitops.md gives Helm users, with real Helm built from source
 // (hack/install-tools.sh installs Helm 3.22.0 as helm3 and Helm 4.3.1 as
 // helm4 in the tool cache):
 //

@@ -13,7 +13,7 @@ import (
 	"github.com/kinject/kubectl-inject/test/cluster"
 )
 
-// helm3PostRenderer is the README's Helm 3 line: kubectl-inject from PATH
+// helm3PostRenderer is the Helm 3 line of docs/gitops.md: kubectl-inject from PATH
 // as the exec post-renderer, one --post-renderer-args per argument.
 var helm3PostRenderer = []string{"--post-renderer", "kubectl-inject",
 	"--post-renderer-args=--local", "--post-renderer-args=-f", "--post-renderer-args=-"}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kinject/kubectl-inject/internal/mddoc"
 )
 
 // TestReadmeKrew runs the README's krew install commands as written, in a
@@ -29,7 +31,7 @@ func TestReadmeKrew(t *testing.T) {
 	}
 	krew := tool(t, "krew")
 	kubectl := tool(t, "kubectl")
-	block := readmeBlock(t, "### krew")
+	block := mddoc.ShBlock(t, "README.md", "### krew")
 	src := copyTree(t)
 
 	// kubectl runs krew as its plugin "krew", found on PATH.
@@ -70,7 +72,7 @@ func TestReadmeGoInstall(t *testing.T) {
 		t.Skip("the README's commands are for a POSIX shell")
 	}
 	kubectl := tool(t, "kubectl")
-	block := readmeBlock(t, "### Go")
+	block := mddoc.ShBlock(t, "README.md", "### Go")
 	const version = "v0.1.0"
 	proxy := moduleProxy(t, copyTree(t), version)
 	modcache, err := exec.Command("go", "env", "GOMODCACHE").Output()
@@ -181,27 +183,6 @@ func filterNoise(stderr string) string {
 		return ""
 	}
 	return "\nstderr:\n" + strings.Join(keep, "\n")
-}
-
-// readmeBlock returns the first ```sh block after heading in README.md.
-func readmeBlock(t *testing.T, heading string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	i := strings.Index(s, "\n"+heading+"\n")
-	if i < 0 {
-		t.Fatalf("README.md has no %q section", heading)
-	}
-	s = s[i+len(heading)+2:]
-	start := strings.Index(s, "```sh\n")
-	if next := strings.Index(s, "\n#"); start < 0 || (next >= 0 && next < start) {
-		t.Fatalf("README.md's %q section has no sh block", heading)
-	}
-	s = s[start+len("```sh\n"):]
-	return s[:strings.Index(s, "```")]
 }
 
 // copyTree copies the working tree (tracked files and untracked ones that

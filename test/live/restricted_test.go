@@ -15,6 +15,7 @@ import (
 // cluster runs no controllers: the test creates the Pod the ReplicaSet
 // would).
 func TestRestrictedNamespace(t *testing.T) {
+	c.Require(t)
 	ns := bareNamespace(t)
 	nsObj := get(t, "", namespaces, ns)
 	nsObj.SetLabels(map[string]string{"pod-security.kubernetes.io/enforce": "restricted"})
