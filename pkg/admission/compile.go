@@ -50,6 +50,9 @@ type compiler struct {
 	// refusedReason is the reason code of a record or an override value
 	// the core refuses first (CEL, read when variables.refusal is set).
 	refusedReason expr.Expr
+	// literals are the long literals the policy writes once
+	// (bindRepeated).
+	literals []namedLiteral
 }
 
 // variable is one of the policy's variables.
@@ -94,7 +97,7 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 	c.addStatusVariables()
 	conds := matchConditions(settings.Policy, c.profile)
 	c.addSkipVariable(conds[1:])
-	patch := expr.Pretty(c.patchExpression())
+	patch := expr.Pretty(c.bindRepeated(c.patchExpression()))
 
 	labels := map[string]string{"app.kubernetes.io/managed-by": FieldManager}
 	annotations := map[string]string{TemplateHashAnnotation: in.TemplateHash()}
@@ -244,6 +247,7 @@ func (c *compiler) loadItems(t *inject.Template) error {
 		}
 		for i := range items {
 			items[i].missing = expr.Var(c.names.unique(items[i].varName() + "Missing"))
+			c.nameLongStrings(items[i])
 		}
 		c.items = append(c.items, items...)
 	}

@@ -246,6 +246,7 @@ func (c *compiler) badValueChecks() []check {
 		if p.computed != nil {
 			annotated = p.ann
 		}
+		c.nameLiteral(p.Type.Pattern(), camel(string(p.Type))+"Pattern", "the pattern of a "+string(p.Type)+" value, as the core checks it")
 		out = append(out, check{expr.And(annotated, expr.Not(expr.Method(p.val, "matches", expr.Str(p.Type.Pattern())))), msg})
 		out = append(out, c.overridePortChecks(p, annotated)...)
 		if p.computed == nil {

@@ -82,11 +82,12 @@ func inheritance(field string) expr.Expr {
 	f := regexp.QuoteMeta(jsonString(field))
 	r := expr.Ident("r")
 	// The value recorded for field in a map field (nullTokens, empty) of r,
-	// as JSON text without its quotes.
+	// as JSON text without its quotes: the pair "field":"value" found, its
+	// key and quotes taken away ("" when none is found). The value holds
+	// no quote, so the only ones left after the key are its own.
 	recorded := func(mapField string) expr.Expr {
 		pair := expr.Method(expr.Method(r, "find", expr.Str(`,"`+mapField+`":\{[^}]*\}`)), "find", expr.Str(f+`:"[^"]*"`))
-		start := int64(len(jsonString(field)) + 2)
-		return expr.Cond(expr.Ne(pair, expr.Str("")), expr.Method(pair, "substring", expr.Int(start), expr.Sub(expr.Method(pair, "size"), expr.Int(1))), expr.Str(""))
+		return expr.Method(expr.Method(pair, "replace", expr.Str(jsonString(field)+`:"`), expr.Str("")), "replace", expr.Str(`"`), expr.Str(""))
 	}
 	how := expr.Cond(expr.Method(r, "matches", expr.Str(`,"empty":\{[^}]*`+f+`:`)), expr.Concat(expr.Str("e"), recorded("empty")),
 		expr.Cond(expr.Method(r, "matches", expr.Str(`,"created":\[[^\]]*`+f)), expr.Str("c"),

@@ -71,3 +71,23 @@ variables.second ? "a message long enough that the conditional chain cannot be w
 		t.Errorf("a short expression is folded: %s", got)
 	}
 }
+
+// TestReplaceString replaces a string literal wherever it is written
+// (operands, arguments, branches, list items and map values) and no other
+// literal, even one that holds it.
+func TestReplaceString(t *testing.T) {
+	t.Parallel()
+	long, v := "a\nlong \"text\"", expr.Var("bound")
+	e := expr.Cond(expr.Eq(expr.Var("x"), expr.Str(long)),
+		expr.List(expr.Map([]string{"k"}, []expr.Expr{expr.Str(long)}), expr.Str("other")),
+		expr.List(expr.Method(expr.Var("s"), "matches", expr.Str(long)), expr.Str(long+"!"), expr.Not(expr.Method(expr.Str(long), "contains", expr.Str("x")))))
+	got, n := expr.ReplaceString(e, long, v)
+	want := `variables.x == variables.bound ? [{"k": variables.bound}, "other"] : ` +
+		`[variables.s.matches(variables.bound), "a\nlong \"text\"!", !variables.bound.contains("x")]`
+	if n != 4 || expr.Text(got) != want {
+		t.Errorf("replaced %d:\n%s\nwant 4:\n%s", n, expr.Text(got), want)
+	}
+	if _, n := expr.ReplaceString(e, "absent", v); n != 0 {
+		t.Errorf("replaced %d of a literal that is not there", n)
+	}
+}
