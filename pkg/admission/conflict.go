@@ -177,7 +177,7 @@ func (c *compiler) computedPortChecks() []check {
 		if p.Type != inject.TypePort || p.computed == nil {
 			continue
 		}
-		computed := expr.And(expr.Not(p.ann), expr.Ne(p.computed, expr.Raw("null")))
+		computed := expr.And(expr.Not(p.ann), expr.Ne(p.computed, expr.Null))
 		// The ports the core's PortTaken looks in, in its order.
 		for _, sp := range c.in.Template().PortValues() {
 			port := strconv.Itoa(sp.Port)

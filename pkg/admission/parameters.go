@@ -64,8 +64,9 @@ func (c *compiler) loadParams(params []inject.Parameter) error {
 			Parameter: p,
 			key:       inject.ProfileAnnotation(c.profile, p.Annotation),
 			override:  override,
-			// has() first: a Pod without annotations reads no variable.
-			set: expr.And(expr.Has(metadata, "annotations"), expr.Method(override, "hasValue")),
+			// The override is an optional: none on a Pod without
+			// annotations, so no has() guard is needed before it.
+			set: expr.Method(override, "hasValue"),
 			val: expr.Method(override, "orValue", expr.Str("")),
 		}
 		if p.Expression != "" {
@@ -141,9 +142,9 @@ func placeHole(node any, steps []inject.FieldStep, p *param) error {
 				case p.computed != nil:
 					p.effective = expr.Var(strings.TrimPrefix(expr.Text(p.val), "variables.") + "Value")
 				default:
-					// string(): an annotation's value is typed dyn. has()
-					// first: a Pod without annotations reads no variable.
-					p.effective = expr.Cond(expr.Has(metadata, "annotations"), expr.Call("string", expr.Method(p.override, "orValue", expr.Str(s))), expr.Str(s))
+					// string(): an annotation's value is typed dyn. The
+					// optional gives the template's value without annotations.
+					p.effective = expr.Call("string", expr.Method(p.override, "orValue", expr.Str(s)))
 				}
 			}
 			return nil
@@ -218,13 +219,13 @@ func (c *compiler) addParamVariables() {
 		// value; string() of an int is its decimal form, as the core
 		// writes it.
 		c.variable(p.computed, "the value of "+p.Field+" computed from the Pod (the template's expression)",
-			expr.Raw("("+strings.TrimSpace(p.Expression)+")"))
+			expr.Raw(strings.TrimSpace(p.Expression)))
 		if !p.setIsVal {
-			c.variable(p.set, p.key+" is set, or the expression gives a value", expr.Or(p.ann, expr.Ne(p.computed, expr.Raw("null"))))
+			c.variable(p.set, p.key+" is set, or the expression gives a value", expr.Or(p.ann, expr.Ne(p.computed, expr.Null)))
 		}
 		c.variable(p.val, "the annotation's value, or the expression's as a string, or \"\"",
 			expr.Cond(p.ann, expr.Method(p.override, "orValue", expr.Str("")),
-				expr.Cond(expr.And(expr.Ne(p.computed, expr.Raw("null")), expr.Eq(expr.Call("type", p.computed), expr.Ident(celTypeOf(p.Type)))),
+				expr.Cond(expr.And(expr.Ne(p.computed, expr.Null), expr.Eq(expr.Call("type", p.computed), expr.Ident(celTypeOf(p.Type)))),
 					expr.Call("string", p.computed), expr.Str(""))))
 		if p.effective != nil && !p.setIsVal {
 			// string(): an annotation's value is typed dyn.
@@ -255,7 +256,7 @@ func (c *compiler) badValueChecks() []check {
 		// The expression's value: of the parameter's type and, for a
 		// string, matching its pattern, with the core's message.
 		at := fmt.Sprintf("parameters: %s: %s: expression %q: ", p.Annotation, p.Field, p.Expression)
-		computed := expr.And(expr.Not(p.ann), expr.Ne(p.computed, expr.Raw("null")))
+		computed := expr.And(expr.Not(p.ann), expr.Ne(p.computed, expr.Null))
 		out = append(out, check{expr.And(computed, expr.Ne(expr.Call("type", p.computed), expr.Ident(celTypeOf(p.Type)))),
 			expr.Str(at + inject.ExpressionTypeError(p.Type))})
 		if p.Type != inject.TypeInt {

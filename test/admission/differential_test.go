@@ -365,8 +365,8 @@ func agreeWithExplain(t *testing.T, in *inject.Injector, runs []podRun, verdicts
 		_, hadStatus := u.GetAnnotations()[in.StatusAnnotation()]
 		_, injected := annotation(r.admitted, in.StatusAnnotation())
 		injected = injected && !hadStatus
-		code, marked := annotation(r.admitted, inject.SkippedAnnotationFor(in.Profile()))
-		want := code
+		mark, marked := annotation(r.admitted, inject.SkippedAnnotationFor(in.Profile()))
+		want, _ := admission.MarkReason(mark)
 		switch {
 		case injected:
 			want = ""

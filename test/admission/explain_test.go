@@ -71,8 +71,11 @@ func TestExplainLive(t *testing.T) {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		t.Cleanup(func() { deletePod(t, manifest) })
-		if got, _ := annotation(stored, inject.SkippedAnnotationFor(profile)); got != c.code {
-			t.Errorf("%s: skip annotation %q, want %q", c.name, got, c.code)
+		mark, _ := annotation(stored, inject.SkippedAnnotationFor(profile))
+		gotCode, why := admission.MarkReason(mark)
+		refused := c.code == "conflict" || c.code == "invalid_object"
+		if gotCode != c.code || refused != (why != "") || refused && !strings.HasSuffix(c.verdict, ": "+why) {
+			t.Errorf("%s: skip annotation %q, want %q (with the verdict's message when it is a refusal)", c.name, mark, c.code)
 		}
 		out, _, code := run("explain", "pod/"+c.name, "-n", shop)
 		expectLines(t, "explain pod/"+c.name, out, "", "pod/"+c.name+" in namespace "+shop+`, profile "exp":`, policy, c.verdict, c.hint)

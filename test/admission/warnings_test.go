@@ -102,8 +102,9 @@ spec:
 
 // TestExpressionError: a template's expression that fails on a Pod (a field
 // read without a has() guard) fails the object in the core, and at admission
-// leaves the Pod as created, with the API server's error as a warning: the
-// mutating policy ignores its errors, the validating one reports them.
+// leaves the Pod as created, with a warning that the policy failed on it:
+// the mutating policy ignores its errors and leaves no mark, which the
+// validating one reports. kubectl inject explain names the error.
 func TestExpressionError(t *testing.T) {
 	c.Require(t)
 	ensureNamespace(t, "experr")
@@ -124,7 +125,8 @@ func TestExpressionError(t *testing.T) {
 	// The validating policy may start a moment after the mutating one: dry
 	// runs until its warning comes (none comes while it ignores errors).
 	u := podFrom(t, portless)
-	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(w.all(), "ports") && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+	const failed = "sidecar not injected by kinject-envoy: the policy left no reason on the Pod: it failed on it (kubectl inject explain names the error)"
+	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(w.all(), failed) && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		if _, err := dc.Resource(pods).Namespace("experr").Create(context.Background(), u, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
 			t.Fatalf("the Pod was refused: %v", err)
 		}
@@ -142,7 +144,11 @@ func TestExpressionError(t *testing.T) {
 	if containers, _, _ := unstructured.NestedSlice(got.Object, "spec", "containers"); len(containers) != 1 {
 		t.Errorf("the Pod has %d containers, want its own 1", len(containers))
 	}
-	if !strings.Contains(w.all(), "ports") {
-		t.Errorf("no warning names the failing expression: %q", w.all())
+	if !strings.Contains(w.all(), failed) {
+		t.Errorf("no warning says that the policy failed: %q", w.all())
+	}
+	out, errOut, code := kubectlInject(t, "explain", "pod/portless", "-n", "experr")
+	if code != 1 || !strings.Contains(out, "the policy fails on this Pod") || !strings.Contains(out, "ports") {
+		t.Errorf("kubectl inject explain pod/portless: exit %d, want 1 and the error naming ports:\n%s%s", code, out, errOut)
 	}
 }

@@ -247,7 +247,9 @@ func logic(op string, unit bool, xs []Expr) Expr {
 	return binary{op, out}
 }
 
-// Not is !x, folded on constants and double negation.
+// Not is !x, folded on constants and double negation, and pushed through
+// ==, !=, && and || (De Morgan's laws, which hold in CEL's logic with
+// errors too): !(a == b) is a != b, !(a && b) is !a || !b.
 func Not(x Expr) Expr {
 	switch {
 	case isBool(x, true):
@@ -255,8 +257,25 @@ func Not(x Expr) Expr {
 	case isBool(x, false):
 		return True
 	}
-	if n, ok := x.(not); ok {
-		return n.x
+	switch v := x.(type) {
+	case not:
+		return v.x
+	case binary:
+		switch v.op {
+		case "==":
+			return Ne(v.operands[0], v.operands[1])
+		case "!=":
+			return Eq(v.operands[0], v.operands[1])
+		case "&&", "||":
+			negated := make([]Expr, len(v.operands))
+			for i, o := range v.operands {
+				negated[i] = Not(o)
+			}
+			if v.op == "&&" {
+				return Or(negated...)
+			}
+			return And(negated...)
+		}
 	}
 	return not{x}
 }
