@@ -15,7 +15,6 @@ type report struct {
 	core             []coreRow
 	kustomize        []kustomizeRow
 	kustomizeVersion string
-	kustomizePath    string
 	kubectlVersion   string
 	startup          *startupResult
 	live             []liveRow
