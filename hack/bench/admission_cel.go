@@ -22,15 +22,13 @@ type celReport struct {
 	Pod                  string `json:"pod"`
 	Expressions          []struct {
 		Policy  string      `json:"policy"`
-		Kind    string      `json:"kind"`
 		Field   string      `json:"field"`
 		Length  int         `json:"length"`
 		Typed   celEstimate `json:"typed"`
 		Dynamic celEstimate `json:"dynamic"`
 		Runtime *struct {
-			Cost   int64  `json:"cost"`
-			Result string `json:"result"`
-			Error  string `json:"error"`
+			Cost  int64  `json:"cost"`
+			Error string `json:"error"`
 		} `json:"runtime"`
 	} `json:"expressions"`
 	Totals []struct {

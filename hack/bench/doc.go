@@ -30,14 +30,17 @@
 //     1,000 Deployments (half injected) with a ReplicaSet and 3 Pods each,
 //     against kubectl get deploy,pods -A -o json, interleaved; the requests
 //     each sends (apiserver_request_total) and a check of status's JSON.
+//  8. overrides: kubectl-inject --local with override annotations (one set
+//     of values, or one per Deployment), a second profile and --uninject,
+//     each against plain injection of the same apps, round-robin.
 //
 // Usage (from the repository root; make bench builds bin/ first and puts the
 // tool cache on PATH):
 //
 //	go run ./hack/bench -out docs/benchmarks.md
 //	go run ./hack/bench -skip-live -ns 100,1000
-//	go run ./hack/bench -skip-core -skip-kustomize -skip-startup -skip-live -skip-profile -skip-status -out /tmp/adm.md
-//	go run ./hack/bench -skip-core -skip-kustomize -skip-startup -skip-live -skip-profile -skip-admission -out /tmp/status.md
+//	go run ./hack/bench -skip-core -skip-kustomize -skip-startup -skip-live -skip-profile -skip-status -skip-overrides -out /tmp/adm.md
+//	go run ./hack/bench -skip-core -skip-kustomize -skip-startup -skip-live -skip-profile -skip-admission -skip-overrides -out /tmp/status.md
 //
 // The helper programs are built into a temporary directory with the same
 // flags as bin/ (-trimpath, -ldflags "-s -w").

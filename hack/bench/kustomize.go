@@ -8,9 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	yaml "go.yaml.in/yaml/v3"
+
 	"github.com/kinject/kubectl-inject/internal/testbin"
 	"github.com/kinject/kubectl-inject/pkg/inject"
-	yaml "go.yaml.in/yaml/v3"
 )
 
 // kustomizeRow is one N of part 2.
@@ -71,7 +72,6 @@ func (e *env) kustomize() error {
 	}
 	ver, _ := exec.Command(kz, "version").Output()
 	e.report.kustomizeVersion = strings.TrimSpace(string(ver))
-	e.report.kustomizePath = kz
 	patch, err := smpPatch()
 	if err != nil {
 		return err

@@ -89,24 +89,23 @@ func (e *env) overrides() error {
 		}}
 		out := func(name string) string { return e.outFile("overrides-"+name, n) }
 		byName := map[string]*overrideCase{}
-		for _, c := range row.Cases {
+		specs := make([]cmdSpec, len(row.Cases))
+		for i, c := range row.Cases {
 			byName[c.Name] = c
-		}
-		for round := 0; round <= e.runsFor(n); round++ { // round 0 warms up and is not counted
-			for _, c := range row.Cases {
-				in := c.Input
-				if c.Prev != "" {
-					in = out(c.Prev)
-				}
-				r, err := runOnce(cmdSpec{Name: c.Name, Args: append([]string{e.plugin, "--local", "-f", in}, c.Args...)}, out(c.Name))
-				if err != nil {
-					return err
-				}
-				if round > 0 {
-					c.Runs = append(c.Runs, r)
-					c.InputBytes = fileSize(in)
-				}
+			in := c.Input
+			if c.Prev != "" {
+				in = out(c.Prev)
 			}
+			specs[i] = cmdSpec{Name: c.Name, Args: append([]string{e.plugin, "--local", "-f", in}, c.Args...)}
+		}
+		// Round 0 warms up and is not counted.
+		runs, err := measureRounds(specs, e.runsFor(n)+1, func(s cmdSpec) string { return out(s.Name) }, nil)
+		if err != nil {
+			return err
+		}
+		for i, c := range row.Cases {
+			c.Runs = runs[i][1:]
+			c.InputBytes = fileSize(specs[i].Args[3]) // Args[3]: the file after -f
 		}
 		if err := checkOverridesOutputs(n, src, out); err != nil {
 			return err

@@ -15,7 +15,6 @@ type report struct {
 	core             []coreRow
 	kustomize        []kustomizeRow
 	kustomizeVersion string
-	kustomizePath    string
 	kubectlVersion   string
 	startup          *startupResult
 	live             []liveRow
@@ -23,7 +22,6 @@ type report struct {
 	admission        *admissionResult
 	status           *statusResult
 	overrides        []*overridesRow
-	restart          *restartResult
 	goals            []goal
 	loadStart        string
 }
@@ -91,7 +89,6 @@ func (r *report) markdown(e *env) string {
 	adm := r.admissionSection()
 	sts := r.statusSection()
 	ovr := r.overridesSection()
-	rst := r.restartSection()
 
 	if len(r.goals) > 0 {
 		p("## Goals\n\n")
@@ -101,7 +98,7 @@ func (r *report) markdown(e *env) string {
 		}
 		p("%s\n", t)
 	}
-	for _, s := range []string{core, kz, st, lv, pr, adm, sts, ovr, rst} {
+	for _, s := range []string{core, kz, st, lv, pr, adm, sts, ovr} {
 		b.WriteString(s)
 	}
 	return b.String()

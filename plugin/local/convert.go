@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/kinject/kubectl-inject/pkg/inject"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
 // conversion collects the objects of --local -o json|yaml: the output is

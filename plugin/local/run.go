@@ -47,174 +47,251 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 	// objects cost as many write system calls.
 	buffered := bufio.NewWriterSize(s.ErrOut, 32<<10)
 	defer buffered.Flush()
-	var (
-		failed, changed, total int
-		out                    io.Writer
-		held                   *holdWriter
-		rewrites               []*inPlaceFile
-	)
+	r := f.newRun(in, s, files, inPlace)
 	// With --in-place the lines wait for the outcome: whether the files
 	// were written is known only at the end.
-	report := &reporter{w: buffered, hold: inPlace && !f.ContinueOnError}
-	defer report.release(0) // on an early return, nothing was written
-	outcome := printed
-	switch {
-	case f.Check, f.Diff:
-		outcome = checked
-	case f.InPlace && !inPlace:
-		outcome = dryRun
-	}
-	op := f.Op()
-	var converted *conversion
-	differ := 0 // files --diff found a change in
-	switch {
-	case f.Check, f.InPlace, f.Diff:
-		out = io.Discard // --in-place writes through inPlaceFile below
-	case f.Output == "json" || f.Output == "yaml":
-		// Converted on request, as kubectl prints: all objects at the end.
-		converted = &conversion{format: f.Output}
-		out = io.Discard
-	default:
-		// Nothing is printed unless the input holds an object.
-		held = &holdWriter{w: s.Out}
-		out = held
-	}
-	defer func() {
-		for _, r := range rewrites {
-			r.discard()
-		}
-	}()
-	var prev countWriter // the previous file's output, for the "---" between files
+	r.report = &reporter{w: buffered, hold: inPlace && !f.ContinueOnError}
+	defer r.report.release(0) // on an early return, nothing was written
+	defer r.discard()
 	for i, file := range files {
-		w := out
-		var rewrite *inPlaceFile
-		if inPlace {
-			rewrite = &inPlaceFile{path: file.target, name: file.name, mode: file.mode, uid: file.uid, gid: file.gid, owned: file.owned}
-			rewrites = append(rewrites, rewrite)
-			w = rewrite
-		} else if held != nil && i > 0 {
-			if prev.n > 0 && prev.last != '\n' {
-				_, _ = io.WriteString(w, "\n")
-			}
-			_, _ = io.WriteString(w, "---\n")
+		switch {
+		case inPlace:
+			err = r.rewriteFile(i, file)
+		case f.Diff:
+			err = r.diffFile(i, file)
+		default:
+			err = r.printFile(i, file)
 		}
-		var before, after bytes.Buffer  // --diff: this file's text, and what it would become
-		var sections []textdiff.Section // --diff: the objects of the file, to name them in the hunks
-		if f.Diff {
-			w = &after
-		}
-		prev = countWriter{w: w}
-		withFile := len(files) > 1 || file.name != "-"
-		input, closeIn, err := s.open(file)
 		if err != nil {
 			return err
 		}
-		if f.Diff {
-			input = io.TeeReader(input, &before)
-		}
-		src := &errReader{r: input}
-		err = manifest.ProcessDocuments(src, &prev, func(d manifest.Document) []byte {
-			doc := d.Text
-			text, entries := in.ProcessText(op, doc, d.Index)
-			for j, e := range entries {
-				if file.walked && e.Reason == inject.ReasonNotKubernetes {
-					entries[j].Action = inject.Skipped
-				}
-			}
-			if converted != nil {
-				// Before the report: an object that cannot be converted is
-				// reported as an error, not left out of the output unsaid.
-				if err := converted.add(text, entries); err != nil {
-					failConversion(entries, err)
-				}
-			}
-			for _, e := range entries {
-				total++
-				if e.Action == inject.Failed {
-					failed++
-				} else if e.Changed() {
-					changed++
-				}
-				report.add(i, file.name, withFile, d, e, outcome)
-			}
-			if held != nil && total > 0 {
-				held.release()
-			}
-			if f.Diff {
-				sections = append(sections, textdiff.Section{Line: d.Line, Name: objectNames(entries)})
-			}
-			// Once a document failed nothing is written (no temporary file),
-			// unless asked to write the rest anyway.
-			if rewrite != nil && (failed == 0 || f.ContinueOnError) && !bytes.Equal(text, doc) {
-				rewrite.change()
-			}
-			return text
-		})
-		closeIn()
-		if src.err == nil && rewrite != nil && rewrite.err != nil {
-			return fmt.Errorf("write %s: %w", rewrite.what(), rewrite.err)
-		}
-		if err := fileError(file.name, src.err, err); err != nil {
+	}
+	if r.total == 0 {
+		return r.noObjects()
+	}
+	if r.converted != nil {
+		if err := r.converted.write(s.Out); err != nil {
 			return err
 		}
-		if rewrite != nil {
-			if err := rewrite.finish(); err != nil {
-				return fmt.Errorf("write %s: %w", rewrite.what(), err)
-			}
-		}
-		if f.Diff {
-			changed, err := textdiff.Write(s.Out, "a/"+file.name, "b/"+file.name, before.String(), after.String(), textdiff.Options{Color: f.ColorFor(s.Out), Sections: sections})
-			if err != nil {
-				return fmt.Errorf("write the diff: %w", err)
-			}
-			if changed {
-				differ++
-			}
-		}
 	}
-	if total == 0 {
-		// As kubectl apply does: an input with no object is a mistake.
-		names := make([]string, len(files))
-		for i, file := range files {
-			names[i] = file.name
-		}
-		if len(names) == 0 {
-			names = f.Filenames
-		}
-		return &ExitError{Code: 1, Err: fmt.Errorf("no objects to inject in %s", strings.Join(names, ", "))}
-	}
-	if converted != nil {
-		if err := converted.write(s.Out); err != nil {
-			return err
-		}
+	return r.finish()
+}
+
+// localRun is the state of one Run: where the output goes, the report and
+// the counts the exit status comes from.
+type localRun struct {
+	f       *Flags
+	in      *inject.Injector
+	s       Streams
+	op      inject.Op
+	files   []*localFile
+	inPlace bool // --in-place, and writing (not a dry run)
+	outcome outcome
+	report  *reporter
+	// out is where printFile writes: stdout through held, or nowhere
+	// (--check, -o json|yaml, --in-place --dry-run=client).
+	out                    io.Writer
+	held                   *holdWriter
+	converted              *conversion    // -o json|yaml
+	rewrites               []*inPlaceFile // --in-place
+	prev                   countWriter    // the previous file's output, for the "---" between files
+	failed, changed, total int
+	differ                 int // files --diff found a change in
+}
+
+// newRun picks what a changed object's report line says and where the
+// output goes, by mode.
+func (f *Flags) newRun(in *inject.Injector, s Streams, files []*localFile, inPlace bool) *localRun {
+	r := &localRun{f: f, in: in, s: s, op: f.Op(), files: files, inPlace: inPlace, outcome: printed, out: io.Discard}
+	switch {
+	case f.Check, f.Diff:
+		r.outcome = checked
+	case f.InPlace && !inPlace:
+		r.outcome = dryRun
 	}
 	switch {
-	case failed > 0 && f.InPlace && f.ContinueOnError && inPlace:
-		if _, err := commitAll(rewrites); err != nil {
+	case f.Check, f.InPlace, f.Diff:
+		// --in-place writes through inPlaceFile (rewriteFile), --diff to a
+		// buffer (diffFile).
+	case f.Output == "json" || f.Output == "yaml":
+		// Converted on request, as kubectl prints: all objects at the end.
+		r.converted = &conversion{format: f.Output}
+	default:
+		// Nothing is printed unless the input holds an object.
+		r.held = &holdWriter{w: s.Out}
+		r.out = r.held
+	}
+	return r
+}
+
+// fileOutput is where the documents of one file go.
+type fileOutput struct {
+	w        io.Writer
+	rewrite  *inPlaceFile       // --in-place: w itself, told when a document changes
+	before   io.Writer          // --diff: a copy of the input
+	sections []textdiff.Section // --diff: the objects of the file, to name them in the hunks
+}
+
+// printFile processes one file to r.out, after a "---" between files on
+// stdout.
+func (r *localRun) printFile(i int, file *localFile) error {
+	if r.held != nil && i > 0 {
+		if r.prev.n > 0 && r.prev.last != '\n' {
+			_, _ = io.WriteString(r.out, "\n")
+		}
+		_, _ = io.WriteString(r.out, "---\n")
+	}
+	return r.processFile(i, file, &fileOutput{w: r.out})
+}
+
+// rewriteFile processes one file of --in-place to a temporary file beside
+// it (started at the first change), made durable once the file is done;
+// finish renames it over the original.
+func (r *localRun) rewriteFile(i int, file *localFile) error {
+	rewrite := &inPlaceFile{path: file.target, name: file.name, mode: file.mode, uid: file.uid, gid: file.gid, owned: file.owned}
+	r.rewrites = append(r.rewrites, rewrite)
+	if err := r.processFile(i, file, &fileOutput{w: rewrite, rewrite: rewrite}); err != nil {
+		return err
+	}
+	if err := rewrite.finish(); err != nil {
+		return fmt.Errorf("write %s: %w", rewrite.what(), err)
+	}
+	return nil
+}
+
+// diffFile processes one file of --diff and prints how it would change.
+func (r *localRun) diffFile(i int, file *localFile) error {
+	var before, after bytes.Buffer // this file's text, and what it would become
+	out := &fileOutput{w: &after, before: &before}
+	if err := r.processFile(i, file, out); err != nil {
+		return err
+	}
+	changed, err := textdiff.Write(r.s.Out, "a/"+file.name, "b/"+file.name, before.String(), after.String(),
+		textdiff.Options{Color: r.f.ColorFor(r.s.Out), Sections: out.sections})
+	if err != nil {
+		return fmt.Errorf("write the diff: %w", err)
+	}
+	if changed {
+		r.differ++
+	}
+	return nil
+}
+
+// processFile reads input number i and writes every document of it,
+// processed, to out.
+func (r *localRun) processFile(i int, file *localFile, out *fileOutput) error {
+	withFile := len(r.files) > 1 || file.name != "-"
+	input, closeIn, err := r.s.open(file)
+	if err != nil {
+		return err
+	}
+	if out.before != nil {
+		input = io.TeeReader(input, out.before)
+	}
+	src := &errReader{r: input}
+	r.prev = countWriter{w: out.w}
+	err = manifest.ProcessDocuments(src, &r.prev, func(d manifest.Document) []byte {
+		return r.document(i, file, withFile, d, out)
+	})
+	closeIn()
+	if src.err == nil && out.rewrite != nil && out.rewrite.err != nil {
+		return fmt.Errorf("write %s: %w", out.rewrite.what(), out.rewrite.err)
+	}
+	return fileError(file.name, src.err, err)
+}
+
+// document processes document d of input number i, counts and reports its
+// objects, and returns its text for the output.
+func (r *localRun) document(i int, file *localFile, withFile bool, d manifest.Document, out *fileOutput) []byte {
+	doc := d.Text
+	text, entries := r.in.ProcessText(r.op, doc, d.Index)
+	for j, e := range entries {
+		if file.walked && e.Reason == inject.ReasonNotKubernetes {
+			entries[j].Action = inject.Skipped
+		}
+	}
+	if r.converted != nil {
+		// Before the report: an object that cannot be converted is
+		// reported as an error, not left out of the output unsaid.
+		if err := r.converted.add(text, entries); err != nil {
+			failConversion(entries, err)
+		}
+	}
+	for _, e := range entries {
+		r.total++
+		if e.Action == inject.Failed {
+			r.failed++
+		} else if e.Changed() {
+			r.changed++
+		}
+		r.report.add(i, file.name, withFile, d, e, r.outcome)
+	}
+	if r.held != nil && r.total > 0 {
+		r.held.release()
+	}
+	if r.f.Diff {
+		out.sections = append(out.sections, textdiff.Section{Line: d.Line, Name: objectNames(entries)})
+	}
+	// Once a document failed nothing is written (no temporary file),
+	// unless asked to write the rest anyway.
+	if out.rewrite != nil && (r.failed == 0 || r.f.ContinueOnError) && !bytes.Equal(text, doc) {
+		out.rewrite.change()
+	}
+	return text
+}
+
+// noObjects is the error of an input with no object: as kubectl apply
+// says, a mistake.
+func (r *localRun) noObjects() error {
+	names := make([]string, len(r.files))
+	for i, file := range r.files {
+		names[i] = file.name
+	}
+	if len(names) == 0 {
+		names = r.f.Filenames
+	}
+	return &ExitError{Code: 1, Err: fmt.Errorf("no objects to inject in %s", strings.Join(names, ", "))}
+}
+
+// finish writes the files of --in-place unless an object failed (or
+// anyway with --continue-on-error), and returns the exit error of the
+// mode: failures, --diff's changes, --check's objects not current.
+func (r *localRun) finish() error {
+	f, failed, total := r.f, r.failed, r.total
+	switch {
+	case failed > 0 && r.inPlace && f.ContinueOnError:
+		if _, err := commitAll(r.rewrites); err != nil {
 			return err
 		}
 		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed and were left as they were in their files; the other objects were written", failed, total)}
-	case failed > 0 && inPlace:
-		report.release(0)
+	case failed > 0 && r.inPlace:
+		r.report.release(0)
 		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed, so no file was changed (fix them, or add --continue-on-error to write the others)", failed, total)}
 	case failed > 0 && f.InPlace:
 		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed; a dry run writes no file anyway", failed, total)}
 	case failed > 0 && !f.Check:
 		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed; the output holds them as they were in the input", failed, total)}
 	case f.Diff:
-		if differ > 0 {
-			return DiffChanged(differ, "files")
+		if r.differ > 0 {
+			return DiffChanged(r.differ, "files")
 		}
 		return nil
 	case f.Check:
-		if failed+changed > 0 {
-			return &ExitError{Code: 1, Err: fmt.Errorf("check: %d of %d objects are not current (%d would change, %d failed)", failed+changed, total, changed, failed)}
+		if failed+r.changed > 0 {
+			return &ExitError{Code: 1, Err: fmt.Errorf("check: %d of %d objects are not current (%d would change, %d failed)", failed+r.changed, total, r.changed, failed)}
 		}
 		return nil
 	}
-	written, err := commitAll(rewrites)
-	report.release(written)
+	written, err := commitAll(r.rewrites)
+	r.report.release(written)
 	return err
+}
+
+// discard removes the temporary files of --in-place that were not renamed.
+func (r *localRun) discard() {
+	for _, rw := range r.rewrites {
+		rw.discard()
+	}
 }
 
 // openLocal opens one input for reading.
