@@ -42,7 +42,12 @@ type options struct {
 	admissionWorkers  int
 	statusDeployments int
 	statusRounds      int
-	keep              bool
+	skipRestart       bool
+	// restart part: Deployments restarted, the kubectl loop's sample, waves
+	restartDeployments int
+	restartLoopSample  int
+	restartMaxInFlight int
+	keep               bool
 }
 
 // env is what every part shares.
@@ -89,10 +94,17 @@ func main() {
 	flag.BoolVar(&o.skipOverrides, "skip-overrides", false, "skip part 8 (profiles and override annotations against plain injection)")
 	flag.IntVar(&o.statusDeployments, "status-deployments", 1000, "Deployments of the status part (3 Pods each, half of them injected)")
 	flag.IntVar(&o.statusRounds, "status-rounds", 5, "status part: runs of each command, interleaved (the median is reported)")
+	flag.BoolVar(&o.skipRestart, "skip-restart", false, "skip part 9 (kubectl inject restart against a kubectl rollout loop, on a control plane)")
+	flag.IntVar(&o.restartDeployments, "restart-deployments", 200, "restart part: outdated one-Pod Deployments restarted by kubectl inject restart")
+	flag.IntVar(&o.restartLoopSample, "restart-loop-sample", 50, "restart part: Deployments the kubectl rollout restart + status loop handles (its figures are per Deployment)")
+	flag.IntVar(&o.restartMaxInFlight, "restart-max-in-flight", 3, "restart part: --max-in-flight of kubectl inject restart")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory")
 	flag.Parse()
 	if o.admissionPods <= 0 || o.admissionRounds <= 0 || o.admissionWorkers <= 0 {
 		fatal(fmt.Errorf("-admission-pods, -admission-rounds and -admission-workers must be positive"))
+	}
+	if o.restartDeployments <= 0 || o.restartLoopSample <= 0 || o.restartMaxInFlight <= 0 {
+		fatal(fmt.Errorf("-restart-deployments, -restart-loop-sample and -restart-max-in-flight must be positive"))
 	}
 	if o.statusDeployments < 2 || o.statusRounds <= 0 {
 		fatal(fmt.Errorf("-status-deployments must be at least 2 and -status-rounds positive"))
@@ -165,6 +177,7 @@ func mainErr(o options) error {
 		{o.skipAdmission, "admission", e.admission},
 		{o.skipStatus, "status", e.status},
 		{o.skipOverrides, "overrides", e.overrides},
+		{o.skipRestart, "restart", e.restart},
 	}
 	for _, p := range parts {
 		if p.skip {
@@ -204,7 +217,7 @@ func (e *env) setup() error {
 	e.plugin = filepath.Join(bin, "kubectl-inject")
 	e.pluginLive = filepath.Join(bin, "kinject-live")
 	e.fn = filepath.Join(bin, "inject-fn")
-	if o := e.opts; o.skipCore && o.skipKustomize && o.skipStartup && o.skipLive && o.skipStatus && o.skipOverrides {
+	if o := e.opts; o.skipCore && o.skipKustomize && o.skipStartup && o.skipLive && o.skipStatus && o.skipOverrides && o.skipRestart {
 		return nil // the profile and admission parts run no binary of bin/
 	}
 	for _, p := range []string{e.plugin, e.pluginLive, e.fn} {

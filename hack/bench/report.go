@@ -22,6 +22,7 @@ type report struct {
 	admission        *admissionResult
 	status           *statusResult
 	overrides        []*overridesRow
+	restart          *restartResult
 	goals            []goal
 	loadStart        string
 }
@@ -89,6 +90,7 @@ func (r *report) markdown(e *env) string {
 	adm := r.admissionSection()
 	sts := r.statusSection()
 	ovr := r.overridesSection()
+	rst := r.restartSection()
 
 	if len(r.goals) > 0 {
 		p("## Goals\n\n")
@@ -98,7 +100,7 @@ func (r *report) markdown(e *env) string {
 		}
 		p("%s\n", t)
 	}
-	for _, s := range []string{core, kz, st, lv, pr, adm, sts, ovr} {
+	for _, s := range []string{core, kz, st, lv, pr, adm, sts, ovr, rst} {
 		b.WriteString(s)
 	}
 	return b.String()
