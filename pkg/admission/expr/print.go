@@ -6,7 +6,7 @@ import (
 )
 
 // lineWidth is the width the policy's expressions are folded to.
-const lineWidth = 100
+const lineWidth = 120
 
 // Pretty is e printed to read in a policy: on one line when it fits in
 // lineWidth, otherwise broken at its outermost operator (one operand, one
