@@ -11,6 +11,7 @@ import (
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
@@ -357,15 +358,11 @@ func SkipMark(code string, e inject.Entry) string {
 			msg = msg[:i] + ": not a valid status record (not as kubectl-inject writes it)"
 		}
 	}
-	if r := []rune(msg); len(r) > markMessageLimit {
-		msg = string(r[:markMessageLimit]) + "..."
+	if r := []rune(msg); len(r) > admission.MarkMessageLimit {
+		msg = string(r[:admission.MarkMessageLimit]) + "..."
 	}
 	return code + ": " + msg
 }
-
-// markMessageLimit is the most characters of a message the policy's skip
-// mark carries.
-const markMessageLimit = 1024
 
 // podsVolume is the pod's volume in the core's message for a volume that
 // differs from the template's.

@@ -65,19 +65,21 @@ func (c *compiler) bindRepeated(patch expr.Expr) expr.Expr {
 	var bound []variable
 	for _, l := range c.literals {
 		v := expr.Var(l.name)
+		values := make([]expr.Expr, len(c.vars))
 		n := 0
-		for _, cv := range c.vars {
-			_, k := expr.ReplaceString(cv.value, l.text, v)
+		for i, cv := range c.vars {
+			var k int
+			values[i], k = expr.ReplaceString(cv.value, l.text, v)
 			n += k
 		}
-		_, k := expr.ReplaceString(patch, l.text, v)
+		replaced, k := expr.ReplaceString(patch, l.text, v)
 		if n+k < 2 {
 			continue
 		}
 		for i := range c.vars {
-			c.vars[i].value, _ = expr.ReplaceString(c.vars[i].value, l.text, v)
+			c.vars[i].value = values[i]
 		}
-		patch, _ = expr.ReplaceString(patch, l.text, v)
+		patch = replaced
 		bound = append(bound, variable{name: l.name, comment: l.comment, value: expr.Str(l.text)})
 	}
 	c.vars = append(bound, c.vars...)

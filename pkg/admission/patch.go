@@ -40,12 +40,12 @@ func (c *compiler) patchExpression() expr.Expr {
 // A refusal and a conflict also carry the core's message after the code
 // ("conflict: spec.containers: ..."): the validating policy reads it from
 // the Pod instead of deriving it again. The message is cut to
-// markMessageLimit characters, so that a long override value echoed in it
+// MarkMessageLimit characters, so that a long override value echoed in it
 // cannot take the Pod's annotations past the API server's limit.
 func (c *compiler) addSkipVariable(conds []matchCondition) {
-	why := c.variable(expr.Var("why"), fmt.Sprintf("the core's message, cut to %d characters", markMessageLimit),
-		expr.Cond(expr.Gt(expr.Call("size", conflict), expr.Int(markMessageLimit)),
-			expr.Concat(expr.Method(conflict, "substring", expr.Int(0), expr.Int(markMessageLimit)), expr.Str("...")), conflict))
+	why := c.variable(expr.Var("why"), fmt.Sprintf("the core's message, cut to %d characters", MarkMessageLimit),
+		expr.Cond(expr.Gt(expr.Call("size", conflict), expr.Int(MarkMessageLimit)),
+			expr.Concat(expr.Method(conflict, "substring", expr.Int(0), expr.Int(MarkMessageLimit)), expr.Str("...")), conflict))
 	checks := []check{{expr.Ne(expr.Var("refusal"), expr.Str("")), expr.Concat(c.refusedReason, expr.Str(": "), why)}}
 	for _, mc := range conds {
 		checks = append(checks, check{expr.Not(mc.cond), expr.Str(string(mc.reason))})
@@ -54,9 +54,9 @@ func (c *compiler) addSkipVariable(conds []matchCondition) {
 	c.variable(expr.Var("skipped"), "why the core leaves the Pod alone (its reason code, and its message for a refusal or a conflict), or \"\"", chain(checks))
 }
 
-// markMessageLimit is the most characters of the core's message a skip
-// mark carries.
-const markMessageLimit = 1024
+// MarkMessageLimit is the most characters of the core's message a skip
+// mark carries; a longer one is cut there and ends in "...".
+const MarkMessageLimit = 1024
 
 // addedEach is the list of f(item) for the items of list that are added.
 func (c *compiler) addedEach(list string, f func(item) expr.Expr) expr.Expr {
