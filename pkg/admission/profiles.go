@@ -1,7 +1,6 @@
 package admission
 
 import (
-	"regexp"
 	"strconv"
 
 	"github.com/kinject/kubectl-inject/pkg/admission/expr"
@@ -74,27 +73,38 @@ func (c *compiler) profileConflict(what expr.Expr, kind string, owner expr.Expr)
 }
 
 // inheritance is a string expression telling how the first other record
-// that lists field in empty, created or null did so (inject's
-// others.inherit): "e" followed by the blank text it recorded, "c"
-// (created), "n" (it was null) followed by the null token it recorded, or
-// "" when none does.
-func inheritance(field string) expr.Expr {
-	f := regexp.QuoteMeta(jsonString(field))
+// that lists the field named f (a string expression: a macro's variable)
+// in empty, created or null did so (inject's others.inherit): "e"
+// followed by the blank text it recorded, "c" (created), "n" (it was
+// null) followed by the null token it recorded, or "" when none does.
+// Each list or map field is found first (find), then the field's quoted
+// name in it (contains): the patterns stay constants. The names are the
+// record's own field names, which hold no character JSON escapes; a '.'
+// in one is a wildcard where a name is a pattern, but the record pattern
+// (unreadableRecords) admits no other name it could match.
+func inheritance(f expr.Expr) expr.Expr {
 	r := expr.Ident("r")
-	// The value recorded for field in a map field (nullTokens, empty) of r,
+	name := expr.Quoted(f)
+	section := func(field, pattern string) expr.Expr {
+		return expr.Method(r, "find", expr.Str(`,"`+field+`":`+pattern))
+	}
+	created, null := section("created", `\[[^\]]*\]`), section("null", `\[[^\]]*\]`)
+	empty, tokens := section("empty", `\{[^}]*\}`), section("nullTokens", `\{[^}]*\}`)
+	inEmpty := expr.Method(empty, "contains", expr.Concat(name, expr.Str(":")))
+	// The value recorded for the field in a map field (nullTokens, empty),
 	// as JSON text without its quotes: the pair "field":"value" found, its
 	// key and quotes taken away ("" when none is found). The value holds
 	// no quote, so the only ones left after the key are its own.
-	recorded := func(mapField string) expr.Expr {
-		pair := expr.Method(expr.Method(r, "find", expr.Str(`,"`+mapField+`":\{[^}]*\}`)), "find", expr.Str(f+`:"[^"]*"`))
-		return expr.Method(expr.Method(pair, "replace", expr.Str(jsonString(field)+`:"`), expr.Str("")), "replace", expr.Str(`"`), expr.Str(""))
+	recorded := func(section expr.Expr) expr.Expr {
+		pair := expr.Method(section, "find", expr.Concat(name, expr.Str(`:"[^"]*"`)))
+		return expr.Method(expr.Method(pair, "replace", expr.Concat(name, expr.Str(`:"`)), expr.Str("")), "replace", expr.Str(`"`), expr.Str(""))
 	}
-	how := expr.Cond(expr.Method(r, "matches", expr.Str(`,"empty":\{[^}]*`+f+`:`)), expr.Concat(expr.Str("e"), recorded("empty")),
-		expr.Cond(expr.Method(r, "matches", expr.Str(`,"created":\[[^\]]*`+f)), expr.Str("c"),
-			expr.Concat(expr.Str("n"), recorded("nullTokens"))))
+	inCreated := expr.Method(created, "contains", name)
+	how := expr.Cond(inEmpty, expr.Concat(expr.Str("e"), recorded(empty)),
+		expr.Cond(inCreated, expr.Str("c"), expr.Concat(expr.Str("n"), recorded(tokens))))
 	o := expr.Ident("o")
 	list := expr.Method(expr.Method(expr.Method(otherRecords, "map", o, expr.Index(o, expr.Int(1))), "filter", r,
-		expr.Method(r, "matches", expr.Str(`,"(?:created|null)":\[[^\]]*`+f+`|,"empty":\{[^}]*`+f+`:`))), "map", r, how)
+		expr.Or(inCreated, expr.Method(null, "contains", name), inEmpty)), "map", r, how)
 	return expr.Index(expr.Concat(list, expr.List(expr.Str(""))), expr.Int(0))
 }
 

@@ -207,38 +207,46 @@ func (c *compiler) fieldChanges() []fieldChange {
 	return out
 }
 
-// addFieldVariables declares created, nulled, nullTokens and emptyText:
-// the record's lists of fields this profile created, or that another
-// profile's record lists as created, null or empty and this profile adds
-// to (inject's others.inherit), so that every profile's record is the same
-// whatever the order of injection.
+// addFieldVariables declares inherited, created, nulled, nullTokens and
+// emptyText: the record's lists of fields this profile created, or that
+// another profile's record lists as created, null or empty and this
+// profile adds to (inject's others.inherit), so that every profile's
+// record is the same whatever the order of injection. One table,
+// inherited, holds what the other records say of each field this
+// profile adds to; the lists are read from it, in the core's order.
 func (c *compiler) addFieldVariables() {
-	var created, nulled, tokens, empty []expr.Expr
-	for _, f := range c.fieldChanges() {
-		name := expr.Str(jsonString(f.field))
-		cond := f.creates
-		if cond == nil {
-			cond = expr.False
+	f, i := expr.Ident("f"), expr.Ident("i")
+	var addsTo, own, candidates []expr.Expr
+	for _, ch := range c.fieldChanges() {
+		adds := ch.addsTo != nil && !isFalse(ch.addsTo)
+		if adds {
+			addsTo = append(addsTo, expr.When(ch.addsTo, expr.List(expr.Str(ch.field))))
 		}
-		if f.addsTo != nil && !isFalse(f.addsTo) {
-			inh := c.variable(expr.Var(c.names.unique(camel(f.field)+"Inherited")),
-				"how another profile's record says it found "+f.field+": \"c\" created, \"n\" null, \"e\" empty, then the text",
-				expr.Cond(f.addsTo, inheritance(f.field), expr.Str("")))
-			cond = expr.Or(cond, expr.Eq(inh, expr.Str("c")))
-			nulled = append(nulled, expr.When(expr.Method(inh, "startsWith", expr.Str("n")), expr.List(name)))
-			tail := expr.Method(inh, "substring", expr.Int(1))
-			pair := expr.List(expr.Concat(expr.Str(jsonString(f.field)+`:"`), tail, expr.Str(`"`)))
-			tokens = append(tokens, expr.When(expr.And(expr.Method(inh, "startsWith", expr.Str("n")), expr.Gt(expr.Method(inh, "size"), expr.Int(1))), pair))
-			empty = append(empty, expr.When(expr.Method(inh, "startsWith", expr.Str("e")), pair))
+		if ch.field == "spec" {
+			continue // never created: a Pod always has one
 		}
-		if f.field != "spec" {
-			created = append(created, expr.When(cond, expr.List(name)))
+		if ch.creates != nil {
+			own = append(own, expr.And(expr.Eq(f, expr.Str(ch.field)), ch.creates))
+		}
+		if ch.creates != nil || adds {
+			candidates = append(candidates, expr.Str(ch.field))
 		}
 	}
-	c.variable(expr.Var("created"), "the fields the record lists as created", expr.Lists(created...))
-	c.variable(expr.Var("nulled"), "the fields it lists as null", expr.Lists(nulled...))
-	c.variable(expr.Var("nullTokens"), "how they were written", expr.Lists(tokens...))
-	c.variable(expr.Var("emptyText"), "the blank text of fields that were empty collections", expr.Lists(empty...))
+	inherited := c.variable(expr.Var("inherited"),
+		"what the other profiles' records say of each field this profile adds to: [the field, \"c\" created, \"n\" null or \"e\" empty then the text]",
+		expr.Method(expr.Lists(addsTo...), "map", f, expr.List(f, inheritance(f))))
+	first, rest := expr.Index(i, expr.Int(0)), expr.Index(i, expr.Int(1))
+	is := func(kind string) expr.Expr { return expr.Method(rest, "startsWith", expr.Str(kind)) }
+	pair := expr.Concat(expr.Quoted(first), expr.Str(`:"`), expr.Method(rest, "substring", expr.Int(1)), expr.Str(`"`))
+	createdHere := append(own, expr.In(expr.List(f, expr.Str("c")), inherited))
+	c.variable(expr.Var("created"), "the fields the record lists as created",
+		expr.Method(expr.Method(expr.List(candidates...), "filter", f, expr.Or(createdHere...)), "map", f, expr.Quoted(f)))
+	c.variable(expr.Var("nulled"), "the fields it lists as null",
+		expr.Method(expr.Method(inherited, "filter", i, is("n")), "map", i, expr.Quoted(first)))
+	c.variable(expr.Var("nullTokens"), "how they were written",
+		expr.Method(expr.Method(inherited, "filter", i, expr.And(is("n"), expr.Gt(expr.Method(rest, "size"), expr.Int(1)))), "map", i, pair))
+	c.variable(expr.Var("emptyText"), "the blank text of fields that were empty collections",
+		expr.Method(expr.Method(inherited, "filter", i, is("e")), "map", i, pair))
 }
 
 func isFalse(e expr.Expr) bool { return expr.Text(e) == "false" }
