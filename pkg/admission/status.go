@@ -233,7 +233,7 @@ func (c *compiler) addFieldVariables() {
 		}
 	}
 	inherited := c.variable(expr.Var("inherited"),
-		"what the other profiles' records say of each field this profile adds to: [the field, \"c\" created, \"n\" null or \"e\" empty then the text]",
+		"what other profiles' records say of each field this one adds to: [field, \"c\" created, \"n\" null or \"e\" empty then text]",
 		expr.Method(expr.Lists(addsTo...), "map", f, expr.List(f, inheritance(f))))
 	first, rest := expr.Index(i, expr.Int(0)), expr.Index(i, expr.Int(1))
 	is := func(kind string) expr.Expr { return expr.Method(rest, "startsWith", expr.Str(kind)) }
