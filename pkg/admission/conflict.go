@@ -113,8 +113,7 @@ func (c *compiler) portChecks(it item) []check {
 		return nil
 	}
 	type sidecarPort struct {
-		num      expr.Expr
-		port     string
+		port     expr.Expr // the number as a string
 		proto    string
 		reserved string // what binds a reserved port, "" for a declared one
 	}
@@ -125,47 +124,62 @@ func (c *compiler) portChecks(it item) []check {
 		if !ok || pm["containerPort"] == nil {
 			continue
 		}
-		num, err := literal(pm["containerPort"])
-		if err != nil {
-			continue
+		port := expr.Str(fmt.Sprint(pm["containerPort"]))
+		if h, ok := pm["containerPort"].(hole); ok {
+			// A parameter sets it: the port is the value the Pod gives.
+			v, err := h.value()
+			if err != nil {
+				continue
+			}
+			port = expr.Call("string", v)
 		}
 		proto, _ := pm["protocol"].(string)
 		if proto == "" {
 			proto = "TCP"
 		}
-		list = append(list, sidecarPort{num, fmt.Sprint(pm["containerPort"]), proto, ""})
+		list = append(list, sidecarPort{port, proto, ""})
 	}
 	// Then the ports the template reserves for it, as the core checks them.
 	for _, sp := range c.in.Template().SidecarPorts() {
 		if sp.Reserved && sp.Container == it.name {
-			list = append(list, sidecarPort{expr.Int(int64(sp.Port)), strconv.Itoa(sp.Port), sp.Protocol, sp.What})
+			list = append(list, sidecarPort{expr.Str(strconv.Itoa(sp.Port)), sp.Protocol, sp.What})
 		}
 	}
-	var out []check
-	for _, sp := range list {
-		num, proto, port := sp.num, sp.proto, sp.port
-		x, q, o := expr.Ident("x"), expr.Ident("q"), expr.Ident("o")
-		uses := expr.And(expr.Has(x, "ports"), expr.Method(expr.Field(x, "ports"), "exists", q,
-			expr.And(expr.Eq(expr.Field(q, "containerPort"), num),
-				expr.Eq(expr.Cond(expr.Has(q, "protocol"), expr.Field(q, "protocol"), expr.Str("TCP")), expr.Str(proto)))))
-		stem := c.names.unique(it.varName() + "Port" + port)
-		// One comprehension (map with a filter), reversed: the core names
-		// the last.
-		users := expr.Method(expr.Method(expr.Var("allContainers"), "map", x, uses, expr.Field(x, "name")), "reverse")
-		last := c.variable(expr.Var(stem+"User"), fmt.Sprintf("the Pod's last container using port %s/%s (\"\" for none)", port, proto),
-			expr.Index(expr.Concat(users, expr.List(expr.Str(""))), expr.Int(0)))
-		owned := c.variable(expr.Var(stem+"Owners"), "the other profiles that added that container",
-			expr.Method(expr.Method(otherRecords, "filter", o, listsName(expr.Index(o, expr.Int(2)), last)), "map", o, expr.Index(o, expr.Int(0))))
-		used := expr.And(it.missing, expr.Ne(last, expr.Str("")))
-		what := expr.Format(inject.MessagePortOwned, expr.Str(port+"/"+proto), expr.Str("spec.containers"), expr.Quoted(last), quote(it.name))
-		appUses := expr.Format(inject.MessagePortUsed, expr.Str("spec.containers"), quote(it.name), expr.Str(port), expr.Quoted(last))
-		if sp.reserved != "" {
-			appUses = expr.Format(inject.MessagePortReserved, expr.Str("spec.containers"), quote(it.name), expr.Str(port), expr.Str(sp.reserved), expr.Quoted(last))
-		}
-		out = append(out, check{used, expr.Cond(expr.Gt(expr.Call("size", owned), expr.Int(0)),
-			c.profileConflict(what, "port", expr.Index(owned, expr.Int(0))), appUses)})
+	if len(list) == 0 {
+		return nil
 	}
-	return out
+	rows := make([]expr.Expr, len(list))
+	anyReserved, allReserved := false, true
+	for i, sp := range list {
+		rows[i] = expr.List(sp.port, expr.Str(sp.proto), expr.Str(sp.reserved))
+		anyReserved, allReserved = anyReserved || sp.reserved != "", allReserved && sp.reserved != ""
+	}
+	p, u, x, q, o := expr.Ident("p"), expr.Ident("u"), expr.Ident("x"), expr.Ident("q"), expr.Ident("o")
+	at := func(l expr.Expr, i int64) expr.Expr { return expr.Index(l, expr.Int(i)) }
+	uses := expr.And(expr.Has(x, "ports"), expr.Method(expr.Field(x, "ports"), "exists", q,
+		expr.And(expr.Eq(expr.Field(q, "containerPort"), expr.Call("int", at(p, 0))),
+			expr.Eq(expr.Cond(expr.Has(q, "protocol"), expr.Field(q, "protocol"), expr.Str("TCP")), at(p, 1)))))
+	// One comprehension (map with a filter), reversed: the core names the
+	// last container.
+	last := expr.Index(expr.Concat(expr.Method(expr.Method(expr.Var("allContainers"), "map", x, uses, expr.Field(x, "name")), "reverse"),
+		expr.List(expr.Str(""))), expr.Int(0))
+	owned := expr.Method(expr.Method(otherRecords, "filter", o, listsName(at(o, 2), at(u, 3))), "map", o, at(o, 0))
+	users := c.variable(expr.Var(c.names.unique(it.varName()+"PortUsers")),
+		fmt.Sprintf("the ports of %q the Pod uses: [port, protocol, what binds it (\"\" if declared), last user, profiles that added it]", it.name),
+		expr.Method(expr.Method(expr.Method(expr.List(rows...), "map", p, expr.Concat(p, expr.List(last))),
+			"filter", u, expr.Ne(at(u, 3), expr.Str(""))), "map", u, expr.Concat(u, owned)))
+	user := expr.Quoted(at(u, 3))
+	appUses := expr.Format(inject.MessagePortUsed, expr.Str("spec.containers"), quote(it.name), at(u, 0), user)
+	reserved := expr.Format(inject.MessagePortReserved, expr.Str("spec.containers"), quote(it.name), at(u, 0), at(u, 2), user)
+	switch {
+	case allReserved:
+		appUses = reserved
+	case anyReserved:
+		appUses = expr.Cond(expr.Eq(at(u, 2), expr.Str("")), appUses, reserved)
+	}
+	what := expr.Format(inject.MessagePortOwned, expr.Concat(at(u, 0), expr.Str("/"), at(u, 1)), expr.Str("spec.containers"), user, quote(it.name))
+	msg := expr.Cond(expr.Gt(expr.Call("size", u), expr.Int(4)), c.profileConflict(what, "port", at(u, 4)), appUses)
+	return []check{{expr.And(it.missing, expr.Gt(expr.Call("size", users), expr.Int(0))), firstOf(users, u, msg)}}
 }
 
 // computedPortChecks refuse an app port an expression computed from the
@@ -173,17 +187,16 @@ func (c *compiler) portChecks(it item) []check {
 // port conflicts.
 func (c *compiler) computedPortChecks() []check {
 	var out []check
+	s := expr.Ident("s")
 	for _, p := range c.params {
-		if p.Type != inject.TypePort || p.computed == nil {
+		taken := c.portTaken(p)
+		if taken == nil || p.computed == nil {
 			continue
 		}
 		computed := expr.And(expr.Not(p.ann), expr.Ne(p.computed, expr.Null))
-		// The ports the core's PortTaken looks in, in its order.
-		for _, sp := range c.in.Template().PortValues() {
-			port := strconv.Itoa(sp.Port)
-			out = append(out, check{expr.And(computed, expr.Eq(p.val, expr.Str(port))),
-				expr.Str(fmt.Sprintf(inject.MessageComputedPort, p.Annotation, port, strconv.Quote(sp.Container), sp.What))})
-		}
+		msg := expr.Format(inject.MessageComputedPort, expr.Str(p.Annotation), expr.Index(s, expr.Int(0)),
+			expr.Quoted(expr.Index(s, expr.Int(1))), expr.Index(s, expr.Int(2)))
+		out = append(out, check{expr.And(computed, expr.Gt(expr.Call("size", taken), expr.Int(0))), firstOf(taken, s, msg)})
 	}
 	return out
 }

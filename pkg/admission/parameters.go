@@ -271,17 +271,44 @@ func (c *compiler) badValueChecks() []check {
 // overridePortChecks refuse an override of a port parameter that names one
 // of the sidecars' ports, with the core's message.
 func (c *compiler) overridePortChecks(p param, annotated expr.Expr) []check {
-	if p.Type != inject.TypePort {
+	taken := c.portTaken(p)
+	if taken == nil {
 		return nil
 	}
-	var out []check
-	// The ports the core's PortTaken looks in, in its order.
-	for _, sp := range c.in.Template().PortValues() {
-		port := strconv.Itoa(sp.Port)
-		out = append(out, check{expr.And(annotated, expr.Eq(p.val, expr.Str(port))),
-			expr.Str(fmt.Sprintf(inject.MessagePortValue, "metadata.annotations", strconv.Quote(p.key), strconv.Quote(port), strconv.Quote(sp.Container), sp.What))})
+	s := expr.Ident("s")
+	msg := expr.Format(inject.MessagePortValue, expr.Str("metadata.annotations"), expr.Str(strconv.Quote(p.key)),
+		expr.Quoted(expr.Index(s, expr.Int(0))), expr.Quoted(expr.Index(s, expr.Int(1))), expr.Index(s, expr.Int(2)))
+	return []check{{expr.And(annotated, expr.Gt(expr.Call("size", taken), expr.Int(0))), firstOf(taken, s, msg)}}
+}
+
+// portTaken declares, for a port parameter, the variable holding the
+// sidecar port its value names, as the core's PortTaken finds it: a list
+// of one [port, container, what binds it], or none. nil for a parameter
+// of another type, or a template whose sidecars use no TCP port.
+func (c *compiler) portTaken(p param) expr.Expr {
+	if p.Type != inject.TypePort || len(c.in.Template().PortValues()) == 0 {
+		return nil
 	}
-	return out
+	name := strings.TrimPrefix(expr.Text(p.override), "variables.")
+	name = strings.TrimSuffix(name, "Override") + "Taken"
+	for _, v := range c.vars {
+		if v.name == name {
+			return expr.Var(name)
+		}
+	}
+	var rows []expr.Expr
+	for _, sp := range c.in.Template().PortValues() {
+		rows = append(rows, expr.List(expr.Str(strconv.Itoa(sp.Port)), expr.Str(sp.Container), expr.Str(sp.What)))
+	}
+	s := expr.Ident("s")
+	return c.variable(expr.Var(name), "the sidecar port "+p.key+" names, if any: [port, container, what binds it]",
+		expr.Method(expr.List(rows...), "filter", s, expr.Eq(expr.Index(s, expr.Int(0)), p.val)))
+}
+
+// firstOf is the message of the first item of the list xs, v being the
+// item in msg: xs.map(v, msg)[0].
+func firstOf(xs, v, msg expr.Expr) expr.Expr {
+	return expr.Index(expr.Method(xs, "map", v, msg), expr.Int(0))
 }
 
 // celTypeOf is the CEL type an expression of a parameter of type pt gives.

@@ -97,8 +97,12 @@ func prettyCond(c cond, indent string) string {
 	return b.String()
 }
 
-// prettyBinary prints one operand per line, the operator ending the line.
+// prettyBinary prints one operand per line, the operator ending the line;
+// a concatenation (+) fills its lines instead, as text reads.
 func prettyBinary(o binary, indent string) string {
+	if o.op == "+" {
+		return prettyFill(o, indent)
+	}
 	var b strings.Builder
 	for i, x := range o.operands {
 		p := o.prec()
@@ -107,6 +111,38 @@ func prettyBinary(o binary, indent string) string {
 			p++
 		}
 		b.WriteString(pretty(x, indent, p))
+	}
+	return b.String()
+}
+
+// prettyFill prints the operands of o on as few lines as fit in
+// lineWidth, the operator ending each line; an operand that takes lines of
+// its own starts on a new one.
+func prettyFill(o binary, indent string) string {
+	var b strings.Builder
+	col := len(indent)
+	for i, x := range o.operands {
+		p := o.prec()
+		if i > 0 {
+			p++ // the right operand of + binds tighter
+		}
+		s := pretty(x, indent, p)
+		multi := strings.Contains(s, "\n")
+		switch {
+		case i == 0:
+		case !multi && col+3+len(s) <= lineWidth:
+			b.WriteString(" " + o.op + " ")
+			col += 3
+		default:
+			b.WriteString(" " + o.op + "\n" + indent)
+			col = len(indent)
+		}
+		b.WriteString(s)
+		if multi {
+			col = len(s) - strings.LastIndex(s, "\n") - 1
+		} else {
+			col += len(s)
+		}
 	}
 	return b.String()
 }
