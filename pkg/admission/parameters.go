@@ -237,17 +237,31 @@ func (c *compiler) addParamVariables() {
 
 // badValueChecks are the first cases of the conflict chain: an override
 // value that does not match its type. The core fails the object with this
-// message before anything else, and the Pod is left as created.
+// message before anything else, and the Pod is left as created. A run of
+// parameters with nothing more to check (no expression, no port) is one
+// table, badOverrides, read in the core's order.
 func (c *compiler) badValueChecks() []check {
 	var out []check
+	var run []param
+	flush := func() {
+		if len(run) > 0 {
+			out = append(out, c.badOverrideTable(run))
+			run = nil
+		}
+	}
 	for _, p := range c.params {
+		c.nameLiteral(p.Type.Pattern(), camel(string(p.Type))+"Pattern", "the pattern of a "+string(p.Type)+" value, as the core checks it")
+		if p.computed == nil && c.portTaken(p) == nil && strconv.Quote(p.key) == `"`+p.key+`"` {
+			run = append(run, p)
+			continue
+		}
+		flush()
 		msg := expr.Format(inject.MessageBadOverride, expr.Str("metadata.annotations"), expr.Str(strconv.Quote(p.key)),
 			goQuoted(p.val), expr.Str(p.Type.Example()), expr.Str(p.Field))
 		annotated := p.set
 		if p.computed != nil {
 			annotated = p.ann
 		}
-		c.nameLiteral(p.Type.Pattern(), camel(string(p.Type))+"Pattern", "the pattern of a "+string(p.Type)+" value, as the core checks it")
 		out = append(out, check{expr.And(annotated, expr.Not(expr.Method(p.val, "matches", expr.Str(p.Type.Pattern())))), msg})
 		out = append(out, c.overridePortChecks(p, annotated)...)
 		if p.computed == nil {
@@ -265,7 +279,28 @@ func (c *compiler) badValueChecks() []check {
 				expr.Concat(expr.Str(at+`"`), goQuoted(p.val), expr.Str(`" is not `+p.Type.Example()))})
 		}
 	}
+	flush()
 	return out
+}
+
+// badOverrideTable is the check of the parameters of run: a table of
+// their annotations, patterns, examples and fields, and the first row
+// whose annotation the Pod sets to a value that does not match.
+func (c *compiler) badOverrideTable(run []param) check {
+	rows := make([]expr.Expr, len(run))
+	for i, p := range run {
+		rows[i] = expr.List(expr.Str(p.key), expr.Str(p.Type.Pattern()), expr.Str(p.Type.Example()), expr.Str(p.Field))
+	}
+	o := expr.Ident("o")
+	at := func(i int64) expr.Expr { return expr.Index(o, expr.Int(i)) }
+	value := expr.Index(annotations, at(0))
+	bad := c.variable(expr.Var(c.names.unique("badOverrides")),
+		"the override annotations the Pod sets to a bad value, in the core's order: [annotation, pattern, what it must be, field]",
+		expr.Method(expr.List(rows...), "filter", o, expr.And(expr.In(at(0), annotations), expr.Not(expr.Method(value, "matches", at(1))))))
+	// The key needs no escaping (the table holds only such keys): %q of
+	// it is the key between quotes.
+	msg := expr.Format(inject.MessageBadOverride, expr.Str("metadata.annotations"), expr.Quoted(at(0)), goQuoted(value), at(2), at(3))
+	return check{expr.And(expr.Has(metadata, "annotations"), expr.Gt(expr.Call("size", bad), expr.Int(0))), firstOf(bad, o, msg)}
 }
 
 // overridePortChecks refuse an override of a port parameter that names one
