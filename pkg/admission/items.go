@@ -75,7 +75,9 @@ func (it item) podItems() expr.Expr {
 // sets has the template's value, quantities compared as quantities.
 func (it item) identicalExpr() expr.Expr {
 	x := expr.Ident("x")
-	return expr.Method(it.podItems(), "exists", x, expr.And(expr.Eq(expr.Field(x, "name"), expr.Str(it.name)), subsetExpr(x, it.value, nil)))
+	var s subset
+	same := s.of(x, it.value, nil)
+	return expr.Method(it.podItems(), "exists", x, expr.And(expr.Eq(expr.Field(x, "name"), expr.Str(it.name)), same, s.quantitiesEqual()))
 }
 
 // quantityMaps are the fields of containers and volumes whose values are
@@ -84,16 +86,30 @@ var quantityMaps = map[string]bool{
 	"resources.limits": true, "resources.requests": true, "emptyDir.sizeLimit": true,
 }
 
-// subsetExpr is a CEL predicate that holds when the value of e contains
-// v: every field of a mapping, every item of a list (same length), equal
-// scalars. path is the field path from the item, for quantities. Fields
-// are read with optional selection (e.?f), so that a field and the path
-// to it are checked in one comparison: x.?lifecycle.?preStop.?sleep.?seconds
-// == optional.of(5) holds when each is set and the last is 5.
-func subsetExpr(e expr.Expr, v any, path []string) expr.Expr {
+// subset builds the predicate that an item of the Pod holds the
+// template's. Quantities are not compared where they are met: they are
+// gathered, and compared together by quantitiesEqual, so that the
+// comparison of two quantities is written once.
+type subset struct {
+	// quantities are the pairs [the Pod's text, the template's text].
+	quantities []expr.Expr
+}
+
+// of is a CEL predicate that holds when the value of e contains v: every
+// field of a mapping, every item of a list (same length), equal scalars;
+// quantities are gathered for quantitiesEqual. path is the field path
+// from the item, for quantities. Fields are read with optional selection
+// (e.?f), so that a field and the path to it are checked in one
+// comparison: x.?lifecycle.?preStop.?sleep.?seconds == optional.of(5)
+// holds when each is set and the last is 5.
+func (s *subset) of(e expr.Expr, v any, path []string) expr.Expr {
 	opt := func(x expr.Expr) expr.Expr { return expr.Eq(e, expr.Call("optional.of", x)) }
-	// The quantity's text, "" when unset (never equal to a quantity).
-	quantityText := func() expr.Expr { return expr.Call("string", expr.Method(e, "orValue", expr.Str(""))) }
+	// The quantity's text, "" when unset (never equal to a quantity),
+	// paired with the template's.
+	quantity := func(want expr.Expr) expr.Expr {
+		s.quantities = append(s.quantities, expr.List(expr.Call("string", expr.Method(e, "orValue", expr.Str(""))), want))
+		return expr.True
+	}
 	switch x := v.(type) {
 	case hole:
 		val, err := x.compared()
@@ -101,7 +117,7 @@ func subsetExpr(e expr.Expr, v any, path []string) expr.Expr {
 			return expr.False
 		}
 		if isQuantityPath(path) {
-			return quantityEq(quantityText(), val)
+			return quantity(val)
 		}
 		return opt(val)
 	case map[string]any:
@@ -117,7 +133,7 @@ func subsetExpr(e expr.Expr, v any, path []string) expr.Expr {
 				parts = append(parts, expr.Method(sub, "hasValue"))
 				continue
 			}
-			parts = append(parts, subsetExpr(sub, x[k], child))
+			parts = append(parts, s.of(sub, x[k], child))
 		}
 		return expr.And(parts...)
 	case []any:
@@ -129,17 +145,17 @@ func subsetExpr(e expr.Expr, v any, path []string) expr.Expr {
 		items := expr.Method(e, "value")
 		parts := []expr.Expr{expr.Eq(expr.Call("size", expr.Method(e, "orValue", expr.List())), expr.Int(int64(len(x))))}
 		for i, item := range x {
-			parts = append(parts, subsetExpr(expr.Index(items, expr.Int(int64(i))), item, path))
+			parts = append(parts, s.of(expr.Index(items, expr.Int(int64(i))), item, path))
 		}
 		return expr.And(parts...)
 	case string:
 		if isQuantityPath(path) {
-			return quantityEq(quantityText(), expr.Str(x))
+			return quantity(expr.Str(x))
 		}
 		return opt(expr.Str(x))
 	case int, int64, float64:
 		if isQuantityPath(path) {
-			return quantityEq(quantityText(), expr.Str(fmt.Sprint(x)))
+			return quantity(expr.Str(fmt.Sprint(x)))
 		}
 	}
 	lit, err := literal(v)
@@ -179,11 +195,17 @@ func isQuantityPath(path []string) bool {
 	return len(path) > 0 && (quantityMaps[strings.Join(path[:len(path)-1], ".")] || quantityMaps[strings.Join(path, ".")])
 }
 
-// quantityEq compares the quantity s (a string expression) with the string expression want as
-// quantities, and as strings when either is not a quantity.
-func quantityEq(s, want expr.Expr) expr.Expr {
-	return expr.Or(
-		expr.Eq(s, want),
-		expr.And(expr.Call("isQuantity", s), expr.Call("isQuantity", want),
-			expr.Eq(expr.Method(expr.Call("quantity", s), "compareTo", expr.Call("quantity", want)), expr.Int(0))))
+// quantitiesEqual holds when each gathered pair is equal as quantities,
+// or as strings when either is not a quantity: one table and one
+// comparison, [[got, want], ...].all(q, ...).
+func (s *subset) quantitiesEqual() expr.Expr {
+	if len(s.quantities) == 0 {
+		return expr.True
+	}
+	q := expr.Ident("q")
+	got, want := expr.Index(q, expr.Int(0)), expr.Index(q, expr.Int(1))
+	return expr.Method(expr.List(s.quantities...), "all", q, expr.Or(
+		expr.Eq(got, want),
+		expr.And(expr.Call("isQuantity", got), expr.Call("isQuantity", want),
+			expr.Eq(expr.Method(expr.Call("quantity", got), "compareTo", expr.Call("quantity", want)), expr.Int(0)))))
 }

@@ -134,18 +134,8 @@ func placeHole(node any, steps []inject.FieldStep, p *param) error {
 				return fmt.Errorf("%s: is not a single value", st.Field)
 			}
 			m[st.Field] = hole{p: p, orig: next}
-			if s, ok := next.(string); ok && p.effective == nil {
-				p.orig = s
-				switch {
-				case p.setIsVal:
-					p.effective = expr.Cond(p.set, expr.Call("string", p.val), expr.Str(s))
-				case p.computed != nil:
-					p.effective = expr.Var(strings.TrimPrefix(expr.Text(p.val), "variables.") + "Value")
-				default:
-					// string(): an annotation's value is typed dyn. The
-					// optional gives the template's value without annotations.
-					p.effective = expr.Call("string", expr.Method(p.override, "orValue", expr.Str(s)))
-				}
+			if s, ok := next.(string); ok {
+				p.setEffective(s)
 			}
 			return nil
 		}
@@ -159,6 +149,9 @@ func placeHole(node any, steps []inject.FieldStep, p *param) error {
 				return fmt.Errorf("%s: flag %s not in the template", st.Field, st.Key)
 			}
 			list[idx] = hole{p: p, orig: list[idx], prefix: prefix}
+			if s, ok := list[idx].(hole).orig.(string); ok && prefix == "" {
+				p.setEffective(s)
+			}
 			return nil
 		}
 		if last {
@@ -176,6 +169,25 @@ func placeHole(node any, steps []inject.FieldStep, p *param) error {
 		}
 	}
 	return fmt.Errorf("no field")
+}
+
+// setEffective sets the value the field takes, from s, the template's
+// string, once: the first field the parameter sets.
+func (p *param) setEffective(s string) {
+	if p.effective != nil {
+		return
+	}
+	p.orig = s
+	switch {
+	case p.setIsVal:
+		p.effective = expr.Cond(p.set, expr.Call("string", p.val), expr.Str(s))
+	case p.computed != nil:
+		p.effective = expr.Var(strings.TrimPrefix(expr.Text(p.val), "variables.") + "Value")
+	default:
+		// string(): an annotation's value is typed dyn. The optional
+		// gives the template's value without annotations.
+		p.effective = expr.Call("string", expr.Method(p.override, "orValue", expr.Str(s)))
+	}
 }
 
 // isWordList reports whether list holds only scalars (args, command).

@@ -1,6 +1,8 @@
 package expr_test
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/kinject/kubectl-inject/pkg/admission/expr"
@@ -73,6 +75,30 @@ variables.second ? "a message long enough that the conditional chain cannot be w
 	short := expr.And(expr.Var("a"), expr.Var("b"))
 	if got := expr.Pretty(short); got != "variables.a && variables.b" {
 		t.Errorf("a short expression is folded: %s", got)
+	}
+}
+
+// TestPrettyFillsItems puts the short items of a list or map that does
+// not fit on one line on shared lines, gives a multi-line item lines of
+// its own, and lets the brackets of dyn([...]) hug its parentheses.
+func TestPrettyFillsItems(t *testing.T) {
+	t.Parallel()
+	word := func(i int) expr.Expr { return expr.Str(strings.Repeat(string(rune('a'+i)), 30)) }
+	var words []expr.Expr
+	for i := range 5 {
+		words = append(words, word(i))
+	}
+	long := expr.Cond(expr.Var("first"), expr.Str(strings.Repeat("x", 60)), expr.Str(strings.Repeat("y", 60)))
+	e := expr.Call("dyn", expr.List(append(words, long, word(5))...))
+	q := func(i int) string { return strconv.Quote(strings.Repeat(string(rune('a'+i)), 30)) }
+	want := "dyn([\n" +
+		"  " + q(0) + ", " + q(1) + ", " + q(2) + ",\n" +
+		"  " + q(3) + ", " + q(4) + ",\n" +
+		"  variables.first ? \"" + strings.Repeat("x", 60) + "\" :\n  \"" + strings.Repeat("y", 60) + "\",\n" +
+		"  " + q(5) + "\n" +
+		"])"
+	if got := expr.Pretty(e); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
 

@@ -44,6 +44,10 @@ func pretty(e Expr, indent string, min int) string {
 			if x.kind != '(' || len(x.args) == 0 {
 				return flat
 			}
+			if len(x.args) == 1 && isAggregate(x.args[0]) {
+				// dyn([...]): the brackets hug the parentheses.
+				return x.name + "(" + pretty(x.args[0], indent, 0) + ")"
+			}
 			return prettyItems(x.name+"(", ")", x.args, indent)
 		}
 		// The receiver folded, then the selection, index or call; a call
@@ -147,34 +151,60 @@ func prettyFill(o binary, indent string) string {
 	return b.String()
 }
 
-// prettyItems prints open, the items one per line, indented, and close.
+// prettyItems prints open, the items, indented, and close. Items that
+// fit on one line share lines, as many as fit in lineWidth; an item that
+// takes lines of its own starts a new line.
 func prettyItems(open, close string, items []Expr, indent string) string {
-	var b strings.Builder
-	b.WriteString(open)
+	pieces := make([]string, len(items))
 	for i, x := range items {
-		b.WriteString("\n" + indent + "  " + pretty(x, indent+"  ", 0))
-		if i < len(items)-1 {
-			b.WriteString(",")
-		}
+		pieces[i] = pretty(x, indent+"  ", 0)
 	}
-	b.WriteString("\n" + indent + close)
-	return b.String()
+	return open + fillItems(pieces, indent) + "\n" + indent + close
 }
 
-// prettyMap prints one entry per line.
+// prettyMap prints the entries of m as prettyItems prints items.
 func prettyMap(m mapLit, indent string) string {
-	var b strings.Builder
-	b.WriteString(m.typeName + "{")
+	pieces := make([]string, len(m.keys))
 	for i, k := range m.keys {
 		key := k
 		if m.typeName == "" {
 			key = strconv.Quote(k)
 		}
-		b.WriteString("\n" + indent + "  " + key + ": " + pretty(m.values[i], indent+"  ", 0))
-		if i < len(m.keys)-1 {
-			b.WriteString(",")
+		pieces[i] = key + ": " + pretty(m.values[i], indent+"  ", 0)
+	}
+	return m.typeName + "{" + fillItems(pieces, indent) + "\n" + indent + "}"
+}
+
+// fillItems writes the printed items of a list, a map or a call, comma
+// separated, on lines indented under indent: items of one line share a
+// line while it fits in lineWidth, a multi-line item stands alone.
+func fillItems(pieces []string, indent string) string {
+	var b strings.Builder
+	col := 0 // the column after the last item; 0 before the first
+	for i, s := range pieces {
+		if i < len(pieces)-1 {
+			s += ","
+		}
+		multi := strings.Contains(s, "\n")
+		if col > 0 && !multi && col+1+len(s) <= lineWidth {
+			b.WriteString(" " + s)
+			col += 1 + len(s)
+			continue
+		}
+		b.WriteString("\n" + indent + "  " + s)
+		col = len(indent) + 2 + len(s)
+		if multi {
+			col = lineWidth // nothing follows a multi-line item on its line
 		}
 	}
-	b.WriteString("\n" + indent + "}")
 	return b.String()
+}
+
+// isAggregate reports whether e is a list or map literal.
+func isAggregate(e Expr) bool {
+	switch e.(type) {
+	case list, mapLit:
+		return true
+	}
+	return false
 }
