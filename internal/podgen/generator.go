@@ -190,7 +190,7 @@ func (g Generator) pod(r *rand.Rand, name string) map[string]any {
 		return d.pick("plain", "quote \" backslash \\ <html> & tab\t", "line\nbreak", "unicode ✓ \u2028")
 	})
 	// Templates' annotations with other values: the records keep the old.
-	d.maybe(ann, "prometheus.io/scrape", 0.15, func() any { return d.pick("false", "true", "a \"quoted\" <value>\n") })
+	d.maybe(ann, "prometheus.io/scrape", 0.15, func() any { return d.pick("false", "true", "a \"quoted\" <value>\n", "tab\t\x01 \\ ✓ \u2028") })
 	d.maybe(ann, "logs.example/scrape", 0.15, func() any { return d.pick("false", "true", "a \"b\"") })
 	switch {
 	case len(ann) > 0:

@@ -136,19 +136,27 @@ func jsonString(s string) string {
 }
 
 // jsonEscaped is the string expression e JSON-escaped exactly as
-// jsonString escapes it (without the quotes). CEL has no JSON encoder, so
-// every character encoding/json escapes gets its own replace, backslash
-// first.
-func jsonEscaped(e expr.Expr) expr.Expr {
-	for _, r := range escapedRunes() {
-		enc := jsonString(string(r))
-		e = expr.Method(e, "replace", expr.Str(string(r)), expr.Str(enc[1:len(enc)-1]))
+// jsonString escapes it (without the quotes). CEL has no JSON encoder: the
+// string is split into its characters, each one encoding/json escapes
+// replaced by its escape from a table the policy declares once
+// (jsonEscapes), and joined again.
+func (c *compiler) jsonEscaped(e expr.Expr) expr.Expr {
+	if c.jsonEscapes == nil {
+		var keys []string
+		var values []expr.Expr
+		for _, r := range escapedRunes() {
+			enc := jsonString(string(r))
+			keys, values = append(keys, string(r)), append(values, expr.Str(enc[1:len(enc)-1]))
+		}
+		c.jsonEscapes = c.variable(expr.Var(c.names.unique("jsonEscapes")),
+			"the characters a JSON string escapes, and their escapes (as encoding/json writes them)", expr.Map(keys, values))
 	}
-	return e
+	ch := expr.Ident("c")
+	escaped := expr.Method(expr.Method(e, "split", expr.Str("")), "map", ch, expr.Method(expr.OptIndex(c.jsonEscapes, ch), "orValue", ch))
+	return expr.Method(escaped, "join", expr.Str(""))
 }
 
-// escapedRunes lists the characters encoding/json escapes in strings, the
-// backslash first so later replacements are not escaped again.
+// escapedRunes lists the characters encoding/json escapes in strings.
 func escapedRunes() []rune {
 	out := []rune{'\\'}
 	candidates := []rune{'"', '\u2028', '\u2029'}

@@ -53,6 +53,9 @@ type compiler struct {
 	// literals are the long literals the policy writes once
 	// (bindRepeated).
 	literals []namedLiteral
+	// jsonEscapes is the variable of the JSON escapes, declared where a
+	// string is first JSON-escaped (jsonEscaped).
+	jsonEscapes expr.Expr
 }
 
 // variable is one of the policy's variables.

@@ -76,7 +76,14 @@ func (it item) podItems() expr.Expr {
 func (it item) identicalExpr() expr.Expr {
 	x := expr.Ident("x")
 	var s subset
-	same := s.of(x, it.value, nil)
+	// The name is compared first, once.
+	fields := map[string]any{}
+	for k, v := range it.value.(map[string]any) {
+		if k != "name" {
+			fields[k] = v
+		}
+	}
+	same := s.of(x, fields, nil)
 	return expr.Method(it.podItems(), "exists", x, expr.And(expr.Eq(expr.Field(x, "name"), expr.Str(it.name)), same, s.quantitiesEqual()))
 }
 

@@ -281,14 +281,20 @@ func (c *compiler) badValueChecks() []check {
 		}
 		// The expression's value: of the parameter's type and, for a
 		// string, matching its pattern, with the core's message.
-		at := fmt.Sprintf("parameters: %s: %s: expression %q: ", p.Annotation, p.Field, p.Expression)
+		at := expr.Str(fmt.Sprintf("parameters: %s: %s: expression %q: ", p.Annotation, p.Field, p.Expression))
 		computed := expr.And(expr.Not(p.ann), expr.Ne(p.computed, expr.Null))
+		if p.Type != inject.TypeInt {
+			// Two messages start with the expression's text: it is
+			// written once.
+			at = c.variable(expr.Var(c.names.unique(camel(p.Annotation)+"ExpressionError")),
+				"the start of the core's messages on the value of "+p.Annotation+"'s expression", at)
+		}
 		out = append(out, check{expr.And(computed, expr.Ne(expr.Call("type", p.computed), expr.Ident(celTypeOf(p.Type)))),
-			expr.Str(at + inject.ExpressionTypeError(p.Type))})
+			expr.Concat(at, expr.Str(inject.ExpressionTypeError(p.Type)))})
 		if p.Type != inject.TypeInt {
 			// A port is checked as a string is: string() of the int.
 			out = append(out, check{expr.And(computed, expr.Not(expr.Method(p.val, "matches", expr.Str(p.Type.Pattern())))),
-				expr.Concat(expr.Str(at+`"`), goQuoted(p.val), expr.Str(`" is not `+p.Type.Example()))})
+				expr.Concat(at, expr.Str(`"`), goQuoted(p.val), expr.Str(`" is not `+p.Type.Example()))})
 		}
 	}
 	flush()
@@ -378,13 +384,25 @@ func (c *compiler) valuesField() expr.Expr {
 	// expressions compute are recorded, and no annotation is read. The
 	// others are a variable, read only where the Pod has annotations.
 	var parts, computed []expr.Expr
+	var run []string // plain overrides in a row: read as one table
+	flush := func() {
+		if len(run) > 0 {
+			parts = append(parts, plainValues(run, byName))
+			run = nil
+		}
+	}
 	for _, n := range sortedKeys(byName) {
 		p := byName[n]
+		if p.computed == nil && p.Type != inject.TypeString && p.key == annotationPrefix(p)+n && isPlainName(n) {
+			run = append(run, n)
+			continue
+		}
+		flush()
 		value := p.val
 		if p.Type == inject.TypeString {
 			// The other types' patterns admit no character JSON escapes,
 			// and a value that does not match them is never recorded.
-			value = jsonEscaped(value)
+			value = c.jsonEscaped(value)
 		}
 		set := p.set
 		if p.computed == nil {
@@ -396,11 +414,40 @@ func (c *compiler) valuesField() expr.Expr {
 			computed = append(computed, part)
 		}
 	}
+	flush()
 	if len(computed) == len(parts) {
 		return jsonObjectField("values", expr.Lists(parts...))
 	}
 	values := c.variable(expr.Var("values"), "the override values the record lists, as JSON pairs (read where the Pod has annotations)", expr.Lists(parts...))
 	return expr.Cond(expr.Has(metadata, "annotations"), jsonObjectField("values", values), jsonObjectField("values", expr.Lists(computed...)))
+}
+
+// plainValues is the record's pairs of the override annotations names
+// that the Pod sets: names.filter(n, KEY in annotations).map(n, "n":"V").
+// Their values need no JSON escaping (their patterns admit no character
+// it escapes, and a value that does not match is never recorded).
+func plainValues(names []string, byName map[string]param) expr.Expr {
+	prefix := expr.Str(annotationPrefix(byName[names[0]]))
+	n := expr.Ident("n")
+	key := expr.Concat(prefix, n)
+	list := make([]expr.Expr, len(names))
+	for i, name := range names {
+		list[i] = expr.Str(name)
+	}
+	pair := expr.Concat(expr.Str(`"`), n, expr.Str(`":"`), expr.Index(annotations, key), expr.Str(`"`))
+	return expr.Method(expr.Method(expr.List(list...), "filter", n, expr.In(key, annotations)), "map", n, pair)
+}
+
+// annotationPrefix is the part of p's annotation key before its name:
+// "sidecar.kinject.dev/", or a profile's "mesh.sidecar.kinject.dev/".
+func annotationPrefix(p param) string {
+	return strings.TrimSuffix(p.key, p.Annotation)
+}
+
+// isPlainName reports whether a parameter's name is written in JSON and
+// in CEL as itself (letters, digits, '-', '.', '_').
+func isPlainName(n string) bool {
+	return jsonString(n) == strconv.Quote(n)
 }
 
 // value is the hole's value in CEL: the annotation's value, typed as the

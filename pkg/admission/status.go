@@ -154,7 +154,7 @@ func (c *compiler) addStatusVariables() {
 			e := byKey[k]
 			old := expr.Index(mp, expr.Str(k))
 			overwrites := expr.And(e.whenOrTrue(), expr.Has(metadata, m.field), expr.In(expr.Str(k), mp), expr.Ne(old, e.value))
-			changed = append(changed, expr.When(overwrites, expr.List(expr.Concat(expr.Str(jsonString(k)+`:"`), jsonEscaped(old), expr.Str(`"`)))))
+			changed = append(changed, expr.When(overwrites, expr.List(expr.Concat(expr.Str(jsonString(k)+`:"`), c.jsonEscaped(old), expr.Str(`"`)))))
 		}
 		c.variable(expr.Var("added"+m.name), "the template's "+m.field+" the Pod lacks, as JSON strings", expr.Lists(added...))
 		c.variable(expr.Var("changed"+m.name), "the Pod's "+m.field+" the template overwrites, with their old values", expr.Lists(changed...))

@@ -101,10 +101,15 @@ func prettyCond(c cond, indent string) string {
 	return b.String()
 }
 
+// longConjunction is the number of operands from which a conjunction (a
+// subset check: every field the template sets, compared) fills its lines.
+const longConjunction = 8
+
 // prettyBinary prints one operand per line, the operator ending the line;
-// a concatenation (+) fills its lines instead, as text reads.
+// a concatenation (+) and a long conjunction fill their lines instead, as
+// text reads.
 func prettyBinary(o binary, indent string) string {
-	if o.op == "+" {
+	if o.op == "+" || o.op == "&&" && len(o.operands) >= longConjunction {
 		return prettyFill(o, indent)
 	}
 	var b strings.Builder
