@@ -15,12 +15,15 @@ import (
 type param struct {
 	inject.Parameter
 	key string // the full annotation key for the profile
-	// override is the variable holding the Pod's annotation, an optional
-	// (imageOverride). set and val say whether the Pod has it and give its
-	// value ("" when it has none), read from it: one variable per
-	// parameter, because the API server evaluates each variable that is
-	// used at least once per Pod.
+	// override is the Pod's annotation, an optional: for a parameter with
+	// an expression, the variable holding it (appPortOverride), read by
+	// the variables that compute its value; for the others, the lookup
+	// itself, read where the value is used (a lookup costs less than a
+	// variable's accessor). set and val say whether the Pod has it and
+	// give its value ("" when it has none).
 	override, set, val expr.Expr
+	// name is the stem of the parameter's variables (appPort).
+	name string
 	// ann and computed are, for a parameter with an expression, whether the
 	// Pod has the annotation and the variable holding the expression's
 	// value (the template's text); then set and val are variables: true
@@ -59,10 +62,15 @@ func (c *compiler) loadParams(params []inject.Parameter) error {
 	}
 	for i, p := range params {
 		name := c.names.unique(camel(p.Annotation))
-		override := expr.Var(name + "Override")
+		key := inject.ProfileAnnotation(c.profile, p.Annotation)
+		override := expr.OptIndex(expr.OptField(metadata, "annotations"), expr.Str(key))
+		if p.Expression != "" {
+			override = expr.Var(name + "Override")
+		}
 		c.params[i] = param{
 			Parameter: p,
-			key:       inject.ProfileAnnotation(c.profile, p.Annotation),
+			key:       key,
+			name:      name,
 			override:  override,
 			// The override is an optional: none on a Pod without
 			// annotations, so no has() guard is needed before it.
@@ -222,10 +230,10 @@ func flagWord(list []any, flag string) (int, string) {
 // and, for one with an expression, the value it takes.
 func (c *compiler) addParamVariables() {
 	for _, p := range c.params {
-		c.variable(p.override, "the Pod's "+p.key+", if it sets it", expr.OptIndex(expr.OptField(metadata, "annotations"), expr.Str(p.key)))
 		if p.computed == nil {
 			continue
 		}
+		c.variable(p.override, "the Pod's "+p.key+", if it sets it", expr.OptIndex(expr.OptField(metadata, "annotations"), expr.Str(p.key)))
 		// The template's own text: the core evaluates the same over the
 		// pod template. The annotation wins; null keeps the template's
 		// value; string() of an int is its decimal form, as the core
@@ -342,8 +350,7 @@ func (c *compiler) portTaken(p param) expr.Expr {
 	if p.Type != inject.TypePort || len(c.in.Template().PortValues()) == 0 {
 		return nil
 	}
-	name := strings.TrimPrefix(expr.Text(p.override), "variables.")
-	name = strings.TrimSuffix(name, "Override") + "Taken"
+	name := p.name + "Taken"
 	for _, v := range c.vars {
 		if v.name == name {
 			return expr.Var(name)

@@ -33,15 +33,26 @@ func (c *compiler) addOtherVariables() {
 	record := expr.Call("string", expr.Index(annotations, k))
 	c.variable(unreadableRecords, "those not written as kubectl-inject writes them",
 		expr.Method(otherKeys, "filter", k, expr.Not(expr.Method(record, "matches", expr.Str(recordPattern)))))
+	// Each key and its record, read once: [key, record].
+	e := expr.Ident("e")
+	pairs := expr.Method(otherKeys, "map", k, expr.List(expr.Call("string", k), record))
+	key := expr.Index(e, expr.Int(0))
+	record = expr.Index(e, expr.Int(1))
 	lists := func(field string) expr.Expr {
 		return expr.Method(record, "find", expr.Str(`,"`+field+`":`+reList))
 	}
 	// inject.ProfileName of the record's profile.
-	key := expr.Call("string", k)
 	display := expr.Cond(expr.Eq(key, expr.Str(inject.StatusAnnotation)), expr.Str(inject.ProfileName("")),
 		expr.Concat(expr.Str(`profile "`), expr.Method(key, "substring", expr.Int(0), expr.Sub(expr.Method(key, "size"), expr.Int(int64(len(statusSuffix))))), expr.Str(`"`)))
-	c.variable(otherRecords, "for each: [the profile as messages name it, the record, its containers and initContainers lists as JSON]",
-		expr.Method(otherKeys, "map", k, expr.List(display, record, expr.Concat(lists("containers"), lists("initContainers")))))
+	// The record's sections that inheritance reads, found once each.
+	section := func(field, pattern string) expr.Expr {
+		return expr.Method(record, "find", expr.Str(`,"`+field+`":`+pattern))
+	}
+	c.variable(otherRecords, "for each: [the profile as messages name it, the record, its containers and initContainers, "+
+		"its created, null, empty, nullTokens]",
+		expr.Method(pairs, "map", e, expr.List(display, record, expr.Concat(lists("containers"), lists("initContainers")),
+			section("created", `\[[^\]]*\]`), section("null", `\[[^\]]*\]`),
+			section("empty", `\{[^}]*\}`), section("nullTokens", `\{[^}]*\}`))))
 }
 
 // addOtherSidecars declares the containers other profiles added.
@@ -77,24 +88,22 @@ func (c *compiler) profileConflict(what expr.Expr, kind string, owner expr.Expr)
 // in empty, created or null did so (inject's others.inherit): "e"
 // followed by the blank text it recorded, "c" (created), "n" (it was
 // null) followed by the null token it recorded, or "" when none does.
-// Each list or map field is found first (find), then the field's quoted
-// name in it (contains): the patterns stay constants. The names are the
-// record's own field names, which hold no character JSON escapes; a '.'
-// in one is a wildcard where a name is a pattern, but the record pattern
-// (unreadableRecords) admits no other name it could match.
+// Each list or map section of a record is found once (otherRecords), then
+// the field's quoted name in it (contains): the patterns stay constants.
+// The names are the record's own field names, which hold no character
+// JSON escapes; a '.' in one is a wildcard where a name is a pattern, but
+// the record pattern (unreadableRecords) admits no other name it could
+// match.
 func inheritance(f expr.Expr) expr.Expr {
-	r := expr.Ident("r")
+	o := expr.Ident("o")
 	name := expr.Quoted(f)
-	section := func(field, pattern string) expr.Expr {
-		return expr.Method(r, "find", expr.Str(`,"`+field+`":`+pattern))
-	}
-	created, null := section("created", `\[[^\]]*\]`), section("null", `\[[^\]]*\]`)
-	empty, tokens := section("empty", `\{[^}]*\}`), section("nullTokens", `\{[^}]*\}`)
+	created, null, empty, tokens := expr.Index(o, expr.Int(3)), expr.Index(o, expr.Int(4)), expr.Index(o, expr.Int(5)), expr.Index(o, expr.Int(6))
 	inEmpty := expr.Method(empty, "contains", expr.Concat(name, expr.Str(":")))
-	// The value recorded for the field in a map field (nullTokens, empty),
-	// as JSON text without its quotes: the pair "field":"value" found, its
-	// key and quotes taken away ("" when none is found). The value holds
-	// no quote, so the only ones left after the key are its own.
+	// The value recorded for the field in a map section (nullTokens,
+	// empty), as JSON text without its quotes: the pair "field":"value"
+	// found, its key and quotes taken away ("" when none is found). The
+	// value holds no quote, so the only ones left after the key are its
+	// own.
 	recorded := func(section expr.Expr) expr.Expr {
 		pair := expr.Method(section, "find", expr.Concat(name, expr.Str(`:"[^"]*"`)))
 		return expr.Method(expr.Method(pair, "replace", expr.Concat(name, expr.Str(`:"`)), expr.Str("")), "replace", expr.Str(`"`), expr.Str(""))
@@ -102,9 +111,7 @@ func inheritance(f expr.Expr) expr.Expr {
 	inCreated := expr.Method(created, "contains", name)
 	how := expr.Cond(inEmpty, expr.Concat(expr.Str("e"), recorded(empty)),
 		expr.Cond(inCreated, expr.Str("c"), expr.Concat(expr.Str("n"), recorded(tokens))))
-	o := expr.Ident("o")
-	list := expr.Method(expr.Method(expr.Method(otherRecords, "map", o, expr.Index(o, expr.Int(1))), "filter", r,
-		expr.Or(inCreated, expr.Method(null, "contains", name), inEmpty)), "map", r, how)
+	list := expr.Method(expr.Method(otherRecords, "filter", o, expr.Or(inCreated, expr.Method(null, "contains", name), inEmpty)), "map", o, how)
 	return expr.Index(expr.Concat(list, expr.List(expr.Str(""))), expr.Int(0))
 }
 
