@@ -17,6 +17,9 @@ func Suites() []Suite {
 		{Name: "metadata-init", Config: MetadataConfig, Others: []string{TagConfig, LogsConfig}},
 		{Name: "two-sidecars", Config: TwoSidecarsConfig, Others: []string{LogsConfig}},
 		{Name: "profile-mesh", Config: MeshProfileConfig, Others: []string{DefaultConfig, LogsConfig, TagConfig}},
+		// Override annotations of two prefixes: the profile's, and a
+		// whole key of another domain.
+		{Name: "profile-logs", Config: LogsConfig, Others: []string{DefaultConfig, TwinConfig}},
 	}
 }
 

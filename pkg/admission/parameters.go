@@ -391,7 +391,7 @@ func (c *compiler) valuesField() expr.Expr {
 	// expressions compute are recorded, and no annotation is read. The
 	// others are a variable, read only where the Pod has annotations.
 	var parts, computed []expr.Expr
-	var run []string // plain overrides in a row: read as one table
+	var run []string // plain overrides in a row, of one prefix: read as one table
 	flush := func() {
 		if len(run) > 0 {
 			parts = append(parts, plainValues(run, byName))
@@ -400,7 +400,10 @@ func (c *compiler) valuesField() expr.Expr {
 	}
 	for _, n := range sortedKeys(byName) {
 		p := byName[n]
-		if p.computed == nil && p.Type != inject.TypeString && p.key == annotationPrefix(p)+n && isPlainName(n) {
+		if p.computed == nil && p.Type != inject.TypeString && isPlainName(n) {
+			if len(run) > 0 && annotationPrefix(byName[run[0]]) != annotationPrefix(p) {
+				flush() // a run shares its annotations' prefix
+			}
 			run = append(run, n)
 			continue
 		}
@@ -446,7 +449,8 @@ func plainValues(names []string, byName map[string]param) expr.Expr {
 }
 
 // annotationPrefix is the part of p's annotation key before its name:
-// "sidecar.kinject.dev/", or a profile's "mesh.sidecar.kinject.dev/".
+// "sidecar.kinject.dev/", a profile's "mesh.sidecar.kinject.dev/", or ""
+// for a name that is a whole key (example.com/log-image).
 func annotationPrefix(p param) string {
 	return strings.TrimSuffix(p.key, p.Annotation)
 }
