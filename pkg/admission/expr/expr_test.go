@@ -80,7 +80,7 @@ variables.second ? "a message long enough that the conditional chain cannot be w
 
 // TestPrettyFillsItems puts the short items of a list or map that does
 // not fit on one line on shared lines, gives a multi-line item lines of
-// its own, and lets the brackets of dyn([...]) hug its parentheses.
+// its own, and lets the brackets hug items that each fit on a line.
 func TestPrettyFillsItems(t *testing.T) {
 	t.Parallel()
 	word := func(i int) expr.Expr { return expr.Str(strings.Repeat(string(rune('a'+i)), 30)) }
@@ -98,6 +98,13 @@ func TestPrettyFillsItems(t *testing.T) {
 		"  " + q(5) + "\n" +
 		"])"
 	if got := expr.Pretty(e); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	// Items that each fit on a line: the brackets hug them.
+	hugged := expr.Call("dyn", expr.List(words...))
+	want = "dyn([" + q(0) + ", " + q(1) + ", " + q(2) + ",\n" +
+		"  " + q(3) + ", " + q(4) + "])"
+	if got := expr.Pretty(hugged); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }

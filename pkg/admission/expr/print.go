@@ -14,13 +14,17 @@ const lineWidth = 120
 func Pretty(e Expr) string { return pretty(e, "", 0) }
 
 // pretty prints e at indent, in a context that needs precedence min.
-func pretty(e Expr, indent string, min int) string {
+func pretty(e Expr, indent string, min int) string { return prettyAfter(e, indent, 0, min) }
+
+// prettyAfter prints e as pretty does, its first line starting lead
+// columns after indent (a map value, after its key).
+func prettyAfter(e Expr, indent string, lead, min int) string {
 	flat := Text(e)
 	paren := e.prec() < min
 	if paren {
 		flat = "(" + flat + ")"
 	}
-	if len(indent)+len(flat) <= lineWidth {
+	if len(indent)+lead+len(flat) <= lineWidth {
 		return flat
 	}
 	if paren {
@@ -36,7 +40,7 @@ func pretty(e Expr, indent string, min int) string {
 	case list:
 		out = prettyItems("[", "]", x, indent)
 	case mapLit:
-		out = prettyMap(x, indent)
+		out = prettyMapIn("", "", x, indent, lead)
 	case not:
 		out = "!" + pretty(x.x, indent, precUnary)
 	case member:
@@ -46,7 +50,10 @@ func pretty(e Expr, indent string, min int) string {
 			}
 			if len(x.args) == 1 && isAggregate(x.args[0]) {
 				// dyn([...]): the brackets hug the parentheses.
-				return x.name + "(" + pretty(x.args[0], indent, 0) + ")"
+				if l, ok := x.args[0].(list); ok {
+					return hugOrFill(x.name+"([", "])", prettyPieces(l, indent), indent, lead)
+				}
+				return prettyMapIn(x.name+"(", ")", x.args[0].(mapLit), indent, lead)
 			}
 			return prettyItems(x.name+"(", ")", x.args, indent)
 		}
@@ -129,6 +136,15 @@ func prettyBinary(o binary, indent string) string {
 // its own starts on a new one.
 func prettyFill(o binary, indent string) string {
 	var b strings.Builder
+	sep := " " + o.op + " "
+	// trailing is the room the operator ending the line takes after
+	// operand i, when another follows.
+	trailing := func(i int) int {
+		if i < len(o.operands)-1 {
+			return len(o.op) + 1
+		}
+		return 0
+	}
 	col := len(indent)
 	for i, x := range o.operands {
 		p := o.prec()
@@ -139,9 +155,9 @@ func prettyFill(o binary, indent string) string {
 		multi := strings.Contains(s, "\n")
 		switch {
 		case i == 0:
-		case !multi && col+3+len(s) <= lineWidth:
-			b.WriteString(" " + o.op + " ")
-			col += 3
+		case !multi && col+len(sep)+len(s)+trailing(i) <= lineWidth:
+			b.WriteString(sep)
+			col += len(sep)
 		default:
 			b.WriteString(" " + o.op + "\n" + indent)
 			col = len(indent)
@@ -160,46 +176,79 @@ func prettyFill(o binary, indent string) string {
 // fit on one line share lines, as many as fit in lineWidth; an item that
 // takes lines of its own starts a new line.
 func prettyItems(open, close string, items []Expr, indent string) string {
+	return hugOrFill(open, close, prettyPieces(items, indent), indent, 0)
+}
+
+// prettyPieces are the items printed one by one, indented under indent.
+func prettyPieces(items []Expr, indent string) []string {
 	pieces := make([]string, len(items))
 	for i, x := range items {
 		pieces[i] = pretty(x, indent+"  ", 0)
 	}
-	return open + fillItems(pieces, indent) + "\n" + indent + close
+	return pieces
 }
 
-// prettyMap prints the entries of m as prettyItems prints items.
-func prettyMap(m mapLit, indent string) string {
+// hugOrFill writes the printed items between open and close: hugging the
+// brackets when every item fits on a line of its own and the first fits
+// after open ([a, b,\n  c]), otherwise with the brackets on lines of
+// their own around the filled items. open starts lead columns after
+// indent, or at the start of its last line.
+func hugOrFill(open, close string, pieces []string, indent string, lead int) string {
+	col := len(indent) + lead + len(open)
+	if i := strings.LastIndex(open, "\n"); i >= 0 {
+		col = len(open) - i - 1
+	}
+	hug := col+len(pieces[0])+1 <= lineWidth
+	for _, p := range pieces {
+		if strings.Contains(p, "\n") || len(indent)+2+len(p)+1 > lineWidth {
+			hug = false
+		}
+	}
+	if !hug {
+		return open + "\n" + indent + "  " + fillItems(pieces, indent, len(indent)+2) + "\n" + indent + close
+	}
+	return open + fillItems(pieces, indent, col) + close
+}
+
+// prettyMapIn prints the entries of m as prettyItems prints items,
+// between open and close (dyn( and ), or nothing).
+func prettyMapIn(open, close string, m mapLit, indent string, lead int) string {
 	pieces := make([]string, len(m.keys))
 	for i, k := range m.keys {
 		key := k
 		if m.typeName == "" {
 			key = strconv.Quote(k)
 		}
-		pieces[i] = key + ": " + pretty(m.values[i], indent+"  ", 0)
+		pieces[i] = key + ": " + prettyAfter(m.values[i], indent+"  ", len(key)+2, 0)
 	}
-	return m.typeName + "{" + fillItems(pieces, indent) + "\n" + indent + "}"
+	return hugOrFill(open+m.typeName+"{", "}"+close, pieces, indent, lead)
 }
 
 // fillItems writes the printed items of a list, a map or a call, comma
-// separated, on lines indented under indent: items of one line share a
-// line while it fits in lineWidth, a multi-line item stands alone.
-func fillItems(pieces []string, indent string) string {
+// separated, the first at column col, the others on lines indented under
+// indent: items of one line share a line while it fits in lineWidth, a
+// multi-line item stands alone.
+func fillItems(pieces []string, indent string, col int) string {
 	var b strings.Builder
-	col := 0 // the column after the last item; 0 before the first
 	for i, s := range pieces {
 		if i < len(pieces)-1 {
 			s += ","
 		}
 		multi := strings.Contains(s, "\n")
-		if col > 0 && !multi && col+1+len(s) <= lineWidth {
-			b.WriteString(" " + s)
-			col += 1 + len(s)
-			continue
+		switch {
+		case i == 0:
+		case !multi && col+1+len(s) <= lineWidth:
+			b.WriteString(" ")
+			col++
+		default:
+			b.WriteString("\n" + indent + "  ")
+			col = len(indent) + 2
 		}
-		b.WriteString("\n" + indent + "  " + s)
-		col = len(indent) + 2 + len(s)
+		b.WriteString(s)
 		if multi {
 			col = lineWidth // nothing follows a multi-line item on its line
+		} else {
+			col += len(s)
 		}
 	}
 	return b.String()
