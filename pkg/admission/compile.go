@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -263,39 +262,6 @@ func (c *compiler) variable(v expr.Expr, comment string, value expr.Expr) expr.E
 	name := strings.TrimPrefix(expr.Text(v), "variables.")
 	c.vars = append(c.vars, variable{name: name, comment: comment, value: value})
 	return v
-}
-
-// variableRef finds the variables an expression reads.
-var variableRef = regexp.MustCompile(`variables\.([A-Za-z_][A-Za-z0-9_]*)`)
-
-// usedVariables are the variables of vars that the expressions roots read,
-// directly or through other variables, in their order: the validating
-// policy declares only what its check reads (an unused variable is still
-// charged on every Pod by the API server, which makes an accessor for
-// each declared variable).
-func usedVariables(vars []variable, roots ...string) []variable {
-	used := map[string]bool{}
-	mark := func(text string) {
-		for _, m := range variableRef.FindAllStringSubmatch(text, -1) {
-			used[m[1]] = true
-		}
-	}
-	for _, r := range roots {
-		mark(r)
-	}
-	// A variable reads only earlier ones: walk back once.
-	for i := len(vars) - 1; i >= 0; i-- {
-		if used[vars[i].name] {
-			mark(expr.Pretty(vars[i].value))
-		}
-	}
-	var out []variable
-	for _, v := range vars {
-		if used[v.name] {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 // policyVariables are vars as a policy's variables: each expression

@@ -176,11 +176,6 @@ func copyAll(nodes []*yaml.Node) []*yaml.Node {
 	return out
 }
 
-func hasKey(m *yaml.Node, field string) bool {
-	key, _ := mapLookup(m, field)
-	return key != nil
-}
-
 // presentValue returns the value of field when m has the key (an empty
 // value, here), nil when it has not.
 func presentValue(m *yaml.Node, field string) *yaml.Node {

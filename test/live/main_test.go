@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -204,18 +203,6 @@ func get(t *testing.T, ns string, gvr schema.GroupVersionResource, name string) 
 		t.Fatalf("get %s %s/%s: %v", gvr.Resource, ns, name, err)
 	}
 	return out
-}
-
-func exists(t *testing.T, ns string, gvr schema.GroupVersionResource, name string) bool {
-	t.Helper()
-	_, err := client(t).Resource(gvr).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return false
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return true
 }
 
 // containerNames lists the container (and init container) names at the pod

@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	kadmission "github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
@@ -21,15 +20,6 @@ import (
 // kubernetes.io/metadata.name) and the Pod's labels.
 type Binding struct {
 	Namespaces, Objects labels.Selector
-}
-
-// LoadBinding reads the selection of p's mutating binding.
-func LoadBinding(p *kadmission.Policy) (Binding, error) {
-	objs, err := p.Objects()
-	if err != nil {
-		return Binding{}, err
-	}
-	return LoadBindingObject(objs[1])
 }
 
 // LoadBindingObject reads the selection of a mutating binding (JSON), as
@@ -54,12 +44,6 @@ func LoadBindingObject(data []byte) (Binding, error) {
 		}
 	}
 	return sel, nil
-}
-
-// Selects reports whether the binding selects a Pod with podLabels in
-// namespace ns, whose labels are nsLabels.
-func (b Binding) Selects(ns string, nsLabels, podLabels map[string]string) bool {
-	return b.Namespaces.Matches(namespaceSet(ns, nsLabels)) && b.Objects.Matches(labels.Set(podLabels))
 }
 
 func namespaceSet(ns string, nsLabels map[string]string) labels.Set {

@@ -23,8 +23,6 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/cel/environment"
 	"sigs.k8s.io/yaml"
-
-	kadmission "github.com/kinject/kubectl-inject/pkg/admission"
 )
 
 // The API server's admission machinery for policies (k8s.io/apiserver),
@@ -54,15 +52,6 @@ type Policy struct {
 	// error of its mutation leaves the Pod as created.
 	ignores    bool
 	interfaces admission.ObjectInterfaces
-}
-
-// Compile compiles p's objects with the API server's compilers.
-func Compile(p *kadmission.Policy) (*Policy, error) {
-	objs, err := p.Objects()
-	if err != nil {
-		return nil, err
-	}
-	return Load(objs)
 }
 
 // Load compiles a policy's objects (the mutating policy
