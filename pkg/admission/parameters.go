@@ -310,23 +310,65 @@ func (c *compiler) badValueChecks() []check {
 }
 
 // badOverrideTable is the check of the parameters of run: a table of
-// their annotations, patterns, examples and fields, and the first row
-// whose annotation the Pod sets to a value that does not match.
+// their names, types and fields, and the first row whose annotation the
+// Pod sets to a value that does not match its type's pattern. Each type's
+// pattern and example are written once, in a map beside the table.
 func (c *compiler) badOverrideTable(run []param) check {
+	prefix := annotationPrefix(run[0])
+	var types []string
+	patterns := map[string][]expr.Expr{}
 	rows := make([]expr.Expr, len(run))
 	for i, p := range run {
-		rows[i] = expr.List(expr.Str(p.key), expr.Str(p.Type.Pattern()), expr.Str(p.Type.Example()), expr.Str(p.Field))
+		key := expr.Str(p.key)
+		if prefix != "" && annotationPrefix(p) == prefix {
+			key = expr.Str(p.Annotation) // the prefix is added where the row is read
+		}
+		rows[i] = expr.List(key, expr.Str(string(p.Type)), expr.Str(p.Field))
+		if _, ok := patterns[string(p.Type)]; !ok {
+			types = append(types, string(p.Type))
+			patterns[string(p.Type)] = []expr.Expr{expr.Str(p.Type.Pattern()), expr.Str(p.Type.Example())}
+		}
 	}
+	values := make([]expr.Expr, len(types))
+	for i, t := range types {
+		values[i] = expr.List(patterns[t]...)
+	}
+	kinds := c.variable(expr.Var(c.names.unique("overrideTypes")),
+		"the types of the override annotations: their patterns, as the core checks them, and what a value must be",
+		expr.Map(types, values))
 	o := expr.Ident("o")
 	at := func(i int64) expr.Expr { return expr.Index(o, expr.Int(i)) }
-	value := expr.Index(annotations, at(0))
+	key := at(0)
+	if prefix != "" && annotationPrefix(run[len(run)-1]) == prefix && allOfPrefix(run, prefix) {
+		key = expr.Concat(expr.Str(prefix), at(0))
+	} else {
+		// Rows of another prefix keep their whole key: write them all whole.
+		for i, p := range run {
+			rows[i] = expr.List(expr.Str(p.key), expr.Str(string(p.Type)), expr.Str(p.Field))
+		}
+	}
+	value := expr.Index(annotations, key)
+	kind := expr.Index(kinds, at(1))
 	bad := c.variable(expr.Var(c.names.unique("badOverrides")),
-		"the override annotations the Pod sets to a bad value, in the core's order: [annotation, pattern, what it must be, field]",
-		expr.Method(expr.List(rows...), "filter", o, expr.And(expr.In(at(0), annotations), expr.Not(expr.Method(value, "matches", at(1))))))
+		"the override annotations the Pod sets to a bad value, in the core's order: [name, type, field]",
+		expr.Method(expr.List(rows...), "filter", o, expr.And(expr.In(key, annotations),
+			expr.Not(expr.Method(value, "matches", expr.Index(kind, expr.Int(0)))))))
 	// The key needs no escaping (the table holds only such keys): %q of
 	// it is the key between quotes.
-	msg := expr.Format(inject.MessageBadOverride, expr.Str("metadata.annotations"), expr.Quoted(at(0)), goQuoted(value), at(2), at(3))
+	msg := expr.Format(inject.MessageBadOverride, expr.Str("metadata.annotations"), expr.Quoted(key), goQuoted(value),
+		expr.Index(kind, expr.Int(1)), at(2))
 	return check{expr.And(expr.Has(metadata, "annotations"), expr.Gt(expr.Call("size", bad), expr.Int(0))), firstOf(bad, o, msg)}
+}
+
+// allOfPrefix reports whether every parameter's annotation key is prefix
+// followed by its name.
+func allOfPrefix(run []param, prefix string) bool {
+	for _, p := range run {
+		if annotationPrefix(p) != prefix {
+			return false
+		}
+	}
+	return true
 }
 
 // overridePortChecks refuse an override of a port parameter that names one

@@ -152,7 +152,7 @@ func TestPolicyExampleText(t *testing.T) {
 		// of its variables. The bounds are the figures the policy was cut
 		// to, with 1% to spare: docs/admission-policy.md has them.
 		{"lines", len(lines), 535},
-		{"bytes", len(data), 32750},
+		{"bytes", len(data), 32650},
 		{"lines over 200 characters (one literal each)", long, 5},
 	} {
 		if b.got > b.limit {
