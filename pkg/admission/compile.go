@@ -94,8 +94,10 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 	c.addParamVariables()
 	c.addOtherVariables()
 	c.addPodVariables()
-	c.addConflictVariable()
+	// The items as added come first: the conflict checks compare the
+	// Pod's items with them.
 	c.addItemVariables()
+	c.addConflictVariable()
 	c.addStatusVariables()
 	conds := matchConditions(settings.Policy, c.profile)
 	c.addSkipVariable(conds[1:])

@@ -73,9 +73,13 @@ func (it item) podItems() expr.Expr {
 // a ConfigMap volume's defaultMode) and canonicalized its quantities
 // ("1000m" is stored as "1"), so identical means: every field the template
 // sets has the template's value, quantities compared as quantities.
+//
+// Where the template's value depends on the Pod (an override, a computed
+// value), it is read from the item's variable, it.lit (envoyContainer),
+// the value the policy would add: written once, compared as added.
 func (it item) identicalExpr() expr.Expr {
 	x := expr.Ident("x")
-	var s subset
+	s := subset{added: it.lit}
 	// The name is compared first, once.
 	fields := map[string]any{}
 	for k, v := range it.value.(map[string]any) {
@@ -100,6 +104,9 @@ var quantityMaps = map[string]bool{
 type subset struct {
 	// quantities are the pairs [the Pod's text, the template's text].
 	quantities []expr.Expr
+	// added is the item as the policy adds it (a variable), read where
+	// the template's value depends on the Pod; nil to write it in place.
+	added expr.Expr
 }
 
 // of is a CEL predicate that holds when the value of e contains v: every
@@ -110,6 +117,12 @@ type subset struct {
 // comparison: x.?lifecycle.?preStop.?sleep.?seconds == optional.of(5)
 // holds when each is set and the last is 5.
 func (s *subset) of(e expr.Expr, v any, path []string) expr.Expr {
+	return s.at(e, s.added, v, path)
+}
+
+// at is of, src being the place of v in the added item (nil when the item
+// is not read from its variable).
+func (s *subset) at(e, src expr.Expr, v any, path []string) expr.Expr {
 	opt := func(x expr.Expr) expr.Expr { return expr.Eq(e, expr.Call("optional.of", x)) }
 	// The quantity's text, "" when unset (never equal to a quantity),
 	// paired with the template's.
@@ -123,6 +136,14 @@ func (s *subset) of(e expr.Expr, v any, path []string) expr.Expr {
 		if err != nil {
 			return expr.False
 		}
+		if src != nil {
+			// An annotation's value is typed dyn: string() where the
+			// template's field is a string.
+			val = src
+			if x.isString() || isQuantityPath(path) {
+				val = expr.Call("string", src)
+			}
+		}
 		if isQuantityPath(path) {
 			return quantity(val)
 		}
@@ -132,6 +153,10 @@ func (s *subset) of(e expr.Expr, v any, path []string) expr.Expr {
 		for _, k := range sortedKeys(x) {
 			child := append(append([]string(nil), path...), k)
 			sub := expr.OptField(e, k)
+			var subSrc expr.Expr
+			if src != nil {
+				subSrc = expr.Field(src, k)
+			}
 			if quantityMaps[strings.Join(path, ".")] || !expr.IsIdent(k) {
 				sub = expr.OptIndex(e, expr.Str(k))
 			}
@@ -140,19 +165,27 @@ func (s *subset) of(e expr.Expr, v any, path []string) expr.Expr {
 				parts = append(parts, expr.Method(sub, "hasValue"))
 				continue
 			}
-			parts = append(parts, s.of(sub, x[k], child))
+			parts = append(parts, s.at(sub, subSrc, x[k], child))
 		}
 		return expr.And(parts...)
 	case []any:
 		if words, ok := stringList(x); ok {
-			// A list of words (args, command) is compared whole.
+			// A list of words (args, command) is compared whole, as
+			// added when a word depends on the Pod.
+			if src != nil && hasHole(x) {
+				return opt(src)
+			}
 			return opt(words)
 		}
 		// The list is set: its items are read as themselves.
 		items := expr.Method(e, "value")
 		parts := []expr.Expr{expr.Eq(expr.Call("size", expr.Method(e, "orValue", expr.List())), expr.Int(int64(len(x))))}
 		for i, item := range x {
-			parts = append(parts, s.of(expr.Index(items, expr.Int(int64(i))), item, path))
+			var itemSrc expr.Expr
+			if src != nil {
+				itemSrc = expr.Index(src, expr.Int(int64(i)))
+			}
+			parts = append(parts, s.at(expr.Index(items, expr.Int(int64(i))), itemSrc, item, path))
 		}
 		return expr.And(parts...)
 	case string:
@@ -170,6 +203,16 @@ func (s *subset) of(e expr.Expr, v any, path []string) expr.Expr {
 		return expr.False
 	}
 	return opt(lit)
+}
+
+// hasHole reports whether a list holds the hole of a parameter.
+func hasHole(x []any) bool {
+	for _, v := range x {
+		if _, ok := v.(hole); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // stringList is the list literal of x when every item is a string or the
