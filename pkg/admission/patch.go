@@ -117,7 +117,10 @@ func mapPatches(path, field string, entries []entry) expr.Expr {
 	parts := []expr.Expr{expr.When(expr.Not(expr.Has(metadata, field)), expr.List(expr.JSONPatch(expr.Str(path), expr.Map(nil, nil))))}
 	for _, e := range entries {
 		when := expr.True
-		if !e.always {
+		switch {
+		case e.differs:
+			when = e.whenOrTrue()
+		case !e.always:
 			k := expr.Str(e.key)
 			when = expr.And(e.whenOrTrue(), expr.Or(expr.Not(expr.Has(metadata, field)), expr.Not(expr.In(k, m)), expr.Ne(expr.Index(m, k), e.value)))
 		}

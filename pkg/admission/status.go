@@ -14,6 +14,10 @@ type entry struct {
 	value  expr.Expr
 	when   expr.Expr
 	always bool // the status record: written whatever is there
+	// differs: when holds only where the Pod's value, if any, is not
+	// value (the default container: set where the Pod's is unset or ""),
+	// so it is written without comparing.
+	differs bool
 }
 
 func (e entry) whenOrTrue() expr.Expr {
@@ -48,7 +52,7 @@ func (c *compiler) labelEntries() []entry {
 func (c *compiler) annotationEntries() []entry {
 	var out []entry
 	if c.addsDefaultContainer() {
-		out = append(out, entry{key: inject.DefaultContainerAnnotation, value: firstApp, when: setsDefaultContainer})
+		out = append(out, entry{key: inject.DefaultContainerAnnotation, value: firstApp, when: setsDefaultContainer, differs: true})
 	}
 	for _, kv := range c.in.Template().Annotations {
 		out = append(out, entry{key: kv.Key, value: expr.Str(kv.Value)})
@@ -153,7 +157,10 @@ func (c *compiler) addStatusVariables() {
 		for _, k := range sortedKeys(byKey) { // encoding/json sorts map keys
 			e := byKey[k]
 			old := expr.Index(mp, expr.Str(k))
-			overwrites := expr.And(e.whenOrTrue(), expr.Has(metadata, m.field), expr.In(expr.Str(k), mp), expr.Ne(old, e.value))
+			overwrites := expr.And(e.whenOrTrue(), expr.Has(metadata, m.field), expr.In(expr.Str(k), mp))
+			if !e.differs {
+				overwrites = expr.And(overwrites, expr.Ne(old, e.value))
+			}
 			changed = append(changed, expr.When(overwrites, expr.List(expr.Concat(expr.Str(jsonString(k)+`:"`), c.jsonEscaped(old), expr.Str(`"`)))))
 		}
 		c.variable(expr.Var("added"+m.name), "the template's "+m.field+" the Pod lacks, as JSON strings", expr.Lists(added...))
