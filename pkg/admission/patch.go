@@ -23,13 +23,15 @@ func (c *compiler) patchExpression() expr.Expr {
 		parts = append(parts, mapPatches("/metadata/labels", "labels", labels))
 	}
 	entries := append(c.annotationEntries(), entry{key: c.in.StatusAnnotation(), value: status, always: true})
-	parts = append(parts, mapPatches("/metadata/annotations", "annotations", entries))
+	parts = append(parts, entryPatches("/metadata/annotations", "annotations", entries))
 	// A Pod left alone says why (variables.skipped); one of a namespace in
-	// opt-in mode that did not opt in is left as it is.
+	// opt-in mode that did not opt in is left as it is. Both a Pod that
+	// gets the sidecar and one that is marked get an annotation: the map
+	// is made first where the Pod has none.
 	skipped := expr.Var("skipped")
-	mark := mapPatches("/metadata/annotations", "annotations", []entry{{key: inject.SkippedAnnotationFor(c.profile), value: skipped, always: true}})
-	return expr.Cond(expr.Eq(skipped, expr.Str("")), expr.Lists(parts...),
-		expr.Cond(expr.Eq(skipped, expr.Str(string(inject.ReasonNotOptedIn))), expr.List(), mark))
+	mark := entryPatches("/metadata/annotations", "annotations", []entry{{key: inject.SkippedAnnotationFor(c.profile), value: skipped, always: true}})
+	return expr.Cond(expr.Eq(skipped, expr.Str(string(inject.ReasonNotOptedIn))), expr.List(),
+		expr.Concat(mapInit("/metadata/annotations", "annotations"), expr.Cond(expr.Eq(skipped, expr.Str("")), expr.Lists(parts...), mark)))
 }
 
 // addSkipVariable declares skipped: the core's reason code for a Pod it
@@ -113,8 +115,18 @@ func (c *compiler) initContainerPatches() expr.Expr {
 // metadata) at path, making the map first when the Pod has none. An entry
 // whose value is already there is not patched.
 func mapPatches(path, field string, entries []entry) expr.Expr {
+	return expr.Concat(mapInit(path, field), entryPatches(path, field, entries))
+}
+
+// mapInit makes the map at path (metadata.field) where the Pod has none.
+func mapInit(path, field string) expr.Expr {
+	return expr.When(expr.Not(expr.Has(metadata, field)), expr.List(expr.JSONPatch(expr.Str(path), expr.Map(nil, nil))))
+}
+
+// entryPatches are mapPatches' entries, the map being there.
+func entryPatches(path, field string, entries []entry) expr.Expr {
 	m := expr.Field(metadata, field)
-	parts := []expr.Expr{expr.When(expr.Not(expr.Has(metadata, field)), expr.List(expr.JSONPatch(expr.Str(path), expr.Map(nil, nil))))}
+	var parts []expr.Expr
 	for _, e := range entries {
 		when := expr.True
 		switch {

@@ -189,18 +189,23 @@ func prettyPieces(items []Expr, indent string) []string {
 }
 
 // hugOrFill writes the printed items between open and close: hugging the
-// brackets when every item fits on a line of its own and the first fits
-// after open ([a, b,\n  c]), otherwise with the brackets on lines of
-// their own around the filled items. open starts lead columns after
+// brackets when every item fits on a line of its own, or there is one
+// item, and the first line fits after open ([a, b,\n  c]), otherwise with
+// the brackets on lines of their own around the filled items. open starts lead columns after
 // indent, or at the start of its last line.
 func hugOrFill(open, close string, pieces []string, indent string, lead int) string {
 	col := len(indent) + lead + len(open)
 	if i := strings.LastIndex(open, "\n"); i >= 0 {
 		col = len(open) - i - 1
 	}
-	hug := col+len(pieces[0])+1 <= lineWidth
+	first := pieces[0]
+	if i := strings.Index(first, "\n"); i >= 0 {
+		first = first[:i]
+	}
+	hug := col+len(first)+1 <= lineWidth
 	for _, p := range pieces {
-		if strings.Contains(p, "\n") || len(indent)+2+len(p)+1 > lineWidth {
+		// A lone item hugs its brackets even when it takes lines.
+		if len(pieces) > 1 && strings.Contains(p, "\n") || len(indent)+2+len(p)+1 > lineWidth && !strings.Contains(p, "\n") {
 			hug = false
 		}
 	}
