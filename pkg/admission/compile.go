@@ -287,6 +287,16 @@ func (c *compiler) itemsOf(list string) []item {
 	return out
 }
 
+// declares reports whether the policy has a variable of that name.
+func (c *compiler) declares(name string) bool {
+	for _, v := range c.vars {
+		if v.name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // addPodVariables declares the Pod's containers (init containers
 // included: they share one name space) and volumes, and for every
 // template item whether the Pod lacks an item of that name (then it is

@@ -188,7 +188,7 @@ func (p *param) setEffective(s string) {
 	p.orig = s
 	switch {
 	case p.setIsVal:
-		p.effective = expr.Cond(p.set, expr.Call("string", p.val), expr.Str(s))
+		p.effective = expr.Cond(p.set, p.val, expr.Str(s)) // val is a string variable
 	case p.computed != nil:
 		p.effective = expr.Var(strings.TrimPrefix(expr.Text(p.val), "variables.") + "Value")
 	default:
@@ -238,7 +238,7 @@ func (c *compiler) addParamVariables() {
 		// pod template. The annotation wins; null keeps the template's
 		// value; string() of an int is its decimal form, as the core
 		// writes it.
-		c.variable(p.computed, "the value of "+p.Field+" computed from the Pod (the template's expression)",
+		c.variable(p.computed, "the value of "+p.Field+" the template's expression computes from the Pod",
 			expr.Raw(strings.TrimSpace(p.Expression)))
 		if !p.setIsVal {
 			c.variable(p.set, p.key+" is set, or the expression gives a value", expr.Or(p.ann, expr.Ne(p.computed, expr.Null)))
@@ -334,7 +334,7 @@ func (c *compiler) badOverrideTable(run []param) check {
 		values[i] = expr.List(patterns[t]...)
 	}
 	kinds := c.variable(expr.Var(c.names.unique("overrideTypes")),
-		"the types of the override annotations: their patterns, as the core checks them, and what a value must be",
+		"each override type: its pattern, as the core checks it, and what a value must be",
 		expr.Map(types, values))
 	o := expr.Ident("o")
 	at := func(i int64) expr.Expr { return expr.Index(o, expr.Int(i)) }

@@ -48,8 +48,8 @@ func (c *compiler) addOtherVariables() {
 	section := func(field, pattern string) expr.Expr {
 		return expr.Method(record, "find", expr.Str(`,"`+field+`":`+pattern))
 	}
-	c.variable(otherRecords, "for each: [the profile as messages name it, the record, its containers and initContainers, "+
-		"its created, null, empty, nullTokens]",
+	c.variable(otherRecords, "for each: [its profile as messages name it, its text, containers and initContainers, "+
+		"created, null, empty, nullTokens]",
 		expr.Method(pairs, "map", e, expr.List(display, record, expr.Concat(lists("containers"), lists("initContainers")),
 			section("created", `\[[^\]]*\]`), section("null", `\[[^\]]*\]`),
 			section("empty", `\{[^}]*\}`), section("nullTokens", `\{[^}]*\}`))))

@@ -155,17 +155,22 @@ func matchConditions(p inject.Policy, profile string) []matchCondition {
 	if !p.InjectHostNetwork {
 		conds = append(conds, matchCondition{"not-host-network", expr.Or(expr.Not(expr.Has(spec, "hostNetwork")), expr.Not(expr.Field(spec, "hostNetwork"))), inject.ReasonHostNetwork})
 	}
+	conds = append(conds, matchCondition{"no-other-mesh", expr.And(
+		expr.Not(hasProxy(expr.Field(spec, "containers"))),
+		expr.Not(expr.And(expr.Has(spec, "initContainers"), hasProxy(expr.Field(spec, "initContainers"))))),
+		inject.ReasonOtherMesh})
+	return conds
+}
+
+// hasProxy is true when the list of containers holds another mesh's
+// proxy.
+func hasProxy(containers expr.Expr) expr.Expr {
 	var proxies []expr.Expr
 	for _, n := range inject.OtherMeshProxies() {
 		proxies = append(proxies, expr.Str(n))
 	}
 	c := expr.Ident("c")
-	isProxy := expr.In(expr.Field(c, "name"), expr.List(proxies...))
-	conds = append(conds, matchCondition{"no-other-mesh", expr.And(
-		expr.Not(expr.Method(expr.Field(spec, "containers"), "exists", c, isProxy)),
-		expr.Not(expr.And(expr.Has(spec, "initContainers"), expr.Method(expr.Field(spec, "initContainers"), "exists", c, isProxy)))),
-		inject.ReasonOtherMesh})
-	return conds
+	return expr.Method(containers, "exists", c, expr.In(expr.Field(c, "name"), expr.List(proxies...)))
 }
 
 // matchCondition is one of the conditions a Pod meets to be injected,

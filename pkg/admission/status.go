@@ -14,9 +14,10 @@ type entry struct {
 	value  expr.Expr
 	when   expr.Expr
 	always bool // the status record: written whatever is there
-	// differs: when holds only where the Pod's value, if any, is not
-	// value (the default container: set where the Pod's is unset or ""),
-	// so it is written without comparing.
+	// differs: when holds only where the Pod's value, if any, is "" and
+	// value is not (the default container: set where the Pod's is unset
+	// or ""), so it is written without comparing, and the record keeps ""
+	// as the value it overwrote.
 	differs bool
 }
 
@@ -158,10 +159,12 @@ func (c *compiler) addStatusVariables() {
 			e := byKey[k]
 			old := expr.Index(mp, expr.Str(k))
 			overwrites := expr.And(e.whenOrTrue(), expr.Has(metadata, m.field), expr.In(expr.Str(k), mp))
+			pair := expr.Str(jsonString(k) + `:""`)
 			if !e.differs {
 				overwrites = expr.And(overwrites, expr.Ne(old, e.value))
+				pair = expr.Concat(expr.Str(jsonString(k)+`:"`), c.jsonEscaped(old), expr.Str(`"`))
 			}
-			changed = append(changed, expr.When(overwrites, expr.List(expr.Concat(expr.Str(jsonString(k)+`:"`), c.jsonEscaped(old), expr.Str(`"`)))))
+			changed = append(changed, expr.When(overwrites, expr.List(pair)))
 		}
 		c.variable(expr.Var("added"+m.name), "the template's "+m.field+" the Pod lacks, as JSON strings", expr.Lists(added...))
 		c.variable(expr.Var("changed"+m.name), "the Pod's "+m.field+" the template overwrites, with their old values", expr.Lists(changed...))
