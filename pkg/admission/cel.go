@@ -80,6 +80,7 @@ func literal(v any) (expr.Expr, error) {
 // dynMixed wraps every literal in dyn() when the values are not all of one
 // kind: the API server's CEL rejects lists and maps whose literals mix
 // types ({"name": "envoy", "ports": [...]}), and dyn() makes them one type.
+// A dyn() on some of them is not enough (TestMixedLiteralsNeedDyn).
 func dynMixed(values []any, literals []expr.Expr) []expr.Expr {
 	for _, v := range values {
 		if typeOf(v) != typeOf(values[0]) || isAggregate(v) {
