@@ -56,12 +56,13 @@
 //
 // # Overrides
 //
-// The template's parameters are read from the Pod's annotations and
-// checked with the core's own patterns (ParameterType.Pattern, RE2 in both
-// places); the value replaces the template's at the parameter's field,
-// typed as the core types it, and is recorded in the status values. A
-// value of the wrong type is handled as a conflict: the Pod is left as
-// created, and the warning names the annotation and the value.
+// The template's parameters are read from the Pod's annotations
+// (parameters.go) and checked with the core's own patterns
+// (ParameterType.Pattern, RE2 in both places; overrides.go); the value
+// replaces the template's at the parameter's field, typed as the core
+// types it, and is recorded in the status values (values.go). A value of
+// the wrong type is refused: the Pod is left as created and marked, and
+// the warning names the annotation and the value.
 //
 // # How the CEL is written
 //

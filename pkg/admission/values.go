@@ -1,0 +1,94 @@
+package admission
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/kinject/kubectl-inject/pkg/admission/expr"
+	"github.com/kinject/kubectl-inject/pkg/inject"
+)
+
+// This file writes the status record's values field: the override
+// annotations the Pod sets, as the core records them.
+
+// valuesField is the record's values, a string: the override annotations
+// that are set, by parameter name (sorted, as encoding/json sorts map
+// keys), or "" when none is.
+func (c *compiler) valuesField() expr.Expr {
+	byName := map[string]param{}
+	for _, p := range c.params {
+		byName[p.Annotation] = p
+	}
+	// A Pod without annotations sets none: only the values that
+	// expressions compute are recorded, and no annotation is read. The
+	// others are a variable, read only where the Pod has annotations.
+	var parts, computed []expr.Expr
+	var run []string // plain overrides in a row, of one prefix: read as one table
+	flush := func() {
+		if len(run) > 0 {
+			parts = append(parts, plainValues(run, byName))
+			run = nil
+		}
+	}
+	for _, n := range sortedKeys(byName) {
+		p := byName[n]
+		if p.computed == nil && p.Type != inject.TypeString && isPlainName(n) {
+			if len(run) > 0 && annotationPrefix(byName[run[0]]) != annotationPrefix(p) {
+				flush() // a run shares its annotations' prefix
+			}
+			run = append(run, n)
+			continue
+		}
+		flush()
+		value := p.val
+		if p.Type == inject.TypeString {
+			// The other types' patterns admit no character JSON escapes,
+			// and a value that does not match them is never recorded.
+			value = c.jsonEscaped(value)
+		}
+		set := p.set
+		if p.computed == nil {
+			set = expr.Method(p.override, "hasValue")
+		}
+		part := expr.When(set, expr.List(expr.Concat(expr.Str(jsonString(n)+`:"`), value, expr.Str(`"`))))
+		parts = append(parts, part)
+		if p.computed != nil {
+			computed = append(computed, part)
+		}
+	}
+	flush()
+	if len(computed) == len(parts) {
+		return jsonObjectField("values", expr.Lists(parts...))
+	}
+	values := c.variable(expr.Var("values"), "the override values the record lists, as JSON pairs (read where the Pod has annotations)", expr.Lists(parts...))
+	return expr.Cond(expr.Has(metadata, "annotations"), jsonObjectField("values", values), jsonObjectField("values", expr.Lists(computed...)))
+}
+
+// plainValues is the record's pairs of the override annotations names
+// that the Pod sets: names.filter(n, KEY in annotations).map(n, "n":"V").
+// Their values need no JSON escaping (their patterns admit no character
+// it escapes, and a value that does not match is never recorded).
+func plainValues(names []string, byName map[string]param) expr.Expr {
+	prefix := expr.Str(annotationPrefix(byName[names[0]]))
+	n := expr.Ident("n")
+	key := expr.Concat(prefix, n)
+	list := make([]expr.Expr, len(names))
+	for i, name := range names {
+		list[i] = expr.Str(name)
+	}
+	pair := expr.Concat(expr.Str(`"`), n, expr.Str(`":"`), expr.Index(annotations, key), expr.Str(`"`))
+	return expr.Method(expr.Method(expr.List(list...), "filter", n, expr.In(key, annotations)), "map", n, pair)
+}
+
+// annotationPrefix is the part of p's annotation key before its name:
+// "sidecar.kinject.dev/", a profile's "mesh.sidecar.kinject.dev/", or ""
+// for a name that is a whole key (example.com/log-image).
+func annotationPrefix(p param) string {
+	return strings.TrimSuffix(p.key, p.Annotation)
+}
+
+// isPlainName reports whether a parameter's name is written in JSON and
+// in CEL as itself (letters, digits, '-', '.', '_').
+func isPlainName(n string) bool {
+	return jsonString(n) == strconv.Quote(n)
+}
