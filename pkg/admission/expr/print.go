@@ -188,24 +188,22 @@ func prettyPieces(items []Expr, indent string) []string {
 	return pieces
 }
 
-// hugOrFill writes the printed items between open and close: hugging the
-// brackets when every item fits on a line of its own, or there is one
-// item, and the first line fits after open ([a, b,\n  c]), otherwise with
-// the brackets on lines of their own around the filled items. open starts lead columns after
-// indent, or at the start of its last line.
+// hugOrFill writes the printed items between open and close. The
+// brackets hug the items ([a, b,\n  c]) when the first line fits after
+// open and every item fits on a line, or there is one item (which may
+// take lines); otherwise they stand on lines of their own around the
+// filled items. open starts lead columns after indent, or at the start
+// of its last line.
 func hugOrFill(open, close string, pieces []string, indent string, lead int) string {
 	col := len(indent) + lead + len(open)
 	if i := strings.LastIndex(open, "\n"); i >= 0 {
 		col = len(open) - i - 1
 	}
-	first := pieces[0]
-	if i := strings.Index(first, "\n"); i >= 0 {
-		first = first[:i]
-	}
+	first, _, _ := strings.Cut(pieces[0], "\n")
 	hug := col+len(first)+1 <= lineWidth
 	for _, p := range pieces {
-		// A lone item hugs its brackets even when it takes lines.
-		if len(pieces) > 1 && strings.Contains(p, "\n") || len(indent)+2+len(p)+1 > lineWidth && !strings.Contains(p, "\n") {
+		multi := strings.Contains(p, "\n")
+		if multi && len(pieces) > 1 || !multi && len(indent)+2+len(p)+1 > lineWidth {
 			hug = false
 		}
 	}
