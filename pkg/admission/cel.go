@@ -78,43 +78,74 @@ func literal(v any) (expr.Expr, error) {
 }
 
 // dynMixed wraps every literal in dyn() when the values are not all of one
-// kind: the API server's CEL rejects lists and maps whose literals mix
+// CEL type: the API server's CEL rejects lists and maps whose literals mix
 // types ({"name": "envoy", "ports": [...]}), and dyn() makes them one type.
 // A dyn() on some of them is not enough (TestMixedLiteralsNeedDyn).
 func dynMixed(values []any, literals []expr.Expr) []expr.Expr {
-	for _, v := range values {
-		if typeOf(v) != typeOf(values[0]) || isAggregate(v) {
-			out := make([]expr.Expr, len(literals))
-			for i, l := range literals {
-				out[i] = expr.Call("dyn", l)
-			}
-			return out
+	if elementType(values) != "dyn" {
+		return literals
+	}
+	out := make([]expr.Expr, len(literals))
+	for i, l := range literals {
+		out[i] = expr.Call("dyn", l)
+		if _, ok := values[i].(hole); ok && celType(values[i]) == "dyn" {
+			out[i] = l // the hole's value is already of type dyn
 		}
 	}
-	return literals
+	return out
 }
 
-// typeOf names the CEL type of a decoded value; a hole in a string field
-// holds a string.
-func typeOf(v any) string {
-	if h, ok := v.(hole); ok && h.isString() {
+// elementType is the CEL type of the items of a list or the values of a
+// map literal holding values: their one type, or dyn when they mix types
+// (then dynMixed wraps them) or there are none.
+func elementType(values []any) string {
+	if len(values) == 0 {
+		return "dyn"
+	}
+	t := celType(values[0])
+	for _, v := range values[1:] {
+		if celType(v) != t {
+			return "dyn"
+		}
+	}
+	return t
+}
+
+// celType names the CEL type of the literal of a decoded value. A hole in
+// a string field holds a string; another hole's type is known only when
+// the Pod is admitted (dyn).
+func celType(v any) string {
+	switch x := v.(type) {
+	case hole:
+		if x.isString() {
+			return "string"
+		}
+		return "dyn"
+	case string:
 		return "string"
+	case bool:
+		return "bool"
+	case int, int64:
+		return "int"
+	case uint64:
+		return "uint"
+	case float64:
+		if x == float64(int64(x)) {
+			return "int" // literal writes it as an int
+		}
+		return "double"
+	case nil:
+		return "null"
+	case []any:
+		return "list(" + elementType(x) + ")"
+	case map[string]any:
+		values := make([]any, 0, len(x))
+		for _, k := range sortedKeys(x) {
+			values = append(values, x[k])
+		}
+		return "map(string, " + elementType(values) + ")"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// isAggregate reports whether v is a list or map, whose CEL types differ
-// with their contents even when both are lists or maps.
-func isAggregate(v any) bool {
-	switch v.(type) {
-	case []any, map[string]any:
-		return true
-	case hole:
-		// A hole's type is known only when the Pod is admitted, but for
-		// one in a string field.
-		return !v.(hole).isString()
-	}
-	return false
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -28,6 +28,8 @@ func TestMixedLiteralsNeedDyn(t *testing.T) {
 		{`{"name": dyn("envoy"), "port": 10000}`, false},
 		{`[dyn(1), "a"]`, false},
 		{`{"cpu": "1", "memory": "512Mi"}`, true}, // one type: no dyn()
+		{`{"a": dyn({"b": {"c": 5}}), "d": dyn("x")}`, true}, // one value: no dyn()
+		{`{"a": dyn([{"name": "x", "value": "y"}]), "d": dyn(1)}`, true},
 	} {
 		_, issues := env.Compile(tc.expression)
 		if got := issues.Err() == nil; got != tc.compiles {
