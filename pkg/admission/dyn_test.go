@@ -27,7 +27,7 @@ func TestMixedLiteralsNeedDyn(t *testing.T) {
 		{`{"name": "envoy", "ports": [{"containerPort": 10000, "protocol": "TCP"}]}`, false},
 		{`{"name": dyn("envoy"), "port": 10000}`, false},
 		{`[dyn(1), "a"]`, false},
-		{`{"cpu": "1", "memory": "512Mi"}`, true}, // one type: no dyn()
+		{`{"cpu": "1", "memory": "512Mi"}`, true},            // one type: no dyn()
 		{`{"a": dyn({"b": {"c": 5}}), "d": dyn("x")}`, true}, // one value: no dyn()
 		{`{"a": dyn([{"name": "x", "value": "y"}]), "d": dyn(1)}`, true},
 	} {
