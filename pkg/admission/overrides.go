@@ -18,20 +18,17 @@ import (
 // table, badOverrides, read in the core's order.
 func (c *compiler) badValueChecks() []check {
 	var out []check
-	var run []param
-	flush := func() {
-		if len(run) > 0 {
-			out = append(out, c.badOverrideTable(run))
-			run = nil
-		}
+	plain := func(p param) bool {
+		return p.computed == nil && c.portTaken(p) == nil && strconv.Quote(p.key) == `"`+p.key+`"`
 	}
-	for _, p := range c.params {
-		c.nameLiteral(p.Type.Pattern(), camel(string(p.Type))+"Pattern", "the pattern of a "+string(p.Type)+" value, as the core checks it")
-		if p.computed == nil && c.portTaken(p) == nil && strconv.Quote(p.key) == `"`+p.key+`"` {
-			run = append(run, p)
-			continue
+	var kinds expr.Expr // overrideTypes, declared with the first table
+	table := func(run []param) {
+		if kinds == nil {
+			kinds = c.overrideTypes(plain)
 		}
-		flush()
+		out = append(out, c.badOverrideTable(run, kinds))
+	}
+	one := func(p param) {
 		msg := expr.Format(inject.MessageBadOverride, expr.Str("metadata.annotations"), expr.Str(strconv.Quote(p.key)),
 			goQuoted(p.val), expr.Str(p.Type.Example()), expr.Str(p.Field))
 		annotated := p.set
@@ -40,69 +37,69 @@ func (c *compiler) badValueChecks() []check {
 		}
 		out = append(out, check{expr.And(annotated, expr.Not(expr.Method(p.val, "matches", expr.Str(p.Type.Pattern())))), msg})
 		out = append(out, c.overridePortChecks(p, annotated)...)
-		if p.computed == nil {
-			continue
-		}
-		// The expression's value: of the parameter's type and, for a
-		// string, matching its pattern, with the core's message.
-		at := expr.Str(fmt.Sprintf("parameters: %s: %s: expression %q: ", p.Annotation, p.Field, p.Expression))
-		computed := expr.And(expr.Not(p.ann), expr.Ne(p.computed, expr.Null))
-		if p.Type != inject.TypeInt {
-			// Two messages start with the expression's text: it is
-			// written once.
-			at = c.variable(expr.Var(c.names.unique(camel(p.Annotation)+"ExpressionError")),
-				"the start of the core's messages on the value of "+p.Annotation+"'s expression", at)
-		}
-		out = append(out, check{expr.And(computed, expr.Ne(expr.Call("type", p.computed), expr.Ident(celTypeOf(p.Type)))),
-			expr.Concat(at, expr.Str(inject.ExpressionTypeError(p.Type)))})
-		if p.Type != inject.TypeInt {
-			// A port is checked as a string is: string() of the int.
-			out = append(out, check{expr.And(computed, expr.Not(expr.Method(p.val, "matches", expr.Str(p.Type.Pattern())))),
-				expr.Concat(at, expr.Str(`"`), goQuoted(p.val), expr.Str(`" is not `+p.Type.Example()))})
+		if p.computed != nil {
+			out = append(out, c.computedValueChecks(p)...)
 		}
 	}
-	flush()
+	for _, p := range c.params {
+		c.nameLiteral(p.Type.Pattern(), camel(string(p.Type))+"Pattern", "the pattern of a "+string(p.Type)+" value, as the core checks it")
+	}
+	plainRuns(c.params, plain, table, one)
 	return out
 }
 
-// badOverrideTable is the check of the parameters of run: a table of
-// their names, types and fields, and the first row whose annotation the
-// Pod sets to a value that does not match its type's pattern. Each type's
-// pattern and example are written once, in a map beside the table.
-func (c *compiler) badOverrideTable(run []param) check {
-	prefix := annotationPrefix(run[0])
+// computedValueChecks check the value a parameter's expression gives: of
+// the parameter's type and, for a string, matching its pattern, with the
+// core's messages.
+func (c *compiler) computedValueChecks(p param) []check {
+	at := expr.Str(fmt.Sprintf("parameters: %s: %s: expression %q: ", p.Annotation, p.Field, p.Expression))
+	computed := expr.And(expr.Not(p.ann), expr.Ne(p.computed, expr.Null))
+	if p.Type != inject.TypeInt {
+		// Two messages start with the expression's text: it is written
+		// once.
+		at = c.variable(expr.Var(c.names.unique(camel(p.Annotation)+"ExpressionError")),
+			"the start of the core's messages on the value of "+p.Annotation+"'s expression", at)
+	}
+	out := []check{{expr.And(computed, expr.Ne(expr.Call("type", p.computed), expr.Ident(celTypeOf(p.Type)))),
+		expr.Concat(at, expr.Str(inject.ExpressionTypeError(p.Type)))}}
+	if p.Type != inject.TypeInt {
+		// A port is checked as a string is: string() of the int.
+		out = append(out, check{expr.And(computed, expr.Not(expr.Method(p.val, "matches", expr.Str(p.Type.Pattern())))),
+			expr.Concat(at, expr.Str(`"`), goQuoted(p.val), expr.Str(`" is not `+p.Type.Example()))})
+	}
+	return out
+}
+
+// overrideTypes declares the map of the types of the parameters plain
+// accepts (those the tables check) to their pattern and example, each
+// written once: {"quantity": [pattern, "a resource quantity such as ..."]}.
+func (c *compiler) overrideTypes(plain func(param) bool) expr.Expr {
 	var types []string
-	patterns := map[string][]expr.Expr{}
+	var values []expr.Expr
+	seen := map[inject.ParameterType]bool{}
+	for _, p := range c.params {
+		if plain(p) && !seen[p.Type] {
+			seen[p.Type] = true
+			types = append(types, string(p.Type))
+			values = append(values, expr.List(expr.Str(p.Type.Pattern()), expr.Str(p.Type.Example())))
+		}
+	}
+	return c.variable(expr.Var(c.names.unique("overrideTypes")),
+		"each override type: its pattern, as the core checks it, and what a value must be", expr.Map(types, values))
+}
+
+// badOverrideTable is the check of the parameters of run, whose keys share
+// one prefix: a table of their names, types and fields, and the first row
+// whose annotation the Pod sets to a value that does not match its type's
+// pattern (read from kinds, overrideTypes).
+func (c *compiler) badOverrideTable(run []param, kinds expr.Expr) check {
 	rows := make([]expr.Expr, len(run))
 	for i, p := range run {
-		key := expr.Str(p.key)
-		if prefix != "" && annotationPrefix(p) == prefix {
-			key = expr.Str(p.Annotation) // the prefix is added where the row is read
-		}
-		rows[i] = expr.List(key, expr.Str(string(p.Type)), expr.Str(p.Field))
-		if _, ok := patterns[string(p.Type)]; !ok {
-			types = append(types, string(p.Type))
-			patterns[string(p.Type)] = []expr.Expr{expr.Str(p.Type.Pattern()), expr.Str(p.Type.Example())}
-		}
+		rows[i] = expr.List(expr.Str(p.Annotation), expr.Str(string(p.Type)), expr.Str(p.Field))
 	}
-	values := make([]expr.Expr, len(types))
-	for i, t := range types {
-		values[i] = expr.List(patterns[t]...)
-	}
-	kinds := c.variable(expr.Var(c.names.unique("overrideTypes")),
-		"each override type: its pattern, as the core checks it, and what a value must be",
-		expr.Map(types, values))
 	o := expr.Ident("o")
 	at := func(i int64) expr.Expr { return expr.Index(o, expr.Int(i)) }
-	key := at(0)
-	if prefix != "" && annotationPrefix(run[len(run)-1]) == prefix && allOfPrefix(run, prefix) {
-		key = expr.Concat(expr.Str(prefix), at(0))
-	} else {
-		// Rows of another prefix keep their whole key: write them all whole.
-		for i, p := range run {
-			rows[i] = expr.List(expr.Str(p.key), expr.Str(string(p.Type)), expr.Str(p.Field))
-		}
-	}
+	key := expr.Concat(expr.Str(annotationPrefix(run[0])), at(0))
 	value := expr.Index(annotations, key)
 	kind := expr.Index(kinds, at(1))
 	bad := c.variable(expr.Var(c.names.unique("badOverrides")),
@@ -114,17 +111,6 @@ func (c *compiler) badOverrideTable(run []param) check {
 	msg := expr.Format(inject.MessageBadOverride, expr.Str("metadata.annotations"), expr.Quoted(key), goQuoted(value),
 		expr.Index(kind, expr.Int(1)), at(2))
 	return check{expr.And(expr.Has(metadata, "annotations"), expr.Gt(expr.Call("size", bad), expr.Int(0))), firstOf(bad, o, msg)}
-}
-
-// allOfPrefix reports whether every parameter's annotation key is prefix
-// followed by its name.
-func allOfPrefix(run []param, prefix string) bool {
-	for _, p := range run {
-		if annotationPrefix(p) != prefix {
-			return false
-		}
-	}
-	return true
 }
 
 // overridePortChecks refuse an override of a port parameter that names one
@@ -149,10 +135,8 @@ func (c *compiler) portTaken(p param) expr.Expr {
 		return nil
 	}
 	name := p.name + "Taken"
-	for _, v := range c.vars {
-		if v.name == name {
-			return expr.Var(name)
-		}
+	if c.declares(name) {
+		return expr.Var(name)
 	}
 	var rows []expr.Expr
 	for _, sp := range c.in.Template().PortValues() {

@@ -19,27 +19,19 @@ func (c *compiler) valuesField() expr.Expr {
 	for _, p := range c.params {
 		byName[p.Annotation] = p
 	}
+	sorted := make([]param, 0, len(byName))
+	for _, n := range sortedKeys(byName) {
+		sorted = append(sorted, byName[n])
+	}
 	// A Pod without annotations sets none: only the values that
 	// expressions compute are recorded, and no annotation is read. The
 	// others are a variable, read only where the Pod has annotations.
 	var parts, computed []expr.Expr
-	var run []string // plain overrides in a row, of one prefix: read as one table
-	flush := func() {
-		if len(run) > 0 {
-			parts = append(parts, plainValues(run, byName))
-			run = nil
-		}
+	plain := func(p param) bool {
+		return p.computed == nil && p.Type != inject.TypeString && isPlainName(p.Annotation)
 	}
-	for _, n := range sortedKeys(byName) {
-		p := byName[n]
-		if p.computed == nil && p.Type != inject.TypeString && isPlainName(n) {
-			if len(run) > 0 && annotationPrefix(byName[run[0]]) != annotationPrefix(p) {
-				flush() // a run shares its annotations' prefix
-			}
-			run = append(run, n)
-			continue
-		}
-		flush()
+	table := func(run []param) { parts = append(parts, plainValues(run)) }
+	one := func(p param) {
 		value := p.val
 		if p.Type == inject.TypeString {
 			// The other types' patterns admit no character JSON escapes,
@@ -50,13 +42,13 @@ func (c *compiler) valuesField() expr.Expr {
 		if p.computed == nil {
 			set = expr.Method(p.override, "hasValue")
 		}
-		part := expr.When(set, expr.List(expr.Concat(expr.Str(jsonString(n)+`:"`), value, expr.Str(`"`))))
+		part := expr.When(set, expr.List(expr.Concat(expr.Str(jsonString(p.Annotation)+`:"`), value, expr.Str(`"`))))
 		parts = append(parts, part)
 		if p.computed != nil {
 			computed = append(computed, part)
 		}
 	}
-	flush()
+	plainRuns(sorted, plain, table, one)
 	if len(computed) == len(parts) {
 		return jsonObjectField("values", expr.Lists(parts...))
 	}
@@ -64,17 +56,17 @@ func (c *compiler) valuesField() expr.Expr {
 	return expr.Cond(expr.Has(metadata, "annotations"), jsonObjectField("values", values), jsonObjectField("values", expr.Lists(computed...)))
 }
 
-// plainValues is the record's pairs of the override annotations names
-// that the Pod sets: names.filter(n, KEY in annotations).map(n, "n":"V").
-// Their values need no JSON escaping (their patterns admit no character
-// it escapes, and a value that does not match is never recorded).
-func plainValues(names []string, byName map[string]param) expr.Expr {
-	prefix := expr.Str(annotationPrefix(byName[names[0]]))
+// plainValues is the record's pairs of the override annotations of run
+// (one prefix) that the Pod sets: names.filter(n, KEY in
+// annotations).map(n, "n":"V"). Their values need no JSON escaping (their
+// patterns admit no character it escapes, and a value that does not match
+// is never recorded).
+func plainValues(run []param) expr.Expr {
 	n := expr.Ident("n")
-	key := expr.Concat(prefix, n)
-	list := make([]expr.Expr, len(names))
-	for i, name := range names {
-		list[i] = expr.Str(name)
+	key := expr.Concat(expr.Str(annotationPrefix(run[0])), n)
+	list := make([]expr.Expr, len(run))
+	for i, p := range run {
+		list[i] = expr.Str(p.Annotation)
 	}
 	pair := expr.Concat(expr.Str(`"`), n, expr.Str(`":"`), expr.Index(annotations, key), expr.Str(`"`))
 	return expr.Method(expr.Method(expr.List(list...), "filter", n, expr.In(key, annotations)), "map", n, pair)
@@ -85,6 +77,32 @@ func plainValues(names []string, byName map[string]param) expr.Expr {
 // for a name that is a whole key (example.com/log-image).
 func annotationPrefix(p param) string {
 	return strings.TrimSuffix(p.key, p.Annotation)
+}
+
+// plainRuns calls table with each run of consecutive parameters that
+// plain accepts and whose annotation keys share one prefix, and one with
+// every other parameter, in the order of params: the checks and the
+// record read a run from one list.
+func plainRuns(params []param, plain func(param) bool, table func(run []param), one func(param)) {
+	var run []param
+	flush := func() {
+		if len(run) > 0 {
+			table(run)
+			run = nil
+		}
+	}
+	for _, p := range params {
+		if !plain(p) {
+			flush()
+			one(p)
+			continue
+		}
+		if len(run) > 0 && annotationPrefix(run[0]) != annotationPrefix(p) {
+			flush()
+		}
+		run = append(run, p)
+	}
+	flush()
 }
 
 // isPlainName reports whether a parameter's name is written in JSON and
