@@ -79,7 +79,7 @@ func (it item) podItems() expr.Expr {
 // the value the policy would add: written once, compared as added.
 func (it item) identicalExpr() expr.Expr {
 	x := expr.Ident("x")
-	s := subset{added: it.lit}
+	var s subset
 	// The name is compared first, once.
 	fields := map[string]any{}
 	for k, v := range it.value.(map[string]any) {
@@ -87,7 +87,7 @@ func (it item) identicalExpr() expr.Expr {
 			fields[k] = v
 		}
 	}
-	same := s.of(x, fields, nil)
+	same := s.at(x, it.lit, fields, nil)
 	return expr.Method(it.podItems(), "exists", x, expr.And(expr.Eq(expr.Field(x, "name"), expr.Str(it.name)), same, s.quantitiesEqual()))
 }
 
@@ -104,25 +104,18 @@ var quantityMaps = map[string]bool{
 type subset struct {
 	// quantities are the pairs [the Pod's text, the template's text].
 	quantities []expr.Expr
-	// added is the item as the policy adds it (a variable), read where
-	// the template's value depends on the Pod; nil to write it in place.
-	added expr.Expr
 }
 
-// of is a CEL predicate that holds when the value of e contains v: every
+// at is a CEL predicate that holds when the value of e contains v: every
 // field of a mapping, every item of a list (same length), equal scalars;
 // quantities are gathered for quantitiesEqual. path is the field path
-// from the item, for quantities. Fields are read with optional selection
-// (e.?f), so that a field and the path to it are checked in one
-// comparison: x.?lifecycle.?preStop.?sleep.?seconds == optional.of(5)
-// holds when each is set and the last is 5.
-func (s *subset) of(e expr.Expr, v any, path []string) expr.Expr {
-	return s.at(e, s.added, v, path)
-}
-
-// at is of, src being the place of v in the added item (nil when the item
-// is not read from its variable).
-func (s *subset) at(e, src expr.Expr, v any, path []string) expr.Expr {
+// from the item, for quantities; added is the place of v in the item as
+// the policy adds it (envoyContainer), read where the template's value
+// depends on the Pod. Fields are read with optional selection (e.?f), so
+// that a field and the path to it are checked in one comparison:
+// x.?lifecycle.?preStop.?sleep.?seconds == optional.of(5) holds when
+// each is set and the last is 5.
+func (s *subset) at(e, added expr.Expr, v any, path []string) expr.Expr {
 	opt := func(x expr.Expr) expr.Expr { return expr.Eq(e, expr.Call("optional.of", x)) }
 	// The quantity's text, "" when unset (never equal to a quantity),
 	// paired with the template's.
@@ -132,17 +125,11 @@ func (s *subset) at(e, src expr.Expr, v any, path []string) expr.Expr {
 	}
 	switch x := v.(type) {
 	case hole:
-		val, err := x.compared()
-		if err != nil {
-			return expr.False
-		}
-		if src != nil {
-			// An annotation's value is typed dyn: string() where the
-			// template's field is a string.
-			val = src
-			if x.isString() || isQuantityPath(path) {
-				val = expr.Call("string", src)
-			}
+		// An annotation's value is typed dyn: string() where the
+		// template's field is a string.
+		val := added
+		if x.isString() || isQuantityPath(path) {
+			val = expr.Call("string", added)
 		}
 		if isQuantityPath(path) {
 			return quantity(val)
@@ -153,10 +140,6 @@ func (s *subset) at(e, src expr.Expr, v any, path []string) expr.Expr {
 		for _, k := range sortedKeys(x) {
 			child := append(append([]string(nil), path...), k)
 			sub := expr.OptField(e, k)
-			var subSrc expr.Expr
-			if src != nil {
-				subSrc = expr.Field(src, k)
-			}
 			if quantityMaps[strings.Join(path, ".")] || !expr.IsIdent(k) {
 				sub = expr.OptIndex(e, expr.Str(k))
 			}
@@ -165,27 +148,27 @@ func (s *subset) at(e, src expr.Expr, v any, path []string) expr.Expr {
 				parts = append(parts, expr.Method(sub, "hasValue"))
 				continue
 			}
-			parts = append(parts, s.at(sub, subSrc, x[k], child))
+			parts = append(parts, s.at(sub, expr.Field(added, k), x[k], child))
 		}
 		return expr.And(parts...)
 	case []any:
-		if words, ok := stringList(x); ok {
+		if words, holes := wordList(x); words {
 			// A list of words (args, command) is compared whole, as
 			// added when a word depends on the Pod.
-			if src != nil && hasHole(x) {
-				return opt(src)
+			if holes {
+				return opt(added)
 			}
-			return opt(words)
+			lit, err := literal(x)
+			if err != nil {
+				return expr.False
+			}
+			return opt(lit)
 		}
 		// The list is set: its items are read as themselves.
 		items := expr.Method(e, "value")
 		parts := []expr.Expr{expr.Eq(expr.Call("size", expr.Method(e, "orValue", expr.List())), expr.Int(int64(len(x))))}
 		for i, item := range x {
-			var itemSrc expr.Expr
-			if src != nil {
-				itemSrc = expr.Index(src, expr.Int(int64(i)))
-			}
-			parts = append(parts, s.at(expr.Index(items, expr.Int(int64(i))), itemSrc, item, path))
+			parts = append(parts, s.at(expr.Index(items, expr.Int(int64(i))), expr.Index(added, expr.Int(int64(i))), item, path))
 		}
 		return expr.And(parts...)
 	case string:
@@ -205,38 +188,23 @@ func (s *subset) at(e, src expr.Expr, v any, path []string) expr.Expr {
 	return opt(lit)
 }
 
-// hasHole reports whether a list holds the hole of a parameter.
-func hasHole(x []any) bool {
-	for _, v := range x {
-		if _, ok := v.(hole); ok {
-			return true
-		}
-	}
-	return false
-}
-
-// stringList is the list literal of x when every item is a string or the
-// hole of a string (a flag's value), and false otherwise.
-func stringList(x []any) (expr.Expr, bool) {
-	var items []expr.Expr
+// wordList reports whether every item of x is a string or the hole of a
+// string (a flag's value), as in args and command, and whether one is a
+// hole.
+func wordList(x []any) (words, holes bool) {
 	for _, v := range x {
 		switch w := v.(type) {
 		case string:
-			items = append(items, expr.Str(w))
 		case hole:
 			if !w.isString() {
-				return nil, false
+				return false, false
 			}
-			val, err := w.compared()
-			if err != nil {
-				return nil, false
-			}
-			items = append(items, val)
+			holes = true
 		default:
-			return nil, false
+			return false, false
 		}
 	}
-	return expr.List(items...), len(items) > 0
+	return len(x) > 0, holes
 }
 
 // isQuantityPath reports whether the field at path holds a quantity: a key

@@ -287,20 +287,6 @@ func (h hole) isString() bool {
 	return ok
 }
 
-// compared is the hole's value where a Pod's item is compared with the
-// template's: as value gives it, but without the has() that spares Pods
-// without annotations a variable read where the value is added (a
-// comparison runs only for a Pod that has an item of the name).
-func (h hole) compared() (expr.Expr, error) {
-	if h.p.computed == nil && h.prefix == "" {
-		if _, ok := h.orig.(string); ok {
-			// string(): an annotation's value is typed dyn.
-			return expr.Call("string", expr.Method(h.p.override, "orValue", expr.Str(h.orig.(string)))), nil
-		}
-	}
-	return h.value()
-}
-
 func isListOrMap(v any) bool {
 	switch v.(type) {
 	case []any, map[string]any:
