@@ -99,7 +99,11 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 	c.addItemVariables()
 	c.addConflictVariable()
 	c.addStatusVariables()
-	conds := matchConditions(settings.Policy, c.profile)
+	var allContainers expr.Expr
+	if c.declares("allContainers") {
+		allContainers = expr.Var("allContainers")
+	}
+	conds := matchConditions(settings.Policy, c.profile, allContainers)
 	c.addSkipVariable(conds[1:])
 	patch := expr.Pretty(c.bindRepeated(c.patchExpression()))
 

@@ -50,10 +50,6 @@ func (c *compiler) addSkipVariable(conds []matchCondition) {
 			expr.Concat(expr.Method(conflict, "substring", expr.Int(0), expr.Int(MarkMessageLimit)), expr.Str("...")), conflict))
 	checks := []check{{expr.Ne(expr.Var("refusal"), expr.Str("")), expr.Concat(c.refusedReason, expr.Str(": "), why)}}
 	for _, mc := range conds {
-		if mc.reason == inject.ReasonOtherMesh && c.declares("allContainers") {
-			// The same check, over the variable the other checks read.
-			mc.cond = expr.Not(hasProxy(expr.Var("allContainers")))
-		}
 		checks = append(checks, check{expr.Not(mc.cond), expr.Str(string(mc.reason))})
 	}
 	checks = append(checks, check{expr.Ne(conflict, expr.Str("")), expr.Concat(expr.Str(string(inject.ReasonConflict)+": "), why)})

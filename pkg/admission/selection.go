@@ -137,7 +137,9 @@ func objectSelector(s string) (*labelSelector, error) {
 // the profile's own status and inject annotations; the seed's annotation
 // opts in the default profile only, as in the core. Other profiles'
 // records do not stop the policy: they are handled by the variables.
-func matchConditions(p inject.Policy, profile string) []matchCondition {
+// allContainers is the variable of the Pod's containers and init
+// containers, nil when the policy has none (a template of volumes only).
+func matchConditions(p inject.Policy, profile string, allContainers expr.Expr) []matchCondition {
 	value := func(key string) expr.Expr { return expr.Method(annotation(key), "lowerAscii") }
 	injectKey := inject.InjectAnnotationFor(profile)
 	conds := []matchCondition{
@@ -155,10 +157,12 @@ func matchConditions(p inject.Policy, profile string) []matchCondition {
 	if !p.InjectHostNetwork {
 		conds = append(conds, matchCondition{"not-host-network", expr.Or(expr.Not(expr.Has(spec, "hostNetwork")), expr.Not(expr.Field(spec, "hostNetwork"))), inject.ReasonHostNetwork})
 	}
-	conds = append(conds, matchCondition{"no-other-mesh", expr.And(
-		expr.Not(hasProxy(expr.Field(spec, "containers"))),
-		expr.Not(expr.And(expr.Has(spec, "initContainers"), hasProxy(expr.Field(spec, "initContainers"))))),
-		inject.ReasonOtherMesh})
+	noProxy := expr.And(expr.Not(hasProxy(expr.Field(spec, "containers"))),
+		expr.Not(expr.And(expr.Has(spec, "initContainers"), hasProxy(expr.Field(spec, "initContainers")))))
+	if allContainers != nil {
+		noProxy = expr.Not(hasProxy(allContainers))
+	}
+	conds = append(conds, matchCondition{"no-other-mesh", noProxy, inject.ReasonOtherMesh})
 	return conds
 }
 
