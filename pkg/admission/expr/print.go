@@ -133,43 +133,17 @@ func prettyBinary(o binary, indent string) string {
 
 // prettyFill prints the operands of o on as few lines as fit in
 // lineWidth, the operator ending each line; an operand that takes lines of
-// its own starts on a new one.
+// its own starts on a new one, and the next may follow its last line.
 func prettyFill(o binary, indent string) string {
-	var b strings.Builder
-	sep := " " + o.op + " "
-	// trailing is the room the operator ending the line takes after
-	// operand i, when another follows.
-	trailing := func(i int) int {
-		if i < len(o.operands)-1 {
-			return len(o.op) + 1
-		}
-		return 0
-	}
-	col := len(indent)
+	pieces := make([]string, len(o.operands))
 	for i, x := range o.operands {
 		p := o.prec()
 		if i > 0 {
-			p++ // the right operand of + binds tighter
+			p++ // the right operand binds tighter
 		}
-		s := pretty(x, indent, p)
-		multi := strings.Contains(s, "\n")
-		switch {
-		case i == 0:
-		case !multi && col+len(sep)+len(s)+trailing(i) <= lineWidth:
-			b.WriteString(sep)
-			col += len(sep)
-		default:
-			b.WriteString(" " + o.op + "\n" + indent)
-			col = len(indent)
-		}
-		b.WriteString(s)
-		if multi {
-			col = len(s) - strings.LastIndex(s, "\n") - 1
-		} else {
-			col += len(s)
-		}
+		pieces[i] = pretty(x, indent, p)
 	}
-	return b.String()
+	return fill(pieces, " "+o.op, indent, len(indent), true)
 }
 
 // prettyItems prints open, the items, indented, and close. Items that
@@ -229,13 +203,20 @@ func prettyMapIn(open, close string, m mapLit, indent string, lead int) string {
 
 // fillItems writes the printed items of a list, a map or a call, comma
 // separated, the first at column col, the others on lines indented under
-// indent: items of one line share a line while it fits in lineWidth, a
-// multi-line item stands alone.
+// indent; a multi-line item stands alone.
 func fillItems(pieces []string, indent string, col int) string {
+	return fill(pieces, ",", indent+"  ", col, false)
+}
+
+// fill writes pieces on as few lines as fit in lineWidth, the first at
+// column col: glue ends every piece but the last (",", " &&"), then a
+// space or a new line indented to cont. A piece that takes lines starts
+// a new one; with follow, the next piece may go on after its last line.
+func fill(pieces []string, glue, cont string, col int, follow bool) string {
 	var b strings.Builder
 	for i, s := range pieces {
 		if i < len(pieces)-1 {
-			s += ","
+			s += glue
 		}
 		multi := strings.Contains(s, "\n")
 		switch {
@@ -244,13 +225,16 @@ func fillItems(pieces []string, indent string, col int) string {
 			b.WriteString(" ")
 			col++
 		default:
-			b.WriteString("\n" + indent + "  ")
-			col = len(indent) + 2
+			b.WriteString("\n" + cont)
+			col = len(cont)
 		}
 		b.WriteString(s)
-		if multi {
+		switch {
+		case multi && !follow:
 			col = lineWidth // nothing follows a multi-line item on its line
-		} else {
+		case multi:
+			col = len(s) - strings.LastIndex(s, "\n") - 1
+		default:
 			col += len(s)
 		}
 	}
