@@ -30,122 +30,86 @@ func annotation(key string) expr.Expr {
 // booleans, null, and holes for parameters) as a CEL literal. Map keys are
 // sorted so the policy text is stable.
 func literal(v any) (expr.Expr, error) {
+	e, _, err := typedLiteral(v)
+	return e, err
+}
+
+// typedLiteral is literal, with the CEL type of the literal: "string",
+// "list(int)", "map(string, dyn)"; dyn for a hole whose type is known only
+// when the Pod is admitted (a hole in a string field holds a string).
+func typedLiteral(v any) (expr.Expr, string, error) {
 	switch x := v.(type) {
 	case nil:
-		return expr.Null, nil
+		return expr.Null, "null", nil
 	case hole:
-		return x.value()
+		e, err := x.value()
+		if x.isString() {
+			return e, "string", err
+		}
+		return e, "dyn", err
 	case string:
-		return expr.Str(x), nil
+		return expr.Str(x), "string", nil
 	case bool:
-		return expr.Bool(x), nil
+		return expr.Bool(x), "bool", nil
 	case int:
-		return expr.Int(int64(x)), nil
+		return expr.Int(int64(x)), "int", nil
 	case int64:
-		return expr.Int(x), nil
+		return expr.Int(x), "int", nil
 	case uint64:
-		return expr.Raw(strconv.FormatUint(x, 10) + "u"), nil
+		return expr.Raw(strconv.FormatUint(x, 10) + "u"), "uint", nil
 	case float64:
 		if x == float64(int64(x)) {
-			return expr.Int(int64(x)), nil
+			return expr.Int(int64(x)), "int", nil
 		}
-		return expr.Raw(strconv.FormatFloat(x, 'g', -1, 64)), nil
+		return expr.Raw(strconv.FormatFloat(x, 'g', -1, 64)), "double", nil
 	case []any:
-		items := make([]expr.Expr, len(x))
-		for i, item := range x {
-			e, err := literal(item)
-			if err != nil {
-				return nil, err
-			}
-			items[i] = e
-		}
-		return expr.List(dynMixed(x, items)...), nil
+		items, elem, err := typedLiterals(x)
+		return expr.List(items...), "list(" + elem + ")", err
 	case map[string]any:
 		keys := sortedKeys(x)
 		values := make([]any, len(keys))
-		fields := make([]expr.Expr, len(keys))
 		for i, k := range keys {
-			e, err := literal(x[k])
-			if err != nil {
-				return nil, err
-			}
-			values[i], fields[i] = x[k], e
+			values[i] = x[k]
 		}
-		return expr.Map(keys, dynMixed(values, fields)), nil
+		fields, elem, err := typedLiterals(values)
+		return expr.Map(keys, fields), "map(string, " + elem + ")", err
 	default:
-		return nil, fmt.Errorf("a value of type %T cannot be written in a policy", v)
+		return nil, "", fmt.Errorf("a value of type %T cannot be written in a policy", v)
 	}
 }
 
-// dynMixed wraps every literal in dyn() when the values are not all of one
-// CEL type: the API server's CEL rejects lists and maps whose literals mix
-// types ({"name": "envoy", "ports": [...]}), and dyn() makes them one type.
-// A dyn() on some of them is not enough (TestMixedLiteralsNeedDyn).
-func dynMixed(values []any, literals []expr.Expr) []expr.Expr {
-	if elementType(values) != "dyn" {
-		return literals
-	}
-	out := make([]expr.Expr, len(literals))
-	for i, l := range literals {
-		out[i] = expr.Call("dyn", l)
-		if _, ok := values[i].(hole); ok && celType(values[i]) == "dyn" {
-			out[i] = l // the hole's value is already of type dyn
+// typedLiterals are the literals of the items of a list or the values of
+// a map, and their one CEL type. When they mix types (or there are none)
+// the type is dyn, and each literal is wrapped in dyn(): the API server's
+// CEL rejects lists and maps whose literals mix types ({"name": "envoy",
+// "ports": [...]}), and a dyn() on some of them is not enough
+// (TestMixedLiteralsNeedDyn). A literal of type dyn already (a hole's) is
+// left as it is.
+func typedLiterals(values []any) ([]expr.Expr, string, error) {
+	out := make([]expr.Expr, len(values))
+	types := make([]string, len(values))
+	elem := ""
+	for i, v := range values {
+		e, t, err := typedLiteral(v)
+		if err != nil {
+			return nil, "", err
+		}
+		out[i], types[i] = e, t
+		if i == 0 {
+			elem = t
+		} else if t != elem {
+			elem = "dyn"
 		}
 	}
-	return out
-}
-
-// elementType is the CEL type of the items of a list or the values of a
-// map literal holding values: their one type, or dyn when they mix types
-// (then dynMixed wraps them) or there are none.
-func elementType(values []any) string {
-	if len(values) == 0 {
-		return "dyn"
+	if elem != "dyn" && len(values) > 0 {
+		return out, elem, nil
 	}
-	t := celType(values[0])
-	for _, v := range values[1:] {
-		if celType(v) != t {
-			return "dyn"
+	for i, t := range types {
+		if t != "dyn" {
+			out[i] = expr.Call("dyn", out[i])
 		}
 	}
-	return t
-}
-
-// celType names the CEL type of the literal of a decoded value. A hole in
-// a string field holds a string; another hole's type is known only when
-// the Pod is admitted (dyn).
-func celType(v any) string {
-	switch x := v.(type) {
-	case hole:
-		if x.isString() {
-			return "string"
-		}
-		return "dyn"
-	case string:
-		return "string"
-	case bool:
-		return "bool"
-	case int, int64:
-		return "int"
-	case uint64:
-		return "uint"
-	case float64:
-		if x == float64(int64(x)) {
-			return "int" // literal writes it as an int
-		}
-		return "double"
-	case nil:
-		return "null"
-	case []any:
-		return "list(" + elementType(x) + ")"
-	case map[string]any:
-		values := make([]any, 0, len(x))
-		for _, k := range sortedKeys(x) {
-			values = append(values, x[k])
-		}
-		return "map(string, " + elementType(values) + ")"
-	}
-	return fmt.Sprintf("%T", v)
+	return out, "dyn", nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {

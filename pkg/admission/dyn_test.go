@@ -8,7 +8,7 @@ import (
 
 // TestMixedLiteralsNeedDyn guards why a template item's literal wraps
 // every value of a map or list whose values differ in type in dyn()
-// (dynMixed): the API server's CEL environment checks aggregate literals
+// (typedLiterals): the API server's CEL environment checks aggregate literals
 // as homogeneous, and a dyn() on some of the values is not enough. When
 // a version of the API server accepts the bare literals, this fails, and
 // the wrappers can go.
