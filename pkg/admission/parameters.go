@@ -187,7 +187,7 @@ func (p *param) setEffective(s string) {
 	p.orig = s
 	switch {
 	case p.setIsVal:
-		p.effective = expr.Cond(p.set, p.val, expr.Str(s)) // val is a string variable
+		p.effective = expr.Cond(p.set, p.val, expr.Str(s)) // val holds a string
 	case p.computed != nil:
 		p.effective = expr.Var(strings.TrimPrefix(expr.Text(p.val), "variables.") + "Value")
 	default:
@@ -247,9 +247,10 @@ func (c *compiler) addParamVariables() {
 				expr.Cond(expr.And(expr.Ne(p.computed, expr.Null), expr.Eq(expr.Call("type", p.computed), expr.Ident(celTypeOf(p.Type)))),
 					expr.Call("string", p.computed), expr.Str(""))))
 		if p.effective != nil && !p.setIsVal {
-			// string(): an annotation's value is typed dyn.
+			// val holds a string: the annotation's, or string() of the
+			// expression's.
 			c.variable(p.effective, "the value of "+p.Field+": the annotation's, or the template's",
-				expr.Cond(p.set, expr.Call("string", p.val), expr.Str(p.orig.(string))))
+				expr.Cond(p.set, p.val, expr.Str(p.orig.(string))))
 		}
 	}
 }
