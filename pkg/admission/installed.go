@@ -9,9 +9,11 @@ import (
 // InstalledConfig reads what an installed mutating policy was compiled
 // from, out of its annotations (ConfigAnnotation), and checks it against
 // the template hash the policy stamps on its records: a configuration that
-// does not give that hash (edited by hand) is an error, never a guess. It
-// returns nil, nil for a policy that carries no configuration (compiled by
-// a version before it did).
+// does not give that hash (edited by hand) is an error, never a guess. A
+// configuration without a template names a built-in default: the one
+// (this version's or an earlier one's) that gives the hash. It returns
+// nil, nil for a policy that carries no configuration (compiled by a
+// version before it did).
 func InstalledConfig(name string, annotations map[string]string) (*inject.Config, error) {
 	doc, ok := annotations[ConfigAnnotation]
 	if !ok {
@@ -21,16 +23,24 @@ func InstalledConfig(name string, annotations map[string]string) (*inject.Config
 	if err != nil {
 		return nil, fmt.Errorf("mutatingadmissionpolicy/%s: metadata.annotations[%q]: %w", name, ConfigAnnotation, err)
 	}
-	if cfg.Template == nil {
-		return nil, fmt.Errorf("mutatingadmissionpolicy/%s: metadata.annotations[%q]: spec.template: is missing", name, ConfigAnnotation)
+	want := annotations[TemplateHashAnnotation]
+	named := cfg.Template == nil // a built-in default, named by the hash
+	if named {
+		if cfg.Template = inject.BuiltinTemplate(want, cfg.Settings); cfg.Template == nil {
+			cfg.Template = inject.DefaultTemplate() // to say which template the annotation gives
+		}
 	}
 	in, err := inject.New(cfg.Template, cfg.Settings)
 	if err != nil {
 		return nil, fmt.Errorf("mutatingadmissionpolicy/%s: metadata.annotations[%q]: %w", name, ConfigAnnotation, err)
 	}
-	if want := annotations[TemplateHashAnnotation]; in.TemplateHash() != want {
-		return nil, fmt.Errorf("mutatingadmissionpolicy/%s: metadata.annotations[%q] gives template %s, but the policy injects template %s (%s): the annotation was changed; apply the policy again with kubectl inject policy --apply",
-			name, ConfigAnnotation, in.TemplateHash(), want, TemplateHashAnnotation)
+	if in.TemplateHash() != want {
+		why := "the annotation was changed"
+		if named {
+			why += ", or a newer kubectl-inject compiled the policy from its own default"
+		}
+		return nil, fmt.Errorf("mutatingadmissionpolicy/%s: metadata.annotations[%q] gives template %s, but the policy injects template %s (%s): %s; apply the policy again with kubectl inject policy --apply",
+			name, ConfigAnnotation, in.TemplateHash(), want, TemplateHashAnnotation, why)
 	}
 	return cfg, nil
 }

@@ -73,3 +73,39 @@ func TestInstalledConfig(t *testing.T) {
 		t.Errorf("a policy without a configuration: %v, %v", cfg, err)
 	}
 }
+
+// TestInstalledConfigNamesADefault: a policy compiled from a built-in
+// default carries no template, and reads back to the default its hash
+// names, an earlier version's included; a hash no default gives is
+// refused, never taken as this version's default.
+func TestInstalledConfigNamesADefault(t *testing.T) {
+	in, err := inject.New(inject.DefaultTemplate(), inject.Settings{Image: "registry.example/envoy:new"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ann := mutatingAnnotations(t, in)
+	if doc := ann[admission.ConfigAnnotation]; strings.Contains(doc, "template") || strings.Contains(doc, "\n") {
+		t.Errorf("the default's policy carries more than its settings: %s", doc)
+	}
+	builtins := inject.BuiltinTemplates()
+	earlier, err := inject.New(builtins[len(builtins)-1], inject.Settings{Image: "registry.example/envoy:new"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []*inject.Injector{in, earlier} {
+		ann[admission.TemplateHashAnnotation] = want.TemplateHash()
+		cfg, err := admission.InstalledConfig("kinject-envoy", ann)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := inject.New(cfg.Template, cfg.Settings)
+		if err != nil || back.TemplateHash() != want.TemplateHash() || cfg.Settings.Image != "registry.example/envoy:new" {
+			t.Errorf("template %s read back as %s (%v)", want.TemplateHash(), back.TemplateHash(), err)
+		}
+	}
+	ann[admission.TemplateHashAnnotation] = "0123456789abcdef0123"
+	if _, err := admission.InstalledConfig("kinject-envoy", ann); err == nil || !strings.Contains(err.Error(), "a newer kubectl-inject compiled the policy") ||
+		!strings.Contains(err.Error(), "but the policy injects template 0123456789abcdef0123") {
+		t.Errorf("a hash no built-in default gives: %v", err)
+	}
+}

@@ -52,14 +52,8 @@ func (c *compiler) badValueChecks() []check {
 // the parameter's type and, for a string, matching its pattern, with the
 // core's messages.
 func (c *compiler) computedValueChecks(p param) []check {
-	at := expr.Str(fmt.Sprintf("parameters: %s: %s: expression %q: ", p.Annotation, p.Field, p.Expression))
+	at := expr.Str(fmt.Sprintf("parameters: %s: %s: expression: ", p.Annotation, p.Field))
 	computed := expr.And(expr.Not(p.ann), expr.Ne(p.computed, expr.Null))
-	if p.Type != inject.TypeInt {
-		// Two messages start with the expression's text: it is written
-		// once.
-		at = c.variable(expr.Var(c.names.unique(camel(p.Annotation)+"ExpressionError")),
-			"the start of the core's messages on the value of "+p.Annotation+"'s expression", at)
-	}
 	out := []check{{expr.And(computed, expr.Ne(expr.Call("type", p.computed), expr.Ident(celTypeOf(p.Type)))),
 		expr.Concat(at, expr.Str(inject.ExpressionTypeError(p.Type)))}}
 	if p.Type != inject.TypeInt {

@@ -13,6 +13,12 @@ import (
 // to it, every parameter's default resolved) and the settings that choose
 // what is injected. An admission policy carries it, so that the commands
 // that ask "is it current?" read what the cluster runs.
+//
+// The embedded default is not spelled out: the document then has no
+// template (which every reader takes as the default), keeps the image and
+// native settings, and is written on one line. The template hash the
+// policy stamps says which default it was (BuiltinTemplate), so the
+// operator reads the policy, not the default twice.
 func (in *Injector) Document() ([]byte, error) {
 	s := in.settings
 	spec := newMapping()
@@ -48,7 +54,15 @@ func (in *Injector) Document() ([]byte, error) {
 		paths = append(paths, p.String())
 	}
 	list("podTemplatePaths", paths)
-	set("template", in.template.document())
+	builtin := in.isBuiltinDefault()
+	if builtin {
+		scalar("image", s.Image)
+		if s.Native != nil {
+			set("native", newString(strconv.FormatBool(*s.Native)))
+		}
+	} else {
+		set("template", in.template.document())
+	}
 
 	meta := newMapping()
 	meta.Content = append(meta.Content, newString("name"), newString(documentName(s.Profile)))
@@ -58,6 +72,9 @@ func (in *Injector) Document() ([]byte, error) {
 		newString("kind"), newString(ConfigKind),
 		newString("metadata"), meta,
 		newString("spec"), spec)
+	if builtin {
+		doc.Style = yaml.FlowStyle
+	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
@@ -66,6 +83,9 @@ func (in *Injector) Document() ([]byte, error) {
 	}
 	if err := enc.Close(); err != nil {
 		return nil, err
+	}
+	if builtin {
+		return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 	}
 	return buf.Bytes(), nil
 }

@@ -2,27 +2,33 @@ package inject_test
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
-// reread parses a document Injector.Document wrote and builds its injector.
-func reread(t *testing.T, doc []byte) *inject.Injector {
+// reread parses a document Injector.Document wrote and builds its
+// injector. A document without a template names the built-in default, as
+// every reader takes it.
+func reread(t *testing.T, doc []byte) (in *inject.Injector, carriesTemplate bool) {
 	t.Helper()
 	cfg, err := inject.ParseConfig(doc, nil)
 	if err != nil {
 		t.Fatalf("the document does not parse: %v\n%s", err, doc)
 	}
-	if cfg.Template == nil {
-		t.Fatalf("the document has no template:\n%s", doc)
+	carriesTemplate = cfg.Template != nil
+	if !carriesTemplate {
+		cfg.Template = inject.DefaultTemplate()
 	}
-	in, err := inject.New(cfg.Template, cfg.Settings)
+	in, err = inject.New(cfg.Template, cfg.Settings)
 	if err != nil {
 		t.Fatalf("the document's injector: %v\n%s", err, doc)
 	}
-	return in
+	return in, carriesTemplate
 }
 
 // TestDocumentRoundTrip: the document an injector writes (the one an
@@ -62,12 +68,14 @@ func TestDocumentRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s/%s: %v", c.name, v.name, err)
 			}
-			back := reread(t, doc)
+			back, carried := reread(t, doc)
 			if back.TemplateHash() != orig.TemplateHash() {
 				t.Errorf("%s/%s: template hash %s read back as %s\n%s", c.name, v.name, orig.TemplateHash(), back.TemplateHash(), doc)
 			}
 			want := orig.Settings()
-			want.Image, want.Native = "", nil // applied to the template the document holds
+			if carried {
+				want.Image, want.Native = "", nil // applied to the template the document holds
+			}
 			if got := back.Settings(); !reflect.DeepEqual(got, want) {
 				t.Errorf("%s/%s: settings %+v read back as %+v", c.name, v.name, want, got)
 			}
@@ -90,7 +98,8 @@ func TestDocumentRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			backs = append(backs, reread(t, doc))
+			back, _ := reread(t, doc)
+			backs = append(backs, back)
 			checked++
 		}
 		want, _ := injectAll(t, c.profiles, c.input)
@@ -103,4 +112,100 @@ func TestDocumentRoundTrip(t *testing.T) {
 		t.Fatalf("only %d injectors were checked: the corpus went missing", checked)
 	}
 	t.Logf("%d injectors written and read back", checked)
+}
+
+// TestDocumentNamesTheDefault: the embedded default (with any image,
+// native or selection setting) is written as a one-line document without
+// a template, which reads back to the same template hash; any other
+// template is spelled out whole.
+func TestDocumentNamesTheDefault(t *testing.T) {
+	native := true
+	for _, s := range []inject.Settings{
+		{},
+		{Image: "registry.example/envoy:new"},
+		{Native: &native, Profile: "mesh"},
+		{Policy: inject.Policy{Mode: inject.OptIn, ExcludeNamespaces: []string{"legacy"}}},
+	} {
+		in, err := inject.New(inject.DefaultTemplate(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := in.Document()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(doc, []byte("\n")) || bytes.Contains(doc, []byte("template")) || !bytes.HasPrefix(doc, []byte("{apiVersion: kinject.dev/v1alpha1, kind: SidecarInjection")) {
+			t.Errorf("%+v: the default's document is not one line without a template:\n%s", s, doc)
+		}
+		back, carried := reread(t, doc)
+		if carried || back.TemplateHash() != in.TemplateHash() || !reflect.DeepEqual(back.Settings(), in.Settings()) {
+			t.Errorf("%+v: read back as template %s settings %+v; want %s %+v", s, back.TemplateHash(), back.Settings(), in.TemplateHash(), in.Settings())
+		}
+	}
+	// A template one field away from the default is written whole.
+	tmpl, err := inject.ParseTemplate([]byte(strings.Replace(inject.DefaultTemplateYAML(), "periodSeconds: 5", "periodSeconds: 6", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := inject.New(tmpl, inject.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := in.Document()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back, carried := reread(t, doc); !carried || back.TemplateHash() != in.TemplateHash() || !bytes.Contains(doc, []byte("periodSeconds: 6")) {
+		t.Errorf("a changed template is not carried whole:\n%s", doc)
+	}
+}
+
+// TestEarlierDefaults: each earlier default is named by its template hash,
+// which differs from the current default's, and BuiltinTemplate finds every
+// built-in default by its hash, with and without an image setting.
+func TestEarlierDefaults(t *testing.T) {
+	entries, err := os.ReadDir("earlier_defaults")
+	if err != nil {
+		t.Fatal(err)
+	}
+	builtins := inject.BuiltinTemplates()
+	if len(builtins) != len(entries)+1 || len(entries) == 0 {
+		t.Fatalf("%d built-in templates for %d earlier defaults", len(builtins), len(entries))
+	}
+	seen := map[string]bool{}
+	for i, b := range builtins {
+		for _, s := range []inject.Settings{{}, {Image: "registry.example/envoy:new"}} {
+			in, err := inject.New(b, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if seen[in.TemplateHash()] {
+				t.Errorf("two built-in defaults give template %s", in.TemplateHash())
+			}
+			seen[in.TemplateHash()] = true
+			if got := inject.BuiltinTemplate(in.TemplateHash(), s); got == nil {
+				t.Errorf("built-in default %d (settings %+v) is not found by its hash %s", i, s, in.TemplateHash())
+			}
+		}
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join("earlier_defaults", e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tmpl, err := inject.ParseTemplate(data)
+		if err != nil {
+			t.Fatalf("%s: %v", e.Name(), err)
+		}
+		in, err := inject.New(tmpl, inject.Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := in.TemplateHash() + ".yaml"; e.Name() != want {
+			t.Errorf("earlier_defaults/%s holds template %s: name it %s (an earlier default is never edited)", e.Name(), in.TemplateHash(), want)
+		}
+	}
+	if inject.BuiltinTemplate("0000000000000000000f", inject.Settings{}) != nil {
+		t.Error("a hash no built-in default gives found a template")
+	}
 }

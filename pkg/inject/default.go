@@ -1,12 +1,20 @@
 package inject
 
 import (
-	_ "embed"
+	"embed"
 	"fmt"
 )
 
 //go:embed default_template.yaml
 var defaultTemplateYAML string
+
+// earlierDefaults holds the embedded defaults of earlier versions, each
+// in a file named by its template hash. When the default changes, the one
+// it replaces moves here: a policy compiled from it carries no template
+// (Injector.Document), and is read back by that hash (BuiltinTemplate).
+//
+//go:embed earlier_defaults/*.yaml
+var earlierDefaults embed.FS
 
 // DefaultTemplateYAML returns the text of the embedded default template.
 func DefaultTemplateYAML() string { return defaultTemplateYAML }
@@ -20,4 +28,46 @@ func DefaultTemplate() *Template {
 	}
 	t.Source = "embedded default template"
 	return t
+}
+
+// BuiltinTemplates returns the embedded default and, after it, the
+// earlier versions' defaults.
+func BuiltinTemplates() []*Template {
+	out := []*Template{DefaultTemplate()}
+	entries, err := earlierDefaults.ReadDir("earlier_defaults")
+	if err != nil {
+		panic(fmt.Sprintf("embedded earlier defaults: %v", err)) // covered by tests
+	}
+	for _, e := range entries {
+		data, err := earlierDefaults.ReadFile("earlier_defaults/" + e.Name())
+		if err != nil {
+			panic(fmt.Sprintf("embedded earlier default %s: %v", e.Name(), err))
+		}
+		t, err := ParseTemplate(data)
+		if err != nil {
+			panic(fmt.Sprintf("embedded earlier default %s: %v", e.Name(), err)) // covered by tests
+		}
+		t.Source = "embedded default template of an earlier version"
+		out = append(out, t)
+	}
+	return out
+}
+
+// BuiltinTemplate returns the built-in default (this version's or an
+// earlier one's) that, with settings applied, gives template hash want,
+// or nil when none does.
+func BuiltinTemplate(want string, settings Settings) *Template {
+	for _, t := range BuiltinTemplates() {
+		if in, err := New(t, settings); err == nil && in.TemplateHash() == want {
+			return t
+		}
+	}
+	return nil
+}
+
+// isBuiltinDefault reports whether the injector's template is this
+// version's embedded default with its settings applied (image, native).
+func (in *Injector) isBuiltinDefault() bool {
+	def, err := New(DefaultTemplate(), Settings{Native: in.settings.Native, Image: in.settings.Image})
+	return err == nil && def.hash == in.hash
 }

@@ -1,6 +1,7 @@
 package inject_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -54,8 +55,9 @@ func TestExpressionValues(t *testing.T) {
 }
 
 // TestExpressionErrors: an expression that fails, gives the wrong type or
-// costs too much fails the object with an error naming the field and the
-// expression.
+// costs too much fails the object with an error naming the parameter and
+// its field, not quoting the expression (the template holds it, and the
+// reason must fit in the 1,024 characters a skip mark keeps).
 func TestExpressionErrors(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ name, typ, expr, want string }{
@@ -73,8 +75,9 @@ func TestExpressionErrors(t *testing.T) {
 				t.Fatalf("entries %v, want a failure", entries)
 			}
 			msg := entries[0].Message
-			if !strings.Contains(msg, c.want) || !strings.Contains(msg, "containers[proxy].args[--port]") || !strings.Contains(msg, "expression ") {
-				t.Errorf("message %q: want the field, the expression and %q", msg, c.want)
+			if !strings.Contains(msg, "parameters: port: containers[proxy].args[--port]: expression: ") || !strings.Contains(msg, c.want) ||
+				strings.Contains(msg, strconv.Quote(c.expr)) {
+				t.Errorf("message %q: want the parameter, its field and %q, and not the expression quoted", msg, c.want)
 			}
 			if string(out) != exprPod {
 				t.Error("a failed object must pass through unchanged")

@@ -300,7 +300,9 @@ func parameterValues(t *podTarget, profile string, tpl *Template, own *record) (
 				continue // the default, as without an expression
 			}
 			if err != nil {
-				return nil, fmt.Errorf("parameters: %s: %s: expression %q: %w", p.Annotation, p.Field, p.Expression, err)
+				// The template holds the expression: naming its parameter
+				// and field finds it, and keeps the message short.
+				return nil, fmt.Errorf("parameters: %s: %s: expression: %w", p.Annotation, p.Field, err)
 			}
 			if values == nil {
 				values = map[string]string{}

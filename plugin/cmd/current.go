@@ -78,8 +78,9 @@ func readCurrent(ctx context.Context, flags *local.Flags, client dynamic.Interfa
 // installedConfig finds the profile's installed mutating policy and
 // returns the configuration it carries, or nil when none is installed
 // (or the API server serves no MutatingAdmissionPolicy). A policy from a
-// version that carried no configuration counts as the embedded default
-// when its template hash is the default's, and is an error otherwise.
+// version that carried no configuration counts as a built-in default
+// (this version's or an earlier one's) when its template hash is that
+// default's, and is an error otherwise.
 func installedConfig(ctx context.Context, client dynamic.Interface, profile, name string) (*inject.Config, string, error) {
 	list, err := listInstalledPolicies(ctx, client)
 	if err != nil {
@@ -105,15 +106,13 @@ func installedConfig(ctx context.Context, client dynamic.Interface, profile, nam
 			if item.GetName() != admission.ObjectName(admission.DefaultName, profile) && name == "" {
 				continue
 			}
-			def, err := inject.New(inject.DefaultTemplate(), inject.Settings{Profile: profile})
-			if err != nil {
-				return nil, "", err
-			}
-			if ann[admission.TemplateHashAnnotation] != def.TemplateHash() {
+			settings := inject.Settings{Profile: profile}
+			tmpl := inject.BuiltinTemplate(ann[admission.TemplateHashAnnotation], settings)
+			if tmpl == nil {
 				return nil, "", fmt.Errorf("mutatingadmissionpolicy/%s injects template %s but does not say which (an older kubectl-inject compiled it): apply it again with kubectl inject policy --apply and its flags",
 					item.GetName(), ann[admission.TemplateHashAnnotation])
 			}
-			cfg = &inject.Config{Template: inject.DefaultTemplate(), Settings: inject.Settings{Profile: profile}}
+			cfg = &inject.Config{Template: tmpl, Settings: settings}
 		}
 		if cfg.Settings.Profile != profile {
 			continue

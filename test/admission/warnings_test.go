@@ -117,7 +117,7 @@ func TestExpressionError(t *testing.T) {
 
 	portless := []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: portless, namespace: experr}\nspec:\n  containers: [{name: app, image: busybox}]\n")
 	_, e := coreInject(t, injectorFor(t, template), portless)
-	if e.Action != inject.Failed || !strings.Contains(e.Message, "containers[agent].env[PORT].value") || !strings.Contains(e.Message, "containerPort") {
+	if e.Action != inject.Failed || !strings.Contains(e.Message, "containers[agent].env[PORT].value: expression: no such key: ports") {
 		t.Fatalf("the core: %s %s", e.Action, e.Message)
 	}
 
