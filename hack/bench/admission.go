@@ -4,7 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"regexp"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -28,6 +32,9 @@ const (
 	sideCtl   = "pre-injected"
 	sideFloor = "constant"
 	sideOn    = "on"
+	// sideBaseline is the policy of -admission-baseline: another version
+	// of the same policy, measured in the same rounds as this one.
+	sideBaseline = "baseline"
 )
 
 // admissionRun is one timed creation of the Pods.
@@ -50,7 +57,8 @@ type admissionResult struct {
 	Families                   []metricFamily
 	CEL                        *celReport
 	PolicyBytes                int
-	PodBytes, InjectedPodBytes int // JSON of the bench Pod, before and after injection
+	PodBytes, InjectedPodBytes int    // JSON of the bench Pod, before and after injection
+	Baseline                   string // the -admission-baseline file, when one ran
 }
 
 // walls is the wall times of the runs of side, in order.
@@ -199,6 +207,12 @@ func (e *env) admission() error {
 	// compiled policy), sideFloor (the constant one) or "" (none).
 	installed := ""
 	policyObjs := map[string][][]byte{sideOn: objs, sideFloor: floorObjs, sideWebhook: hookObjs}
+	if o.admissionBaseline != "" {
+		if policyObjs[sideBaseline], err = readPolicyFile(o.admissionBaseline); err != nil {
+			return err
+		}
+		res.Baseline = o.admissionBaseline
+	}
 	apply := func(list [][]byte, del bool) error {
 		for i := range list {
 			data := list[i]
@@ -262,16 +276,20 @@ func (e *env) admission() error {
 	if _, err := createPods(ctx, cs, "adm-warmup", benchPod("", ""), res.Warmup, o.admissionWorkers); err != nil {
 		return err
 	}
-	totals := map[string]map[string]histogram{sideOff: {}, sideCtl: {}, sideFloor: {}, sideWebhook: {}, sideOn: {}}
+	totals := map[string]map[string]histogram{sideOff: {}, sideCtl: {}, sideFloor: {}, sideWebhook: {}, sideOn: {}, sideBaseline: {}}
+	sides := []string{sideOff, sideOn, sideWebhook, sideFloor, sideCtl}
+	if res.Baseline != "" {
+		sides = []string{sideOff, sideOn, sideBaseline, sideWebhook, sideFloor, sideCtl}
+	}
 	for r := 0; r < o.admissionRounds; r++ {
 		// ABBA order: drift over the run hits every side alike.
-		order := []string{sideOff, sideOn, sideWebhook, sideFloor, sideCtl}
+		order := append([]string(nil), sides...)
 		if r%2 == 1 {
-			order = []string{sideCtl, sideFloor, sideWebhook, sideOn, sideOff}
+			slices.Reverse(order)
 		}
 		for _, side := range order {
 			policy := ""
-			if side == sideOn || side == sideFloor || side == sideWebhook {
+			if policyObjs[side] != nil {
 				policy = side
 			}
 			if err := setPolicy(policy); err != nil {
@@ -331,6 +349,30 @@ func (e *env) admission() error {
 	}
 	res.Families = families(final)
 	return setPolicy("")
+}
+
+// readPolicyFile reads the objects of a policy file (YAML documents) as
+// JSON, in the file's order.
+func readPolicyFile(path string) ([][]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out [][]byte
+	for i, doc := range regexp.MustCompile(`(?m)^---\s*$`).Split(string(data), -1) {
+		if strings.TrimSpace(doc) == "" {
+			continue
+		}
+		j, err := yaml.YAMLToJSON([]byte(doc))
+		if err != nil {
+			return nil, fmt.Errorf("%s: document %d: %w", path, i+1, err)
+		}
+		out = append(out, j)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no policy objects", path)
+	}
+	return out, nil
 }
 
 // createPods creates namespace ns and n copies of tmpl, web-0..web-(n-1),

@@ -96,10 +96,10 @@ func poll(what string, done func() (bool, error)) error {
 }
 
 // waitSide waits until the policy of side (sideOn: the compiled policy,
-// waitPolicy; sideFloor: the constant one, which injects the probe and
+// and sideBaseline, another version of it: waitPolicy; sideFloor: the constant one, which injects the probe and
 // warns about nothing) runs, or until it no longer does.
 func waitSide(ctx context.Context, cs kubernetes.Interface, w *warnings, side string, active bool) error {
-	if side == sideOn {
+	if side == sideOn || side == sideBaseline {
 		return waitPolicy(ctx, cs, w, active)
 	}
 	dry := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}

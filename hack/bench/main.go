@@ -18,28 +18,30 @@ import (
 
 // options are the command line flags.
 type options struct {
-	out               string
-	binDir            string
-	ns                []int
-	kustomizeNs       []int
-	liveNs            []int
-	smallRuns         int
-	bigRuns           int
-	kustomizeBig      int
-	kustomizeNoopMax  int
-	startupRuns       int
-	loopSample        int
-	skipCore          bool
-	skipKustomize     bool
-	skipStartup       bool
-	skipLive          bool
-	skipProfile       bool
-	skipAdmission     bool
-	skipStatus        bool
-	skipOverrides     bool
-	admissionPods     int
-	admissionRounds   int
-	admissionWorkers  int
+	out              string
+	binDir           string
+	ns               []int
+	kustomizeNs      []int
+	liveNs           []int
+	smallRuns        int
+	bigRuns          int
+	kustomizeBig     int
+	kustomizeNoopMax int
+	startupRuns      int
+	loopSample       int
+	skipCore         bool
+	skipKustomize    bool
+	skipStartup      bool
+	skipLive         bool
+	skipProfile      bool
+	skipAdmission    bool
+	skipStatus       bool
+	skipOverrides    bool
+	admissionPods    int
+	admissionRounds  int
+	admissionWorkers int
+	// admissionBaseline is a policy file run as its own side (sideBaseline).
+	admissionBaseline string
 	statusDeployments int
 	statusRounds      int
 	skipRestart       bool
@@ -90,6 +92,7 @@ func main() {
 	flag.IntVar(&o.admissionPods, "admission-pods", 1000, "Pods created per admission run")
 	flag.IntVar(&o.admissionRounds, "admission-rounds", 3, "admission runs with and without the policy, interleaved (the median is reported)")
 	flag.IntVar(&o.admissionWorkers, "admission-workers", 8, "concurrent Pod creations in the admission part")
+	flag.StringVar(&o.admissionBaseline, "admission-baseline", "", "admission part: also run this policy file (kubectl inject policy's output of another version, say) as a side of every round, and compare it with the compiled policy")
 	flag.BoolVar(&o.skipStatus, "skip-status", false, "skip part 7 (kubectl inject status -A against kubectl get on a live kube-apiserver)")
 	flag.BoolVar(&o.skipOverrides, "skip-overrides", false, "skip part 8 (profiles and override annotations against plain injection)")
 	flag.IntVar(&o.statusDeployments, "status-deployments", 1000, "Deployments of the status part (3 Pods each, half of them injected)")

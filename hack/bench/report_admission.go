@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -63,6 +64,7 @@ func (r *report) admissionSection() string {
 	p("status record in CEL, the validating policy) %s on top of it (with / constant). Medians\n", ratio(on.Seconds(), fl.Seconds()))
 	p("of runs this short move with the machine's load (header), the per-round ratios show how much.\n\n")
 	r.webhookTable(p)
+	r.baselineTable(p)
 	r.goal(rt <= 1.2, fmt.Sprintf("admission policy: creating %s Pods <= 1.2x the time without it", commas(a.Pods)), "%.2fx (median %s vs %s); the constant policy alone: %.2fx", rt, secs(on), secs(off), fl.Seconds()/off.Seconds())
 	r.goal(injected == a.Pods*a.Rounds, "admission policy: every Pod created with it is injected", "%s of %s", commas(injected), commas(a.Pods*a.Rounds))
 
@@ -270,4 +272,41 @@ func (r *report) webhookTable(p func(string, ...any)) {
 	cpuRatio := medCPU(sideOn) / medCPU(sideWebhook)
 	r.goal(wall <= 1, "admission policy: wall time <= the zero-work webhook's", "%.2fx (median %s vs %s)", wall, secs(med(sideOn)), secs(med(sideWebhook)))
 	r.goal(cpuRatio <= 1, "admission policy: API server CPU per Pod <= the zero-work webhook's", "%.2fx (%s vs %s ms)", cpuRatio, ms(sideOn), ms(sideWebhook))
+}
+
+// baselineTable compares the policy with the -admission-baseline policy
+// run in the same rounds: the change between two versions of the policy,
+// measured as a ratio in one run rather than across two noisy runs.
+func (r *report) baselineTable(p func(string, ...any)) {
+	a := r.admission
+	if a.Baseline == "" {
+		return
+	}
+	rounds := byRound(a.Runs, func(x admissionRun) (int, string) { return x.Round, x.Side })
+	perPod := func(x admissionRun) float64 { return x.CPU * 1000 / float64(a.Pods) }
+	p("**Against a baseline policy.** `%s`, installed in turn with this policy in every round\n", filepath.Base(a.Baseline))
+	p("(ABBA order); both inject every Pod. Wall time and the API server's CPU per Pod (ms):\n\n")
+	t := &table{head: []string{"round", "policy", "baseline", "policy / baseline", "CPU ms/Pod: policy", "baseline", "CPU policy / baseline"}}
+	var walls, cpus []float64
+	for i := 0; i < a.Rounds; i++ {
+		on, base := rounds[i][sideOn], rounds[i][sideBaseline]
+		walls = append(walls, on.Wall.Seconds()/base.Wall.Seconds())
+		cpus = append(cpus, on.CPU/base.CPU)
+		t.add(fmt.Sprint(i+1), secs(on.Wall), secs(base.Wall), ratio(on.Wall.Seconds(), base.Wall.Seconds()),
+			fmt.Sprintf("%.2f", perPod(on)), fmt.Sprintf("%.2f", perPod(base)), ratio(on.CPU, base.CPU))
+	}
+	median := func(v []float64) float64 {
+		v = append([]float64(nil), v...)
+		sort.Float64s(v)
+		return v[len(v)/2]
+	}
+	t.add("**median of the round ratios**", "", "", fmt.Sprintf("**%.2fx**", median(walls)), "", "", fmt.Sprintf("**%.2fx**", median(cpus)))
+	p("%s\n", t)
+	lower := 0
+	for _, c := range cpus {
+		if c < 1 {
+			lower++
+		}
+	}
+	p("The policy used less API server CPU than the baseline in %d of %d rounds.\n\n", lower, len(cpus))
 }

@@ -6,7 +6,10 @@
 // pod metadata). LoadConfig reads one from any supported document: the seed
 // Initializer's ConfigMap (data.config), a bare partial Pod spec, or a
 // kinject.dev/v1alpha1 SidecarInjection; DefaultTemplate is the embedded
-// Envoy sidecar.
+// Envoy sidecar. The defaults of earlier versions stay embedded
+// (earlier_defaults/, each file named by its template hash): a
+// SidecarInjection without a template, as Injector.Document writes one for
+// a built-in default, is read back by that hash (BuiltinTemplate).
 //
 // New combines a template with Settings (selection policy, native sidecars,
 // image override, pod-template paths of custom kinds) into an Injector.
