@@ -83,9 +83,10 @@ fuzz:
 	hack/fuzz.sh ./fn/processor FuzzResourceList $(FUZZTIME)
 
 ## bench: benchmarks as ratios measured in one run; writes docs/benchmarks.md
+## (BASELINE=policy.yaml: also runs that policy in every admission round, against this one)
 bench: tools build
 	go test ./pkg/inject -run '^$$' -bench . -benchmem -count 1
-	PATH="$(TOOLS_BIN):$$PATH" go run ./hack/bench -out docs/benchmarks.md
+	PATH="$(TOOLS_BIN):$$PATH" go run ./hack/bench -out docs/benchmarks.md $(if $(BASELINE),-admission-baseline $(BASELINE))
 
 ## image: the inject-fn container image (FROM scratch), labelled with the binaries' version and commit;
 ## the build context holds only what the Dockerfile copies
