@@ -96,6 +96,9 @@ func (r *statusResult) kinds() []struct {
 		{call{"LIST", "batch", "cronjobs", ""}, 0},
 		{call{"LIST", "batch", "jobs", ""}, 0},
 		{call{"LIST", "", "pods", ""}, r.Pods},
+		// Current is what the cluster has installed: status reads the
+		// installed policies first (none here, one page).
+		{call{"LIST", "admissionregistration.k8s.io", "mutatingadmissionpolicies", ""}, 0},
 	}
 }
 
