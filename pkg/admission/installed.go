@@ -26,9 +26,11 @@ func InstalledConfig(name string, annotations map[string]string) (*inject.Config
 	want := annotations[TemplateHashAnnotation]
 	named := cfg.Template == nil // a built-in default, named by the hash
 	if named {
-		if cfg.Template = inject.BuiltinTemplate(want, cfg.Settings); cfg.Template == nil {
-			cfg.Template = inject.DefaultTemplate() // to say which template the annotation gives
+		// BuiltinTemplate checked the hash of the one it finds.
+		if cfg.Template = inject.BuiltinTemplate(want, cfg.Settings); cfg.Template != nil {
+			return cfg, nil
 		}
+		cfg.Template = inject.DefaultTemplate() // to say which template the annotation gives
 	}
 	in, err := inject.New(cfg.Template, cfg.Settings)
 	if err != nil {
