@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"regexp"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -359,11 +357,8 @@ func readPolicyFile(path string) ([][]byte, error) {
 		return nil, err
 	}
 	var out [][]byte
-	for i, doc := range regexp.MustCompile(`(?m)^---\s*$`).Split(string(data), -1) {
-		if strings.TrimSpace(doc) == "" {
-			continue
-		}
-		j, err := yaml.YAMLToJSON([]byte(doc))
+	for i, doc := range splitDocs(data) {
+		j, err := yaml.YAMLToJSON(doc)
 		if err != nil {
 			return nil, fmt.Errorf("%s: document %d: %w", path, i+1, err)
 		}

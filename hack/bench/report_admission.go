@@ -254,14 +254,7 @@ func (r *report) webhookTable(p func(string, ...any)) {
 			perPod(x[sideOff]), perPod(x[sideFloor]), perPod(x[sideWebhook]), perPod(x[sideOn]), ratio(x[sideOn].CPU, x[sideWebhook].CPU))
 	}
 	med := func(sd string) time.Duration { return medianDuration(a.walls(sd)) }
-	medCPU := func(sd string) float64 {
-		v := append([]float64(nil), cpu[sd]...)
-		sort.Float64s(v)
-		if len(v) == 0 {
-			return 0
-		}
-		return v[len(v)/2]
-	}
+	medCPU := func(sd string) float64 { return medianFloat(cpu[sd]) }
 	ms := func(sd string) string { return fmt.Sprintf("%.2f", medCPU(sd)*1000/float64(a.Pods)) }
 	t.add("**median**", secs(med(sideOff)), secs(med(sideFloor)), secs(med(sideWebhook)), secs(med(sideOn)),
 		"**"+ratio(med(sideOn).Seconds(), med(sideWebhook).Seconds())+"**", ratio(med(sideOn).Seconds(), med(sideFloor).Seconds()),
@@ -295,12 +288,7 @@ func (r *report) baselineTable(p func(string, ...any)) {
 		t.add(fmt.Sprint(i+1), secs(on.Wall), secs(base.Wall), ratio(on.Wall.Seconds(), base.Wall.Seconds()),
 			fmt.Sprintf("%.2f", perPod(on)), fmt.Sprintf("%.2f", perPod(base)), ratio(on.CPU, base.CPU))
 	}
-	median := func(v []float64) float64 {
-		v = append([]float64(nil), v...)
-		sort.Float64s(v)
-		return v[len(v)/2]
-	}
-	t.add("**median of the round ratios**", "", "", fmt.Sprintf("**%.2fx**", median(walls)), "", "", fmt.Sprintf("**%.2fx**", median(cpus)))
+	t.add("**median of the round ratios**", "", "", fmt.Sprintf("**%.2fx**", medianFloat(walls)), "", "", fmt.Sprintf("**%.2fx**", medianFloat(cpus)))
 	p("%s\n", t)
 	lower := 0
 	for _, c := range cpus {
@@ -309,4 +297,15 @@ func (r *report) baselineTable(p func(string, ...any)) {
 		}
 	}
 	p("The policy used less API server CPU than the baseline in %d of %d rounds.\n\n", lower, len(cpus))
+}
+
+// medianFloat is the median of v (the upper one of an even count), 0 for
+// none; v is left as it was.
+func medianFloat(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	v = append([]float64(nil), v...)
+	sort.Float64s(v)
+	return v[len(v)/2]
 }
