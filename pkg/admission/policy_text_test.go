@@ -10,6 +10,7 @@ import (
 	"github.com/kinject/kubectl-inject/internal/podgen"
 	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"sigs.k8s.io/yaml"
 )
 
 // deadFragments are CEL that does nothing: what the expression builder
@@ -116,9 +117,15 @@ func TestPolicyExampleText(t *testing.T) {
 	// in one line (sidecar.kinject.dev/config) rather than spelling it out
 	// again: the limits below hold for the whole file an operator reads.
 	text := string(data)
-	if !strings.Contains(text, "    "+admission.ConfigAnnotation+": '{apiVersion: kinject.dev/v1alpha1, kind: SidecarInjection,\n") ||
-		strings.Contains(text, "kind: SidecarInjection\n") {
-		t.Errorf("the policy does not carry its configuration as the one-line document naming the default")
+	var mutating struct {
+		Metadata struct{ Annotations map[string]string }
+	}
+	if err := yaml.Unmarshal([]byte(strings.SplitN(text, "\n---\n", 2)[0]), &mutating); err != nil {
+		t.Fatal(err)
+	}
+	if doc := mutating.Metadata.Annotations[admission.ConfigAnnotation]; strings.Contains(doc, "\n") || strings.Contains(doc, "template") ||
+		!strings.HasPrefix(doc, "{apiVersion: kinject.dev/v1alpha1, kind: SidecarInjection,") {
+		t.Errorf("the policy does not carry its configuration as the one-line document naming the default: %q", doc)
 	}
 	if m := deadFragments.FindString(text); m != "" {
 		t.Errorf("dead fragment %q in the example policy", m)
