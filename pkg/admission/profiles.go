@@ -38,19 +38,17 @@ func (c *compiler) addOtherVariables() {
 	pairs := expr.Method(otherKeys, "map", k, expr.List(expr.Call("string", k), record))
 	key := expr.Index(e, expr.Int(0))
 	record = expr.Index(e, expr.Int(1))
-	lists := func(field string) expr.Expr {
-		return expr.Method(record, "find", expr.Str(`,"`+field+`":`+reList))
+	// A section of the record (a list or map field), found once each: the
+	// sidecar lists, and what inheritance reads.
+	section := func(field, pattern string) expr.Expr {
+		return expr.Method(record, "find", expr.Str(`,"`+field+`":`+pattern))
 	}
 	// inject.ProfileName of the record's profile.
 	display := expr.Cond(expr.Eq(key, expr.Str(inject.StatusAnnotation)), expr.Str(inject.ProfileName("")),
 		expr.Concat(expr.Str(`profile "`), expr.Method(key, "substring", expr.Int(0), expr.Sub(expr.Method(key, "size"), expr.Int(int64(len(statusSuffix))))), expr.Str(`"`)))
-	// The record's sections that inheritance reads, found once each.
-	section := func(field, pattern string) expr.Expr {
-		return expr.Method(record, "find", expr.Str(`,"`+field+`":`+pattern))
-	}
 	c.variable(otherRecords, "for each: [its profile as messages name it, its text, containers and initContainers, "+
 		"created, null, empty, nullTokens]",
-		expr.Method(pairs, "map", e, expr.List(display, record, expr.Concat(lists("containers"), lists("initContainers")),
+		expr.Method(pairs, "map", e, expr.List(display, record, expr.Concat(section("containers", reList), section("initContainers", reList)),
 			section("created", `\[[^\]]*\]`), section("null", `\[[^\]]*\]`),
 			section("empty", `\{[^}]*\}`), section("nullTokens", `\{[^}]*\}`))))
 }
