@@ -35,6 +35,8 @@ binaries=(
   "kube-controller-manager|apiserver|kube-controller-manager"
   "kube-scheduler|apiserver|kube-scheduler"
   "kubectl.${KUBE_VERSION}|apiserver|kubectl"
+  # the real node of test/node: kubelet (+ containerd and CNI from Debian)
+  "kubelet|apiserver|kubelet"
   # the control plane's etcd (hack/etcd): v3.6, which serves the watch
   # progress requests kube-apiserver needs for streaming lists
   "etcd.v3.6.16|etcd|."
