@@ -122,7 +122,8 @@ var overrideValues = map[inject.ParameterType][]string{
 // like the template's (identical or not), ports the sidecar uses, a
 // default-container annotation, namespaces, override annotations with
 // valid and invalid values, fields present but empty (null, ~, [] and {},
-// and in JSON written across lines), and other profiles' injections,
+// and in JSON written across lines), restart policies of Pods that run
+// to completion, and other profiles' injections,
 // whose records then hold every kind of field the core writes. About a
 // third are indented JSON.
 func (g Generator) Pods(seed int64, n int, prefix string) [][]byte {
@@ -227,6 +228,11 @@ func (g Generator) pod(r *rand.Rand, name string) map[string]any {
 	}
 	if d.chance(0.3) {
 		serviceAccountToken(d, spec)
+	}
+	// A Job's Pod (Never, OnFailure) runs to completion: a classic
+	// sidecar is refused there. Always is what the API server defaults.
+	if d.chance(0.25) {
+		spec["restartPolicy"] = d.pick("Never", "OnFailure", "Always")
 	}
 	return map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
 }

@@ -52,6 +52,9 @@ func (c *compiler) addSkipVariable(conds []matchCondition) {
 	for _, mc := range conds {
 		checks = append(checks, check{expr.Not(mc.cond), expr.Str(string(mc.reason))})
 	}
+	if completes, ok := c.completionCheck(); ok {
+		checks = append(checks, completes)
+	}
 	checks = append(checks, check{expr.Ne(conflict, expr.Str("")), expr.Concat(expr.Str(string(inject.ReasonConflict)+": "), why)})
 	c.variable(expr.Var("skipped"), "why the core leaves the Pod alone (its reason code, and its message for a refusal or a conflict), or \"\"", chain(checks))
 }

@@ -100,11 +100,14 @@ func TestDefaultTemplateIsTheSeedModernized(t *testing.T) {
 	if got := strings.Join(tpl.Names(), ","); got != "envoy" {
 		t.Errorf("names = %s", got)
 	}
-	out, err := yaml.NewRNode(tpl.Containers[0]).String()
+	if len(tpl.Containers) != 0 || len(tpl.InitContainers) != 1 {
+		t.Fatalf("the default has %d containers and %d init containers, want one native sidecar", len(tpl.Containers), len(tpl.InitContainers))
+	}
+	out, err := yaml.NewRNode(tpl.InitContainers[0]).String()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"image: envoyproxy/envoy:v1.", "containerPort: 10000", "- --concurrency\n", `- "4"`, "- --config-yaml\n", "port_value: $(KINJECT_APP_PORT)", "cpu: 100m", "memory: 64Mi", "cpu: 1000m", "memory: 512Mi", "readOnlyRootFilesystem: true"} {
+	for _, want := range []string{"image: envoyproxy/envoy:v1.", "containerPort: 10000", "- --concurrency\n", `- "4"`, "- --config-yaml\n", "port_value: $(KINJECT_APP_PORT)", "cpu: 100m", "memory: 64Mi", "cpu: 1000m", "memory: 512Mi", "readOnlyRootFilesystem: true", "restartPolicy: Always", "startupProbe:\n  httpGet:\n    path: /ready\n    port: 9902"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("default container lacks %q:\n%s", want, out)
 		}

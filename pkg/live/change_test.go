@@ -38,7 +38,21 @@ func object(t *testing.T, manifest string) *unstructured.Unstructured {
 
 func patcher(t *testing.T, op inject.Op) *Patcher {
 	t.Helper()
-	in, err := inject.New(inject.DefaultTemplate(), inject.Settings{})
+	return settingsPatcher(t, op, inject.Settings{})
+}
+
+// classicPatcher injects the default as a classic sidecar: a second item
+// of the app's containers list, where strategic merge and merge patches
+// differ.
+func classicPatcher(t *testing.T, op inject.Op) *Patcher {
+	t.Helper()
+	classic := false
+	return settingsPatcher(t, op, inject.Settings{Native: &classic})
+}
+
+func settingsPatcher(t *testing.T, op inject.Op, s inject.Settings) *Patcher {
+	t.Helper()
+	in, err := inject.New(inject.DefaultTemplate(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,22 +65,31 @@ func TestPatch(t *testing.T) {
 	custom := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Deployment"}
 	cases := []struct {
 		name      string
+		p         *Patcher
 		gvk       schema.GroupVersionKind
 		wantType  string
 		wantParts []string
 		notParts  []string
 	}{
-		{"built-in kind: strategic merge", deploy, "application/strategic-merge-patch+json",
+		{"built-in kind: strategic merge", classicPatcher(t, inject.OpInject), deploy, "application/strategic-merge-patch+json",
 			[]string{`"$setElementOrder/containers":[{"name":"app"},{"name":"envoy"}]`, `"resourceVersion":"42"`, `"name":"envoy"`},
 			[]string{`"replicas"`, `"image":"nginx"`}},
-		{"custom kind: merge, guarded", custom, "application/merge-patch+json",
+		{"custom kind: merge, guarded", classicPatcher(t, inject.OpInject), custom, "application/merge-patch+json",
 			[]string{`"resourceVersion":"42"`, `"name":"envoy"`, `"image":"nginx"`}, // merge patches replace lists
 			[]string{`"replicas"`, `$setElementOrder`}},
+		// The native default is a list of its own: the app's containers
+		// are not in the patch at all.
+		{"native, built-in kind", patcher(t, inject.OpInject), deploy, "application/strategic-merge-patch+json",
+			[]string{`"initContainers":[{`, `"restartPolicy":"Always"`, `"resourceVersion":"42"`},
+			[]string{`"replicas"`, `"image":"nginx"`, `"containers"`}},
+		{"native, custom kind", patcher(t, inject.OpInject), custom, "application/merge-patch+json",
+			[]string{`"initContainers":[{`, `"resourceVersion":"42"`},
+			[]string{`"replicas"`, `"image":"nginx"`, `$setElementOrder`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			ch, err := patcher(t, inject.OpInject).compute(object(t, deploymentYAML))
+			ch, err := tc.p.compute(object(t, deploymentYAML))
 			if err != nil || ch.entry.Action != inject.Injected {
 				t.Fatalf("compute: %v %+v", err, ch)
 			}
@@ -108,7 +131,7 @@ func TestApplyBody(t *testing.T) {
 	}
 	tmpl, _, _ := unstructured.NestedMap(m, "spec", "template")
 	names := []string{}
-	for _, c := range tmpl["spec"].(map[string]any)["containers"].([]any) {
+	for _, c := range tmpl["spec"].(map[string]any)["initContainers"].([]any) {
 		names = append(names, c.(map[string]any)["name"].(string))
 	}
 	if strings.Join(names, ",") != "envoy" {

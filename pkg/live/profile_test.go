@@ -61,7 +61,7 @@ func appliedNames(t *testing.T, body []byte) string {
 		t.Fatal(err)
 	}
 	var names []string
-	for _, field := range []string{"containers", "volumes"} {
+	for _, field := range []string{"initContainers", "containers", "volumes"} {
 		list, _, _ := unstructured.NestedSlice(m, "spec", "template", "spec", field)
 		for _, item := range list {
 			names = append(names, field+":"+item.(map[string]any)["name"].(string))
@@ -87,7 +87,7 @@ func TestApplyBodyProfiles(t *testing.T) {
 	logs := profilePatcher(t, inject.OpInject, inject.Settings{Profile: "logs"})
 	ch, both := step(t, logs, withDefault, inject.Injected)
 
-	const defaultParts = "annotation:kubectl.kubernetes.io/default-container annotation:sidecar.kinject.dev/status containers:envoy"
+	const defaultParts = "annotation:sidecar.kinject.dev/status initContainers:envoy"
 	cases := []struct {
 		name string
 		op   inject.Op
@@ -96,7 +96,7 @@ func TestApplyBodyProfiles(t *testing.T) {
 		want string
 	}{
 		{"inject a second profile", inject.OpInject, inject.Settings{Profile: "logs"}, withDefault,
-			defaultParts + " annotation:logs.sidecar.kinject.dev/status containers:log-agent volumes:logs"},
+			defaultParts + " annotation:kubectl.kubernetes.io/default-container annotation:logs.sidecar.kinject.dev/status containers:log-agent volumes:logs"},
 		{"uninject one profile", inject.OpUninject, inject.Settings{Profile: "logs"}, both,
 			defaultParts},
 		{"uninject the default profile", inject.OpUninject, inject.Settings{}, both,

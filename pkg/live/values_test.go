@@ -63,15 +63,14 @@ func TestValuesOnlyPatch(t *testing.T) {
 		notParts  []string
 	}{
 		{"cpu request changed", patcher(t, inject.OpInject), setCPU("500m"), true,
-			[]string{`"containers":[{"name":"envoy","resources":{"requests":{"cpu":"500m"}}}]`},
+			[]string{`"initContainers":[{"name":"envoy","resources":{"requests":{"cpu":"500m"}}}]`},
 			[]string{"imagePullPolicy", "defaultMode", "limits", `"image"`, `"volumes":[`}},
 		{"override removed", patcher(t, inject.OpInject), func(obj *unstructured.Unstructured) { obj.SetAnnotations(nil) }, true,
-			[]string{`"containers":[{"name":"envoy","resources":{"requests":{"cpu":"100m"}}}]`},
+			[]string{`"initContainers":[{"name":"envoy","resources":{"requests":{"cpu":"100m"}}}]`},
 			[]string{"imagePullPolicy", "defaultMode", "limits", `"image"`}},
 		{"sidecar removed by hand", patcher(t, inject.OpInject), func(obj *unstructured.Unstructured) {
 			setCPU("500m")(obj)
-			containers, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
-			_ = unstructured.SetNestedSlice(obj.Object, containers[:1], "spec", "template", "spec", "containers")
+			unstructured.RemoveNestedField(obj.Object, "spec", "template", "spec", "initContainers")
 		}, false, []string{`"image":"envoyproxy/envoy:`, `"cpu":"500m"`}, nil},
 		{"another template", profilePatcherImage(t, "envoyproxy/envoy:v9"), setCPU("500m"), false,
 			[]string{`"image":"envoyproxy/envoy:v9"`}, nil},

@@ -29,7 +29,7 @@ func TestError(t *testing.T) {
 		{"list item", "app.yaml", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: ok}\n  spec: {containers: [{name: a, image: b}]}\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: p}\n  spec: {containers: x}\n",
 			"app.yaml:16:22: pod/p error: spec.containers: must be a list (document 2, item 2)"},
 		{"container conflict", "app.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: app\n    image: a\n  - name: envoy\n    image: b\n",
-			`app.yaml:13:5: pod/p error: spec.containers: container "envoy" already exists and was not injected by kubectl-inject (rename it, or remove it so the template's can be added) (document 2)`},
+			`app.yaml:13:5: pod/p error: spec.initContainers: container "envoy" already exists and was not injected by kubectl-inject (rename it, or remove it so the template's can be added) (document 2)`},
 		{"port conflict", "app.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: app\n    image: a\n    ports:\n    - {containerPort: 10000}\n",
 			`app.yaml:14:7: pod/p error: spec.containers: sidecar "envoy" port 10000 is already used by container "app" (document 2)`},
 		{"stats port conflict", "app.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: app\n    image: a\n    ports:\n    - {containerPort: 9902}\n",

@@ -11,11 +11,11 @@ import (
 // and the reason codes of -o json.
 func TestExplainLocal(t *testing.T) {
 	const file = "testdata/explain/pods.yaml"
-	policy := "  policy:   kinject-envoy (compiled from the template flags, template 302072cdf16e41026c81)"
+	policy := "  policy:   kinject-envoy (compiled from the template flags, template fad07bfe23f9a73ecea9)"
 	out, errOut, code := runCmd(t, "", "explain", "--local", "-f", file, "--namespace-labels", "sidecar.kinject.dev/inject=enabled")
 	want := []string{
 		"pod/plain in namespace shop, the default profile:", policy,
-		"  verdict:  injected: kinject-envoy adds the sidecar (template 302072cdf16e41026c81)",
+		"  verdict:  injected: kinject-envoy adds the sidecar (template fad07bfe23f9a73ecea9)",
 		"",
 		"pod/optout in namespace shop, the default profile:", policy,
 		`  verdict:  not injected: opted out: the annotation sidecar.kinject.dev/inject is "false"`,

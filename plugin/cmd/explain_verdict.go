@@ -199,6 +199,8 @@ func skipWords(code, why string, in *inject.Injector) (message, hint string) {
 		return "the Pod uses the host's network: a sidecar would share the node's ports", "kubectl inject policy --apply --inject-host-network" + profileFlag(in.Profile()) + " (for every such Pod)"
 	case inject.ReasonOtherMesh:
 		return "the Pod already has another mesh's proxy (" + strings.Join(inject.OtherMeshProxies(), " or ") + ")", "remove the other mesh's injection first"
+	case inject.ReasonRunsToCompletion:
+		return "a classic sidecar would keep a Pod that runs to completion running: " + why, "kubectl inject policy --apply --native" + profileFlag(in.Profile()) + " (a native sidecar stops once the app has exited)"
 	case inject.ReasonConflict:
 		return "conflict: " + why, "change the Pod (or the template) so that they do not clash"
 	case inject.ReasonInvalidObject:

@@ -93,13 +93,16 @@ func TestLocalOutputSolidus(t *testing.T) {
 						Name string   `json:"name"`
 						Args []string `json:"args"`
 					} `json:"containers"`
+					InitContainers []struct {
+						Name string `json:"name"`
+					} `json:"initContainers"`
 				} `json:"spec"`
 			}
 			if err := yaml.Unmarshal([]byte(out), &pod); err != nil {
 				t.Fatalf("-o %s: %v\n%s", format, err, out)
 			}
-			c := pod.Spec.Containers
-			if pod.Kind != "Pod" || len(c) != 2 || c[0].Name != "a" || len(c[0].Args) != 1 || c[0].Args[0] != "/x" || c[1].Name != "envoy" {
+			c, ic := pod.Spec.Containers, pod.Spec.InitContainers
+			if pod.Kind != "Pod" || len(c) != 1 || c[0].Name != "a" || len(c[0].Args) != 1 || c[0].Args[0] != "/x" || len(ic) != 1 || ic[0].Name != "envoy" {
 				t.Errorf("-o %s: want the injected Pod with args [/x]:\n%s", format, out)
 			}
 		})

@@ -79,13 +79,11 @@ func TestSidecarAloneIsRestricted(t *testing.T) {
 		t.Fatalf("the injected Pod is not restricted: %s", strings.Join(v, "; "))
 	}
 	envoy := func(p *corev1.Pod) *corev1.SecurityContext {
-		for i := range p.Spec.Containers {
-			if p.Spec.Containers[i].Name == "envoy" {
-				return p.Spec.Containers[i].SecurityContext
-			}
+		c := envoyContainer(p)
+		if c == nil {
+			t.Fatal("no envoy container")
 		}
-		t.Fatal("no envoy container")
-		return nil
+		return c.SecurityContext
 	}
 	// houseChecks are what the sidecar needs beyond "restricted".
 	houseChecks := func(sc *corev1.SecurityContext) []string {
@@ -124,11 +122,7 @@ func TestSidecarAloneIsRestricted(t *testing.T) {
 			pod := injectedRestrictedApp(t)
 			sc := envoy(pod)
 			if c.drop == nil {
-				for i := range pod.Spec.Containers {
-					if pod.Spec.Containers[i].Name == "envoy" {
-						pod.Spec.Containers[i].SecurityContext = nil
-					}
-				}
+				envoyContainer(pod).SecurityContext = nil
 				sc = &corev1.SecurityContext{}
 			} else {
 				c.drop(sc)
@@ -138,4 +132,17 @@ func TestSidecarAloneIsRestricted(t *testing.T) {
 			}
 		})
 	}
+}
+
+// envoyContainer is the injected sidecar, a native one (an init
+// container) or a classic one, or nil.
+func envoyContainer(p *corev1.Pod) *corev1.Container {
+	for _, list := range [][]corev1.Container{p.Spec.InitContainers, p.Spec.Containers} {
+		for i := range list {
+			if list[i].Name == "envoy" {
+				return &list[i]
+			}
+		}
+	}
+	return nil
 }
