@@ -108,7 +108,7 @@ func (f *Flags) AddTemplateFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.Mode, "mode", "", `"opt-out" (inject unless annotated sidecar.kinject.dev/inject: "false", NAME.sidecar.kinject.dev/inject with --profile NAME; default) or "opt-in"`)
 	fs.StringSliceVar(&f.Kinds, "kinds", nil, "Inject only these kinds (comma-separated)")
 	fs.StringSliceVar(&f.ExcludeNamespaces, "exclude-namespaces", nil, "Leave the objects and Pods of these namespaces alone (comma-separated; skipped: namespace_not_selected)")
-	fs.BoolVar(&f.Native, "native", false, "Inject the sidecar as a native sidecar (init container with restartPolicy: Always); --native=false makes it a classic container")
+	fs.BoolVar(&f.Native, "native", false, "Inject the sidecar as a native sidecar (an init container with restartPolicy: Always; the embedded default is one already); --native=false makes it a classic container, for Kubernetes 1.28 and older (refused for Pods that run to completion)")
 	fs.StringVar(&f.Image, "image", "", "Override the sidecar's image")
 	fs.StringSliceVar(&f.PodTemplatePaths, "pod-template-path", nil, "Where a custom kind keeps its pod template: Kind[.group]=field.path (repeatable)")
 	fs.BoolVar(&f.InjectHostNetwork, "inject-host-network", false, "Inject pods that use the host network too")
