@@ -42,21 +42,22 @@ func (t *Template) ClassicSidecars() string {
 	return strings.Join(names, ", ")
 }
 
-// refuseClassicForCompletion returns the refusal of a template with a
-// classic sidecar for a pod that runs to completion: the field that says
-// so and the message, or "" and "" when the pod runs until stopped or the
-// template has no classic sidecar.
-func (in *Injector) refuseClassicForCompletion(t *podTarget) (field, msg string) {
+// refuseClassicForCompletion fails e when the template has a classic
+// sidecar and the pod runs to completion, naming the field that says so
+// and where it is. It reports whether it did.
+func (in *Injector) refuseClassicForCompletion(t *podTarget, e *Entry) bool {
 	sidecars := in.template.ClassicSidecars()
 	if sidecars == "" {
-		return "", ""
+		return false
 	}
-	field, value := t.specField("restartPolicy"), scalarField(t.spec, "restartPolicy")
-	if !slices.Contains(CompletingRestartPolicies, value) {
-		field, value = "kind", scalarField(t.obj, "kind")
-		if !slices.Contains(completingKinds, value) {
-			return "", ""
+	field, node := t.specField("restartPolicy"), mapValue(t.spec, "restartPolicy")
+	if node == nil || !slices.Contains(CompletingRestartPolicies, node.Value) {
+		field, node = "kind", mapValue(t.obj, "kind")
+		if node == nil || !slices.Contains(completingKinds, node.Value) {
+			return false
 		}
 	}
-	return field, message(MessageRunsToCompletion, field, strconv.Quote(value), sidecars)
+	e.Action, e.Reason, e.Field, e.Line, e.Column = Failed, ReasonRunsToCompletion, field, node.Line, node.Column
+	e.Message = message(MessageRunsToCompletion, field, strconv.Quote(node.Value), sidecars)
+	return true
 }

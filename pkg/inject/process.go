@@ -131,8 +131,7 @@ func (in *Injector) decide(op Op, ref objectRef, docIndex int) plan {
 	if reason, msg := in.settings.Policy.selectPod(t, profile); reason != "" {
 		return skip(reason, msg)
 	}
-	if field, msg := in.refuseClassicForCompletion(t); msg != "" {
-		p.entry.Action, p.entry.Reason, p.entry.Message, p.entry.Field = Failed, ReasonRunsToCompletion, msg, field
+	if in.refuseClassicForCompletion(t, &p.entry) {
 		return p
 	}
 	p.entry.Action, p.inject = Injected, true

@@ -260,6 +260,7 @@ func (o *CheckOptions) checkWorkloads(ctx context.Context, c *checkClients, in *
 			objs = append(objs, listed...)
 		}
 	}
+	o.checkCompletion(in, objs)
 	rows := fleet.Build(in, objs)
 	attention := 0
 	for _, r := range rows {
