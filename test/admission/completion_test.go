@@ -57,8 +57,14 @@ func TestClassicPolicyAndCompletingPods(t *testing.T) {
 	if !strings.Contains(out, want) {
 		t.Errorf("check (exit %d) lacks:\n%s\ngot:\n%s%s", code, want, out, errOut)
 	}
+	// The installed policy is the truth: check reads its configuration
+	// (classic), and --native over it is the native sidecar.
 	out, _, _ = kubectlInject(t, "check", "--profile", profile)
+	if !strings.Contains(out, want) {
+		t.Errorf("check of the installed classic policy lacks the warning:\n%s", out)
+	}
+	out, _, _ = kubectlInject(t, "check", "--profile", profile, "--native")
 	if strings.Contains(out, "runs_to_completion") {
-		t.Errorf("check of the native default warns of Jobs:\n%s", out)
+		t.Errorf("check with --native warns of Jobs:\n%s", out)
 	}
 }

@@ -108,12 +108,14 @@ func TestAdmissionLive(t *testing.T) {
 		if err != nil {
 			t.Fatalf("creating pod %d: %v", i, err)
 		}
-		names := containerNames(got)
-		if strings.Join(names, ",") != "web,envoy" {
-			t.Errorf("pod %s: containers %v, want web,envoy", got.GetName(), names)
+		names, inits := containerNames(got), initContainerNames(got)
+		if strings.Join(names, ",") != "web" || strings.Join(inits, ",") != "envoy" {
+			t.Errorf("pod %s: containers %v, init containers %v, want web and the native sidecar envoy", got.GetName(), names, inits)
 		}
-		if got.GetAnnotations()[inject.DefaultContainerAnnotation] != "web" {
-			t.Errorf("pod %s: default container %q, want web", got.GetName(), got.GetAnnotations()[inject.DefaultContainerAnnotation])
+		// A native sidecar is no container kubectl logs could pick: the
+		// default-container annotation is left unset.
+		if v, ok := got.GetAnnotations()[inject.DefaultContainerAnnotation]; ok {
+			t.Errorf("pod %s: default container %q set for a native sidecar", got.GetName(), v)
 		}
 		checkCurrent(t, got)
 	}
@@ -129,7 +131,7 @@ func TestAdmissionLive(t *testing.T) {
 	// why. The validating policy may start a moment after the mutating one:
 	// dry runs first, until the warning comes.
 	conflict := podFrom(t, []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: own-envoy, namespace: shop}\nspec:\n  containers: [{name: envoy, image: mine/envoy:1}]\n"))
-	wantWarning := `sidecar not injected by kinject-envoy: spec.containers: container "envoy" already exists and was not injected by kubectl-inject`
+	wantWarning := `sidecar not injected by kinject-envoy: spec.initContainers: container "envoy" already exists and was not injected by kubectl-inject`
 	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(w.all(), wantWarning) && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		_, _ = dc.Resource(pods).Namespace("shop").Create(ctx, conflict, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 	}
@@ -181,9 +183,19 @@ func ownedPod(rs *unstructured.Unstructured, template map[string]any) *unstructu
 }
 
 func containerNames(pod *unstructured.Unstructured) []string {
-	list, _, _ := unstructured.NestedSlice(pod.Object, "spec", "containers")
+	return namesIn(pod, "containers")
+}
+
+// initContainerNames lists the Pod's init containers (native sidecars
+// among them) by name.
+func initContainerNames(pod *unstructured.Unstructured) []string {
+	return namesIn(pod, "initContainers")
+}
+
+func namesIn(pod *unstructured.Unstructured, list string) []string {
+	items, _, _ := unstructured.NestedSlice(pod.Object, "spec", list)
 	var names []string
-	for _, c := range list {
+	for _, c := range items {
 		m, _ := c.(map[string]any)
 		name, _ := m["name"].(string)
 		names = append(names, name)

@@ -93,8 +93,8 @@ func TestRestrictedNamespace(t *testing.T) {
 	}
 	defer deletePod(t, pod("app"))
 	u := unstructured.Unstructured{Object: got}
-	if names := containerNames(&u); strings.Join(names, ",") != "app,envoy" {
-		t.Errorf("containers %v, want app,envoy", names)
+	if names, inits := containerNames(&u), initContainerNames(&u); strings.Join(names, ",") != "app" || strings.Join(inits, ",") != "envoy" {
+		t.Errorf("containers %v, init containers %v, want app and the native sidecar envoy", names, inits)
 	}
 	if _, ok := annotation(got, inject.StatusAnnotation); !ok {
 		t.Error("no status record")

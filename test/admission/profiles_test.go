@@ -18,8 +18,11 @@ func TestTwoProfiles(t *testing.T) {
 	c.Require(t)
 	ensureNamespace(t, "ns-a")
 	ensureNamespace(t, "ns-b")
-	first, second := injectorFor(t, defaultConfig), injectorFor(t, logsConfig)
-	g, err := podgen.For(defaultConfig)
+	// The default made classic: two classic sidecars share the containers
+	// list, where the order the API server runs the policies in shows.
+	classicDefault := defaultConfig + "  native: false\n"
+	first, second := injectorFor(t, classicDefault), injectorFor(t, logsConfig)
+	g, err := podgen.For(classicDefault)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +45,7 @@ func TestTwoProfiles(t *testing.T) {
 		}
 	}
 
-	firstFile, secondFile := writeFile(t, "default.yaml", []byte(defaultConfig)), writeFile(t, "logs.yaml", []byte(logsConfig))
+	firstFile, secondFile := writeFile(t, "default.yaml", []byte(classicDefault)), writeFile(t, "logs.yaml", []byte(logsConfig))
 	probe := []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: probe, namespace: default}\nspec:\n  containers: [{name: app, image: busybox}]\n")
 	applyPolicy(t, firstFile, probe)
 	applyPolicy(t, secondFile, probe)
@@ -59,6 +62,8 @@ func TestTwoProfiles(t *testing.T) {
 			if !a || !b {
 				continue
 			}
+			// Both sidecars are containers here (the default made
+			// classic), so their order tells which policy ran first.
 			names := strings.Join(containerNames(&unstructured.Unstructured{Object: got}), ",")
 			switch names {
 			case "app,envoy,log-agent":

@@ -74,8 +74,8 @@ func TestStatusAdmissionPods(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if names := containerNames(got); strings.Join(names, ",") != "web,envoy" {
-			t.Fatalf("pod %s was not injected at admission: containers %v", got.GetName(), names)
+		if inits := initContainerNames(got); strings.Join(inits, ",") != "envoy" {
+			t.Fatalf("pod %s was not injected at admission: init containers %v", got.GetName(), inits)
 		}
 	}
 

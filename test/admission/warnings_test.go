@@ -57,7 +57,7 @@ spec:
 		// (by default the core's message).
 		core, want string
 	}{
-		{"a container of another profile", twinned, `container "envoy" (spec.containers) is added by profile "twin" and by the default profile`, ""},
+		{"a container of another profile", twinned, `container "envoy" (spec.initContainers) is added by profile "twin" and by the default profile`, ""},
 		{"a port of another profile's sidecar", ported, `port 10000/TCP (spec.containers, sidecars "port-agent" and "envoy") is added by profile "porter" and by the default profile`, ""},
 		// The sidecar's own ports: Envoy's admin API (reserved: declared by
 		// no container), its proxy and its stats listeners.
