@@ -88,7 +88,7 @@ spec:
       operations: [UPDATE]
       resources: [deployments]
   validations:
-  - expression: "!object.spec.template.spec.containers.exists(c, c.name == 'envoy')"
+  - expression: "!object.spec.template.spec.containers.exists(c, c.name == 'envoy') && !(has(object.spec.template.spec.initContainers) && object.spec.template.spec.initContainers.exists(c, c.name == 'envoy'))"
     message: envoy sidecars are not allowed in this namespace`)
 	create(t, "", bindings, fmt.Sprintf(`apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicyBinding

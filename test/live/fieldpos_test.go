@@ -112,7 +112,7 @@ func TestFieldErrorsInFile(t *testing.T) {
 		t.Fatalf("exit %d, want 1", code)
 	}
 	for _, want := range []string{
-		file + ":" + position(t, fieldFile, "CONTAINER") + ` deployment.apps/clash error: conflict: spec.template.spec.containers: container "envoy" already exists`,
+		file + ":" + position(t, fieldFile, "CONTAINER") + ` deployment.apps/clash error: conflict: spec.template.spec.initContainers: container "envoy" already exists`,
 		file + ":" + position(t, fieldFile, "PORT") + ` deployment.apps/port error: conflict: spec.template.spec.containers: sidecar "envoy" port 10000 is already used by container "app"`,
 		file + ":" + position(t, fieldFile, "NOTLIST") + ` deployment.apps/notlist error: spec.template.spec.containers: must be a list (document 3)`,
 	} {

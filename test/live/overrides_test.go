@@ -48,12 +48,14 @@ func withOverrides(name string) string {
 // envoyResources returns the injected sidecar's resources as JSON-ish YAML.
 func envoyResources(t *testing.T, obj *unstructured.Unstructured) map[string]any {
 	t.Helper()
-	list, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
-	for _, item := range list {
-		c := item.(map[string]any)
-		if c["name"] == "envoy" {
-			res, _ := c["resources"].(map[string]any)
-			return res
+	for _, list := range []string{"initContainers", "containers"} {
+		items, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", list)
+		for _, item := range items {
+			c := item.(map[string]any)
+			if c["name"] == "envoy" {
+				res, _ := c["resources"].(map[string]any)
+				return res
+			}
 		}
 	}
 	t.Fatalf("no envoy container")
@@ -76,7 +78,7 @@ func TestOverrideChange(t *testing.T) {
 	if cpu, mem := res["requests"].(map[string]any)["cpu"], res["requests"].(map[string]any)["memory"]; cpu != "100m" || mem != "128Mi" {
 		t.Fatalf("injected requests cpu %v memory %v, want 100m and 128Mi from the annotations", cpu, mem)
 	}
-	limits := field(t, obj, "spec", "template", "spec", "containers")
+	limits := field(t, obj, "spec", "template", "spec", "initContainers")
 
 	annotate(t, ns, "web", "sidecar.kinject.dev/cpu-request", "500m")
 	obj = get(t, ns, deployments, "web")
@@ -109,7 +111,7 @@ func TestOverrideChange(t *testing.T) {
 	unstructured.RemoveNestedField(patch, "spec", "template", "metadata", "annotations", core.StatusAnnotation)
 	rest, _ := json.Marshal(patch)
 	want := `{"metadata":{"resourceVersion":"` + obj.GetResourceVersion() + `"},"spec":{"template":{"metadata":{"annotations":{}},` +
-		`"spec":{"$setElementOrder/containers":[{"name":"app"},{"name":"envoy"}],"containers":[{"name":"envoy","resources":{"requests":{"cpu":"500m"}}}]}}}}`
+		`"spec":{"$setElementOrder/initContainers":[{"name":"envoy"}],"initContainers":[{"name":"envoy","resources":{"requests":{"cpu":"500m"}}}]}}}}`
 	if string(rest) != want {
 		t.Errorf("the PATCH besides the record:\n%s\nwant:\n%s", rest, want)
 	}
@@ -122,8 +124,8 @@ func TestOverrideChange(t *testing.T) {
 	if got := envoyResources(t, after)["requests"].(map[string]any)["cpu"]; got != "500m" {
 		t.Errorf("stored cpu request %v, want 500m", got)
 	}
-	if field(t, after, "spec", "template", "spec", "containers") != strings.Replace(limits, "cpu: 100m", "cpu: 500m", 1) {
-		t.Errorf("containers changed beyond the cpu request:\n%s", field(t, after, "spec", "template", "spec", "containers"))
+	if field(t, after, "spec", "template", "spec", "initContainers") != strings.Replace(limits, "cpu: 100m", "cpu: 500m", 1) {
+		t.Errorf("the sidecar changed beyond the cpu request:\n%s", field(t, after, "spec", "template", "spec", "initContainers"))
 	}
 	if r := inject(t, "deploy/web", "-n", ns); r.writes() != 0 {
 		t.Errorf("injecting a current object sent writes: %v", r.requests)

@@ -57,7 +57,7 @@ func TestTwoProfiles(t *testing.T) {
 			in("deploy/web", "deploy/only-default")
 			in("deploy/web", "deploy/only-logs", "--profile", "logs", "--template", logs)
 			web := get(t, ns, deployments, "web")
-			if names := strings.Join(containerNames(t, web, "spec", "template", "spec"), ","); names != "app,envoy,log-agent" {
+			if names := strings.Join(containerNames(t, web, "spec", "template", "spec"), ","); names != "envoy,app,log-agent" {
 				t.Fatalf("containers after injecting both profiles: %s", names)
 			}
 			if r := in("deploy/web", "--profile", "logs", "--template", logs); r.writes() != 0 {
@@ -202,10 +202,11 @@ func TestBarePodProfiles(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--recreate"}, "app,envoy"},
-		{[]string{"--recreate", "--profile", "logs", "--template", logs}, "app,envoy,log-agent"},
+		// Init containers first: the default's native sidecar leads.
+		{[]string{"--recreate"}, "envoy,app"},
+		{[]string{"--recreate", "--profile", "logs", "--template", logs}, "envoy,app,log-agent"},
 		{[]string{"--recreate", "--uninject"}, "app,log-agent"},
-		{[]string{"--recreate"}, "app,log-agent,envoy"},
+		{[]string{"--recreate"}, "envoy,app,log-agent"},
 		{[]string{"--recreate", "--uninject", "--all-profiles"}, "app"},
 	}
 	for _, s := range steps {

@@ -52,11 +52,14 @@ spec:
 	if err != nil {
 		t.Fatalf("the injected Pod is refused: %v", err)
 	}
-	if names := strings.Join(containerNames(t, got, "spec"), ","); names != "app,envoy" {
-		t.Errorf("containers %s, want app,envoy", names)
+	if names := strings.Join(containerNames(t, got, "spec"), ","); names != "envoy,app" {
+		t.Errorf("containers %s, want the native sidecar envoy and app", names)
 	}
-	containers, _, _ := unstructured.NestedSlice(got.Object, "spec", "containers")
-	env, _, _ := unstructured.NestedSlice(containers[1].(map[string]any), "env")
+	sidecars, _, _ := unstructured.NestedSlice(got.Object, "spec", "initContainers")
+	if len(sidecars) != 1 {
+		t.Fatalf("%d init containers, want the native sidecar", len(sidecars))
+	}
+	env, _, _ := unstructured.NestedSlice(sidecars[0].(map[string]any), "env")
 	if len(env) != 1 || env[0].(map[string]any)["value"] != "3000" {
 		t.Errorf("the sidecar does not proxy to the app's port 3000: env %v", env)
 	}
