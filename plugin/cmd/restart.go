@@ -241,6 +241,9 @@ func (o *RestartOptions) Run(ctx context.Context, args []string) error {
 		patcher: &live.Patcher{
 			Injector: in, Op: inject.OpInject, Client: client, Mapper: builtinMapper(),
 			FieldManager: o.FieldManager, References: &live.ReferenceChecker{Client: client},
+			// a bare Pod's shutdown may take its grace period: bounded as
+			// every other wait.
+			RecreateTimeout: o.ProgressDeadline,
 		},
 	}
 	runner := rollout.Runner{Mover: mover, MaxInFlight: o.MaxInFlight, Progress: pr.event, Stop: stop}
