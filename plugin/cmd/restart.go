@@ -84,7 +84,8 @@ template:
     creates bare Pods again).
 
 At most --max-in-flight workloads roll at once, across namespaces; each is
-waited on until its rollout completes or its progress deadline passes (a
+waited on until its rollout completes, no Pod of an older template left
+(terminating ones included), or its progress deadline passes (a
 Deployment's progressDeadlineSeconds, otherwise --progress-deadline without
 progress). The first failure starts nothing more, lets the workloads in flight
 finish, and exits 1 naming the workload and the reason. Run it again to go on
