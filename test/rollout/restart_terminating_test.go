@@ -13,6 +13,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/fleet"
 	"github.com/kinject/kubectl-inject/pkg/rollout"
+	"github.com/kinject/kubectl-inject/test/cluster"
 )
 
 // holdFinalizer keeps a deleted Pod Terminating until the test removes
@@ -150,4 +151,35 @@ func statusRow(t *testing.T, rows []fleet.Row, name string) fleet.Row {
 	}
 	t.Fatalf("no row for deployment %s among %v", name, rows)
 	return fleet.Row{}
+}
+
+// TestRestartRecreateWaitsForReady: restart --recreate is done with a bare
+// Pod once the Pod it deleted is gone and the one it created is Ready,
+// as for a Pod a controller replaces; one that never gets Ready fails at
+// --progress-deadline.
+func TestRestartRecreateWaitsForReady(t *testing.T) {
+	c.Require(t)
+	v1, v2 := writeFile(t, "v1.yaml", sidecarV1), writeFile(t, "v2.yaml", sidecarV2)
+	ns := namespace(t, "r")
+	create(t, ns, pods, barePod("debug"))
+	held := strings.Replace(barePod("held"), "labels: {app: held}", `labels: {app: held, "`+cluster.HoldLabel+`": "`+cluster.HoldNever+`"}`, 1)
+	create(t, ns, pods, held)
+	for _, name := range []string{"debug", "held"} {
+		expectCode(t, kinject(t, "pod/"+name, "-n", ns, "--recreate", "--template", v1), 0)
+	}
+
+	r := kinject(t, "restart", "pod/debug", "-n", ns, "--recreate", "--template", v2)
+	expectCode(t, r, 0)
+	p := get(t, ns, pods, "debug")
+	if !hasImage(*p, "envoyproxy/envoy:v1.34.0") || !rollout.PodReady(p) {
+		t.Errorf("restart returned with Pod debug running %v, Ready %v; want the v2 sidecar, Ready", images(*p), rollout.PodReady(p))
+	}
+
+	r = kinject(t, "restart", "pod/held", "-n", ns, "--recreate", "--template", v2, "--progress-deadline", "3s")
+	expectCode(t, r, 1)
+	for _, want := range []string{"pod/held in " + ns + ": progress_deadline_exceeded", "waiting for the Pod created again to be Ready"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("restart of a Pod that never gets Ready: stderr lacks %q", want)
+		}
+	}
 }
