@@ -183,3 +183,60 @@ func TestRestartRecreateWaitsForReady(t *testing.T) {
 		}
 	}
 }
+
+// TestRestartOnDeleteWaitsForTerminatingPod: a ReplicaSet without a
+// Deployment (its Pods replaced only when deleted) has an old Pod already
+// terminating, deleted before restart ran (by a run that was stopped, or
+// by someone else), and held by a finalizer. restart does not delete it
+// again, and does not return until it is gone, its other old Pod deleted
+// and replaced.
+func TestRestartOnDeleteWaitsForTerminatingPod(t *testing.T) {
+	c.Require(t)
+	v1, v2 := writeFile(t, "v1.yaml", sidecarV1), writeFile(t, "v2.yaml", sidecarV2)
+	ns := namespace(t, "o")
+	create(t, ns, replicasets, replicaSet("cache", 1))
+	expectCode(t, kinject(t, "rs/cache", "-n", ns, "--template", v1), 0)
+	going := onlyPod(t, ns, "cache")
+	hold(t, ns, going)
+	if err := client(t).Resource(pods).Namespace(ns).Delete(context.Background(), going, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, time.Minute, "the ReplicaSet to replace the Pod deleted", func() bool {
+		for _, p := range list(t, ns, pods) {
+			if p.GetName() != going && rollout.PodReady(&p) {
+				return true
+			}
+		}
+		return false
+	})
+
+	done := make(chan result, 1)
+	go func() { done <- kinject(t, "restart", "rs/cache", "-n", ns, "--template", v2) }()
+	eventually(t, time.Minute, "restart to inject the ReplicaSet", func() bool {
+		return strings.Contains(fmt.Sprint(get(t, ns, replicasets, "cache").Object["spec"]), "v1.34.0")
+	})
+	select {
+	case r := <-done:
+		t.Fatalf("restart returned (exit %d) while the old Pod %s was terminating", r.code, going)
+	case <-time.After(5 * time.Second):
+	}
+	if !terminatingPod(t, ns, going) {
+		t.Fatalf("Pod %s is no longer terminating while held", going)
+	}
+
+	release(t, ns, going)
+	select {
+	case r := <-done:
+		expectCode(t, r, 0)
+	case <-time.After(time.Minute):
+		t.Fatalf("restart did not return within a minute of the old Pod's release")
+	}
+	left := list(t, ns, pods)
+	if len(left) != 1 || left[0].GetDeletionTimestamp() != nil || !hasImage(left[0], "envoyproxy/envoy:v1.34.0") {
+		var got []string
+		for _, p := range left {
+			got = append(got, fmt.Sprintf("%s %v terminating=%v", p.GetName(), images(p), p.GetDeletionTimestamp() != nil))
+		}
+		t.Errorf("restart returned with Pods %v; want one, running the v2 sidecar", got)
+	}
+}
