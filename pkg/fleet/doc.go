@@ -3,7 +3,8 @@
 // which none (and why), and which Pods have not been recreated since their
 // workload's template changed. Pods injected at admission (their owner's
 // template has no record) count for their owner too, a ReplicaSet alone or
-// the Deployment above it.
+// the Deployment above it. A terminating Pod is counted apart, neither
+// current nor behind: it is going, whatever it runs.
 //
 // It is pure: it classifies objects already read (unstructured, as the
 // dynamic client returns them) with the injection core's Inspect, so the

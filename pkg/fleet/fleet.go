@@ -45,15 +45,22 @@ type Row struct {
 	// Pods and PodsBehind count a workload's Pods (those its controllers
 	// made, Pods injected at admission included), and those whose record
 	// differs from the workload's template, or, injected at admission,
-	// from the current template: they need a restart.
-	Pods       int    `json:"pods"`
-	PodsBehind int    `json:"podsBehind"`
-	Restart    string `json:"restart,omitempty"`
+	// from the current template: they need a restart. Neither counts a
+	// terminating Pod (deletionTimestamp set): it is on its way out
+	// whatever it runs, and restarting would not change it;
+	// PodsTerminating counts those.
+	Pods            int    `json:"pods"`
+	PodsBehind      int    `json:"podsBehind"`
+	PodsTerminating int    `json:"podsTerminating"`
+	Restart         string `json:"restart,omitempty"`
 	// Admission marks a Pod injected at admission (its workload's template
 	// has no record); Bare one without a controller.
-	Admission bool   `json:"injectedAtAdmission,omitempty"`
-	Bare      bool   `json:"bare,omitempty"`
-	Message   string `json:"message,omitempty"`
+	Admission bool `json:"injectedAtAdmission,omitempty"`
+	Bare      bool `json:"bare,omitempty"`
+	// Terminating marks a Pod listed by itself that is being deleted:
+	// it is neither current nor behind, whatever its state says.
+	Terminating bool   `json:"terminating,omitempty"`
+	Message     string `json:"message,omitempty"`
 	// WaitingFor lists what the injected sidecar needs that the namespace
 	// lacks ("configmap/envoy"): the Pods wait for it and never start.
 	WaitingFor []string `json:"waitingFor,omitempty"`
@@ -77,8 +84,12 @@ func (r Row) Ref() string {
 }
 
 // NeedsAttention reports an outdated object, Pods behind their template,
-// or a sidecar waiting for an object its namespace lacks.
+// or a sidecar waiting for an object its namespace lacks. A Pod listed by
+// itself that is terminating needs none: it is going.
 func (r Row) NeedsAttention() bool {
+	if r.Terminating {
+		return false
+	}
 	return r.State == Outdated || r.PodsBehind > 0 || len(r.WaitingFor) > 0
 }
 
@@ -114,10 +125,18 @@ func Build(in *inject.Injector, objs []*unstructured.Unstructured) []Row {
 		top := topController(p, byUID)
 		w := rows[string(top.GetUID())]
 		record := podRecord(in.StatusAnnotation(), p)
+		terminating := p.GetDeletionTimestamp() != nil
 		if top == p || w == nil {
 			r := classify(in, p)
 			r.Bare = controllerOf(p) == nil
+			r.Terminating = terminating
 			out = append(out, r)
+			continue
+		}
+		if terminating {
+			// Not listed by itself either when injected at admission:
+			// its workload's count says it is going.
+			w.PodsTerminating++
 			continue
 		}
 		w.Pods++
@@ -303,8 +322,10 @@ func restartCommand(r Row) string {
 // PodBehind reports whether pod, made by workload's controller, runs
 // another record than the workload's template holds or, when the
 // template has none (the Pod was injected at admission), an outdated one:
-// it is what Build counts in PodsBehind. Restarts use it to pick the Pods
-// of an OnDelete workload to delete.
+// it is what Build counts in PodsBehind, but for a terminating Pod, which
+// Build counts apart and PodBehind judges by what it runs. Restarts use
+// it to pick the Pods of an OnDelete workload to delete, and to wait for
+// those already deleted to go.
 func PodBehind(in *inject.Injector, workload, pod *unstructured.Unstructured) bool {
 	w := classify(in, workload)
 	record := podRecord(in.StatusAnnotation(), pod)

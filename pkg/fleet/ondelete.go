@@ -27,26 +27,54 @@ type revision struct {
 // told by its revision label alone.
 func onDeleteRevision(o *unstructured.Unstructured) (bool, *revision) {
 	strategy, _, _ := unstructured.NestedString(o.Object, "spec", "updateStrategy", "type")
-	kind := o.GetKind()
-	if strategy != "OnDelete" || (kind != "StatefulSet" && kind != "DaemonSet") {
+	if strategy != "OnDelete" {
 		return false, nil
 	}
-	if kind == "StatefulSet" {
+	rev, ok := revisionOf(o)
+	return ok, rev
+}
+
+// revisionOf returns the revision of a StatefulSet's or DaemonSet's
+// template, whatever its update strategy (nil while its controller has
+// not said), and false for other kinds.
+func revisionOf(o *unstructured.Unstructured) (*revision, bool) {
+	switch o.GetKind() {
+	case "StatefulSet":
 		if update, _, _ := unstructured.NestedString(o.Object, "status", "updateRevision"); update != "" {
-			return true, &revision{statefulSetRevisionLabel, update}
+			return &revision{statefulSetRevisionLabel, update}, true
 		}
-	} else if gen := o.GetAnnotations()[daemonSetGeneration]; gen != "" {
-		return true, &revision{daemonSetRevisionLabel, gen}
+	case "DaemonSet":
+		if gen := o.GetAnnotations()[daemonSetGeneration]; gen != "" {
+			return &revision{daemonSetRevisionLabel, gen}, true
+		}
+	default:
+		return nil, false
 	}
-	return true, nil
+	return nil, true
 }
 
 // olderRevision reports a Pod of an OnDelete workload (r) that was made
 // from an older template than the workload's.
 func (r *Row) olderRevision(pod *unstructured.Unstructured) bool {
-	if r.revision == nil {
+	return r.revision.older(pod)
+}
+
+// older reports a Pod whose revision label names another revision than
+// r (false when r is nil: not known).
+func (r *revision) older(pod *unstructured.Unstructured) bool {
+	if r == nil {
 		return false
 	}
-	got, ok := pod.GetLabels()[r.revision.label]
-	return ok && got != r.revision.value
+	got, ok := pod.GetLabels()[r.label]
+	return ok && got != r.value
+}
+
+// OlderRevision reports a Pod of a StatefulSet or DaemonSet, whatever its
+// update strategy, made from an older revision of its template than
+// workload's own (its controller's revision label says), terminating or
+// not; false for other kinds, and while the controller has not said.
+// A restart waits until no such Pod is left.
+func OlderRevision(workload, pod *unstructured.Unstructured) bool {
+	rev, _ := revisionOf(workload)
+	return rev.older(pod)
 }

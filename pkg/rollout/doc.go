@@ -26,9 +26,11 @@
 //
 // Status judges, from a workload as the API server returns it, whether
 // its rollout is complete, under way or failed, as kubectl rollout status
-// does; it is pure. Run executes a plan: at most MaxInFlight workloads
-// move at once, each waited on until its rollout completes or its
-// progress deadline passes; the first failure stops new starts, lets those
+// does; it is pure. Complete adds the workload's Pods: a rollout is not
+// done while a Pod of an older template is left, terminating ones
+// included, which the workload's own status does not count. Run executes
+// a plan: at most MaxInFlight workloads move at once, each waited on until
+// its rollout completes or its progress deadline passes; the first failure stops new starts, lets those
 // in flight finish, and is reported with the workload and the reason.
 // Closing the stop channel (SIGINT in the command) does the same. The
 // cluster side (patches, deletes, watches) is the Mover the command

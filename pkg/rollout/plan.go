@@ -68,11 +68,11 @@ type Object func(namespace, kind, name string) *unstructured.Unstructured
 // Plan returns the steps that bring rows to current, in the rows' order
 // (outdated first, then by namespace, kind and name): one per row that is
 // outdated or has Pods behind, or is in error. Pods injected at admission
-// are left to their workload's step.
+// are left to their workload's step, and terminating Pods to go.
 func Plan(rows []fleet.Row, objects Object, opts PlanOptions) []Step {
 	var steps []Step
 	for _, r := range rows {
-		if r.Kind == "Pod" && r.Admission {
+		if r.Kind == "Pod" && (r.Admission || r.Terminating) {
 			continue
 		}
 		if !r.NeedsAttention() && !r.Failed() {

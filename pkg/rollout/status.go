@@ -45,7 +45,9 @@ const (
 // Progress is a workload's rollout as Status judges it.
 type Progress struct {
 	// Done: every Pod runs the current pod template and is available,
-	// and no old Pod is left.
+	// and no old Pod is left (by Status, as the workload's own status
+	// counts them, which leaves terminating Pods out; by Complete, as
+	// its Pods are, terminating ones included).
 	Done bool
 	// Failed is a reason code (ReasonProgressDeadline, ReasonPaused)
 	// when the rollout cannot complete by itself.
@@ -59,7 +61,8 @@ type Progress struct {
 // the API server returns it. A rollout is under way until the controller
 // has observed the object's generation. An OnDelete StatefulSet or
 // DaemonSet never rolls by itself: it is done when its Pods are Ready,
-// whatever template they run. Other kinds are done.
+// whatever template they run. Other kinds are done. The status it reads
+// does not count terminating Pods: Complete does.
 func Status(obj *unstructured.Unstructured) Progress {
 	if obj == nil {
 		return Progress{Failed: ReasonGone, Message: "the workload is gone"}

@@ -84,7 +84,8 @@ template:
     creates bare Pods again).
 
 At most --max-in-flight workloads roll at once, across namespaces; each is
-waited on until its rollout completes or its progress deadline passes (a
+waited on until its rollout completes, no Pod of an older template left
+(terminating ones included), or its progress deadline passes (a
 Deployment's progressDeadlineSeconds, otherwise --progress-deadline without
 progress). The first failure starts nothing more, lets the workloads in flight
 finish, and exits 1 naming the workload and the reason. Run it again to go on
@@ -241,6 +242,9 @@ func (o *RestartOptions) Run(ctx context.Context, args []string) error {
 		patcher: &live.Patcher{
 			Injector: in, Op: inject.OpInject, Client: client, Mapper: builtinMapper(),
 			FieldManager: o.FieldManager, References: &live.ReferenceChecker{Client: client},
+			// a bare Pod's shutdown may take its grace period: bounded as
+			// every other wait.
+			RecreateTimeout: o.ProgressDeadline,
 		},
 	}
 	runner := rollout.Runner{Mover: mover, MaxInFlight: o.MaxInFlight, Progress: pr.event, Stop: stop}

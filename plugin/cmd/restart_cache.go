@@ -13,6 +13,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/kinject/kubectl-inject/pkg/rollout"
 )
 
 // restartCache holds what restart reads, the kinds status lists, kept
@@ -29,7 +31,8 @@ type restartCache struct {
 	watchErr error
 }
 
-// controllerIndex indexes Pods by the UID of their controller.
+// controllerIndex indexes Pods and ReplicaSets by the UID of their
+// controller.
 const controllerIndex = "controller"
 
 func newRestartCache(client dynamic.Interface, namespace string) *restartCache {
@@ -56,7 +59,7 @@ func newRestartCache(client dynamic.Interface, namespace string) *restartCache {
 				c.mu.Unlock()
 			}
 		})
-		if r.gvr.Resource == "pods" {
+		if r.gvr.Resource == "pods" || r.gvr.Resource == "replicasets" {
 			_ = inf.AddIndexers(cache.Indexers{controllerIndex: func(obj any) ([]string, error) {
 				u, ok := obj.(*unstructured.Unstructured)
 				if !ok {
@@ -191,15 +194,36 @@ func (c *restartCache) get(resource, namespace, name string) *unstructured.Unstr
 
 // podsOf returns copies of the Pods owner controls.
 func (c *restartCache) podsOf(owner *unstructured.Unstructured) []*unstructured.Unstructured {
-	items, err := c.informers["pods"].GetIndexer().ByIndex(controllerIndex, string(owner.GetUID()))
+	return c.controlled("pods", owner)
+}
+
+// controlled returns copies of the objects of resource that owner
+// controls.
+func (c *restartCache) controlled(resource string, owner *unstructured.Unstructured) []*unstructured.Unstructured {
+	items, err := c.informers[resource].GetIndexer().ByIndex(controllerIndex, string(owner.GetUID()))
 	if err != nil {
 		return nil
 	}
 	var out []*unstructured.Unstructured
 	for _, item := range items {
-		if u := c.typed("pods", item); u != nil {
+		if u := c.typed(resource, item); u != nil {
 			out = append(out, u)
 		}
 	}
 	return out
+}
+
+// owned returns what a workload's controllers made: its Pods, or a
+// Deployment's ReplicaSets and theirs, terminating Pods included (the
+// cache holds a Pod until it is gone).
+func (c *restartCache) owned(obj *unstructured.Unstructured) rollout.Owned {
+	if obj.GetKind() != "Deployment" {
+		return rollout.Owned{Pods: c.podsOf(obj)}
+	}
+	var o rollout.Owned
+	o.ReplicaSets = c.controlled("replicasets", obj)
+	for _, rs := range o.ReplicaSets {
+		o.Pods = append(o.Pods, c.podsOf(rs)...)
+	}
+	return o
 }

@@ -58,23 +58,26 @@ func (m *restartMover) Move(ctx context.Context, s rollout.Step) error {
 		}
 		return m.waitRollout(ctx, resource, s, gen)
 	case rollout.Reinject:
-		gen, err := m.reinject(ctx, resource, s, false)
+		out, err := m.reinject(ctx, resource, s, false)
 		if err != nil || !rollout.Rolls(s.Kind) {
 			return err
 		}
-		return m.waitRollout(ctx, resource, s, gen)
+		return m.waitRollout(ctx, resource, s, generation(out))
 	case rollout.DeletePods:
-		var gen int64
+		var out *unstructured.Unstructured
 		if s.Inject {
 			var err error
-			if gen, err = m.reinject(ctx, resource, s, false); err != nil {
+			if out, err = m.reinject(ctx, resource, s, false); err != nil {
 				return err
 			}
 		}
-		return m.deletePods(ctx, resource, s, gen)
+		return m.deletePods(ctx, resource, s, generation(out))
 	case rollout.Recreate:
-		_, err := m.reinject(ctx, resource, s, true)
-		return err
+		out, err := m.reinject(ctx, resource, s, true)
+		if err != nil || out == nil {
+			return err
+		}
+		return m.waitRecreated(ctx, s, out.GetUID())
 	}
 	return fmt.Errorf("nothing to do for %s", s.Action)
 }
@@ -90,25 +93,56 @@ func (m *restartMover) restart(ctx context.Context, resource string, s rollout.S
 	return out.GetGeneration(), nil
 }
 
-// reinject injects the current template and returns the generation
-// that holds it (a bare Pod with recreate: deleted and created again).
-func (m *restartMover) reinject(ctx context.Context, resource string, s rollout.Step, recreate bool) (int64, error) {
+// reinject injects the current template and returns the object that
+// holds it, nil when nothing changed (a bare Pod with recreate: deleted,
+// gone, and created again).
+func (m *restartMover) reinject(ctx context.Context, resource string, s rollout.Step, recreate bool) (*unstructured.Unstructured, error) {
 	p := *m.patcher
 	p.Recreate = recreate
 	gvr := gvrOf(resource)
 	mapping := &meta.RESTMapping{Resource: gvr, GroupVersionKind: gvr.GroupVersion().WithKind(s.Kind), Scope: meta.RESTScopeNamespace}
 	res := p.Process(ctx, live.Target{Mapping: mapping, Namespace: s.Namespace, Name: s.Name, Object: m.cache.get(resource, s.Namespace, s.Name)})
 	if res.Failed() {
-		return 0, rollout.Fail(rollout.ReasonInjection, "injecting the current template: %s", res.Message)
+		return nil, rollout.Fail(rollout.ReasonInjection, "injecting the current template: %s", res.Message)
 	}
-	if res.Object == nil {
-		return 0, nil
+	return res.Object, nil
+}
+
+// generation is obj's generation, 0 for nil.
+func generation(obj *unstructured.Unstructured) int64 {
+	if obj == nil {
+		return 0
 	}
-	return res.Object.GetGeneration(), nil
+	return obj.GetGeneration()
+}
+
+// waitRecreated waits until the bare Pod s names, created again with
+// uid, is Ready: the Pod it replaces is gone by then (recreating waits
+// for it), and until the new one is Ready the Pod is not done.
+func (m *restartMover) waitRecreated(ctx context.Context, s rollout.Step, uid types.UID) error {
+	last, lastMessage := m.now(), ""
+	for {
+		changed := m.cache.next()
+		// The cache may still hold the Pod deleted, or not yet the new
+		// one: only the new one's UID counts.
+		pod := m.cache.get("pods", s.Namespace, s.Name)
+		if pod != nil && pod.GetUID() == uid && rollout.PodReady(pod) {
+			return nil
+		}
+		message := "waiting for the Pod created again to be Ready"
+		if message != lastMessage {
+			last, lastMessage = m.now(), message
+		}
+		if err := m.pause(ctx, changed, last, lastMessage); err != nil {
+			return err
+		}
+	}
 }
 
 // waitRollout waits until the workload's rollout of generation gen (or
-// later) completes, fails, or makes no progress for the deadline.
+// later) completes, no Pod of an older template left, terminating ones
+// included (rollout.Complete); or until it fails, or makes no progress
+// for the deadline.
 func (m *restartMover) waitRollout(ctx context.Context, resource string, s rollout.Step, gen int64) error {
 	last, lastMessage := m.now(), ""
 	for {
@@ -118,7 +152,7 @@ func (m *restartMover) waitRollout(ctx context.Context, resource string, s rollo
 			return rollout.Fail(rollout.ReasonGone, "the %s was deleted", s.Kind)
 		}
 		if obj.GetGeneration() >= gen {
-			p := rollout.Status(obj)
+			p := rollout.Complete(obj, m.cache.owned(obj))
 			if p.Done {
 				return nil
 			}
@@ -152,11 +186,14 @@ func (m *restartMover) pause(ctx context.Context, changed <-chan struct{}, last 
 
 // deletePods deletes, one at a time, the workload's Pods that are behind,
 // each once the workload is settled (all its Pods Ready), waiting for
-// the replacement. A replacement that is still behind fails the step
-// rather than looping: nothing would change it. The workload is judged
-// at generation gen or later (the one injection wrote).
+// the deleted Pod to go and its replacement to be Ready. One already
+// terminating (deleted by a run that was stopped, or by someone else) is
+// waited on the same way, not deleted again. A replacement that is still
+// behind fails the step rather than looping: nothing would change it. The
+// workload is judged at generation gen or later (the one injection wrote).
 func (m *restartMover) deletePods(ctx context.Context, resource string, s rollout.Step, gen int64) error {
 	deleted := map[string]bool{}
+	waited := false // for a Pod deleted before
 	for {
 		obj, err := m.settle(ctx, resource, s, gen, "")
 		if err != nil {
@@ -164,13 +201,25 @@ func (m *restartMover) deletePods(ctx context.Context, resource string, s rollou
 		}
 		pods := m.cache.podsOf(obj)
 		var behind []*unstructured.Unstructured
+		var going types.UID
 		for _, p := range pods {
-			if p.GetDeletionTimestamp() == nil && fleet.PodBehind(m.injector, obj, p) {
+			switch {
+			case !fleet.PodBehind(m.injector, obj, p):
+			case p.GetDeletionTimestamp() != nil:
+				going = p.GetUID()
+			default:
 				behind = append(behind, p)
 			}
 		}
+		if going != "" {
+			if _, err := m.settle(ctx, resource, s, gen, going); err != nil {
+				return err
+			}
+			waited = true
+			continue
+		}
 		if len(behind) == 0 {
-			if len(deleted) > 0 {
+			if len(deleted) > 0 || waited {
 				return m.counted(ctx, resource, s)
 			}
 			return nil

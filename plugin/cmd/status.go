@@ -91,7 +91,9 @@ outdated (another template, or override annotations changed since), not-injected
 reasons of every other report. Per workload: the sidecar images, the template
 hashes recorded and current, the recorded override values (-o wide), and how many
 of its Pods run an older record than its template (they need a restart; the
-command that does it is shown). Pods without a controller and Pods injected at
+command that does it is shown). A terminating Pod (being deleted) is counted
+neither current nor behind, whatever it runs: a TERMINATING column counts
+them when there are any. Pods without a controller and Pods injected at
 admission are listed by themselves; the latter also count for their owner (a
 ReplicaSet, or the Deployment above it). Outdated rows first. --profile NAME
 reports that profile's sidecar (records under NAME.sidecar.kinject.dev/status).
@@ -100,7 +102,8 @@ reports that profile's sidecar (records under NAME.sidecar.kinject.dev/status).
 error:<reason> (a conflict, an invalid object), and 0 otherwise. Bare Pods
 and Jobs that run an older sidecar are listed but not counted: kubectl
 inject restart leaves them as they are (a bare Pod cannot gain containers,
-a Job's Pods finish on their own).
+a Job's Pods finish on their own). Terminating Pods are not counted either:
+they are going.
 
 Read-only: it needs get and list on the kinds it shows, and reads them with
 list calls in pages of --chunk-size. "Current" is what the cluster runs: the
@@ -124,7 +127,7 @@ inject policy --apply), else the embedded default; --template or
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "List in all namespaces")
 	f.StringVarP(&o.Flags.Selector, "selector", "l", "", "Only objects whose labels match this selector")
 	f.StringVarP(&o.Flags.Output, "output", "o", "", "wide, json or yaml (default: a table)")
-	f.BoolVar(&o.Check, "check", false, "Exit 1 when any row is outdated, has Pods behind its template, or is error:<reason> (a conflict, an invalid object)")
+	f.BoolVar(&o.Check, "check", false, "Exit 1 when any row is outdated, has Pods behind its template, or is error:<reason> (a conflict, an invalid object); terminating Pods are not counted")
 	f.Int64Var(&o.PageSize, "chunk-size", o.PageSize, "Objects per list call (as kubectl's --chunk-size)")
 	o.Flags.AddTemplateFlags(f)
 	_ = c.RegisterFlagCompletionFunc("profile", completeProfiles(o.ConfigFlags))
@@ -368,6 +371,15 @@ func (o *StatusOptions) print(rows []fleet.Row) error {
 	}
 	w := tabwriter.NewWriter(o.Out, 0, 8, 3, ' ', 0)
 	header := []string{"NAME", "STATE", "SIDECAR", "PODS", "BEHIND"}
+	// Only when some Pod is terminating, as kubectl shows a column only
+	// when asked: the usual table stays as it was.
+	terminating := false
+	for _, r := range rows {
+		terminating = terminating || terminatingPods(r) > 0
+	}
+	if terminating {
+		header = append(header, "TERMINATING")
+	}
 	if o.AllNamespaces {
 		header = append([]string{"NAMESPACE"}, header...)
 	}
@@ -382,6 +394,9 @@ func (o *StatusOptions) print(rows []fleet.Row) error {
 			state += ",waiting:" + strings.Join(r.WaitingFor, ",")
 		}
 		cells := []string{r.Ref(), state, orNone(images), podsCell(r), fmt.Sprint(r.PodsBehind)}
+		if terminating {
+			cells = append(cells, fmt.Sprint(terminatingPods(r)))
+		}
 		if o.AllNamespaces {
 			cells = append([]string{r.Namespace}, cells...)
 		}
@@ -444,10 +459,18 @@ func (o *StatusOptions) summary(rows []fleet.Row) error {
 			fmt.Fprintln(o.ErrOut, line)
 		}
 	}
-	leftAlone := 0
+	leftAlone, terminating := 0, 0
 	for _, r := range rows {
-		if r.Kind == "Pod" && r.Admission {
-			continue // counted in its workload's Pods behind
+		if n := terminatingPods(r); n > 0 {
+			// Going, whatever it runs: neither current nor behind, and a
+			// restart would not change it.
+			terminating += n
+			if !quiet {
+				fmt.Fprintf(o.ErrOut, "%s: %s, counted neither current nor behind\n", r.Ref(), terminatingPhrase(r))
+			}
+		}
+		if r.Terminating || (r.Kind == "Pod" && r.Admission) {
+			continue // going, or counted in its workload's Pods behind
 		}
 		if reason := rollout.LeftAlone(r); reason != "" && !r.Failed() && r.NeedsAttention() && len(r.WaitingFor) == 0 {
 			// What a restart cannot bring to the current template is named,
@@ -477,7 +500,7 @@ func (o *StatusOptions) summary(rows []fleet.Row) error {
 		}
 	}
 	if o.Check && outdated+behind+failed+waiting > 0 {
-		return &ExitError{Code: 1, Err: fmt.Errorf("check: %d outdated, %d with Pods behind their template, %d in error, %d waiting for a missing reference (%d left as they are, not counted)", outdated, behind, failed, waiting, leftAlone)}
+		return &ExitError{Code: 1, Err: fmt.Errorf("check: %d outdated, %d with Pods behind their template, %d in error, %d waiting for a missing reference (%d left as they are and %d Pods terminating, not counted)", outdated, behind, failed, waiting, leftAlone, terminating)}
 	}
 	return nil
 }
