@@ -52,11 +52,13 @@ var (
 	sas          = schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}
 )
 
-// The sidecar templates of the tests: v1, then the upgrade v2. Neither
-// references an object, so no namespace needs anything for them.
+// The sidecar templates of the tests: v1, then the upgrade v2, native
+// sidecars as the default is (a classic one is refused for the Jobs'
+// Pods). Neither references an object, so no namespace needs anything for
+// them.
 const (
-	sidecarV1 = "containers:\n- name: proxy\n  image: envoyproxy/envoy:v1.33.0\n"
-	sidecarV2 = "containers:\n- name: proxy\n  image: envoyproxy/envoy:v1.34.0\n"
+	sidecarV1 = "initContainers:\n- name: proxy\n  image: envoyproxy/envoy:v1.33.0\n  restartPolicy: Always\n"
+	sidecarV2 = "initContainers:\n- name: proxy\n  image: envoyproxy/envoy:v1.34.0\n  restartPolicy: Always\n"
 )
 
 func client(t testing.TB) dynamic.Interface {

@@ -202,7 +202,8 @@ func TestRestartAfterPolicyUpgrade(t *testing.T) {
 // defaultImage is the image of the embedded default's sidecar.
 func defaultImage(t testing.TB) string {
 	t.Helper()
-	for _, c := range inject.DefaultTemplate().Containers {
+	tpl := inject.DefaultTemplate()
+	for _, c := range append(tpl.InitContainers, tpl.Containers...) {
 		for i := 0; i+1 < len(c.Content); i += 2 {
 			if c.Content[i].Value == "image" {
 				return c.Content[i+1].Value
