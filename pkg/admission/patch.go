@@ -92,12 +92,18 @@ func newListVar(list string) string {
 }
 
 // initContainerPatches puts native sidecars (and any other init containers
-// of the template) before the app's own init containers, in template
-// order, or makes the list.
+// of the template) before the app's own init containers, after the other
+// profiles' (the core's order: sidecars start in the order they were
+// injected), in template order, or makes the list.
 func (c *compiler) initContainerPatches() expr.Expr {
 	items := c.itemsOf("initContainers")
+	if len(items) == 0 {
+		return c.listPatches("initContainers", nil)
+	}
+	ahead := c.sidecarsAhead()
 	return c.listPatches("initContainers", func(it item) expr.Expr {
-		// Its index is the number of template items added before it.
+		// Its index: the other profiles' sidecars ahead, and the template
+		// items added before it.
 		var before []expr.Expr
 		for _, b := range items {
 			if b.name == it.name {
@@ -105,13 +111,27 @@ func (c *compiler) initContainerPatches() expr.Expr {
 			}
 			before = append(before, b.missing)
 		}
-		index := expr.Str("0")
+		index := ahead
 		if len(before) > 0 {
 			b := expr.Ident("b")
-			index = expr.Call("string", expr.Method(expr.Method(expr.List(before...), "filter", b, b), "size"))
+			index = expr.Concat(ahead, expr.Method(expr.Method(expr.List(before...), "filter", b, b), "size"))
 		}
-		return expr.JSONPatch(expr.Concat(expr.Str("/spec/initContainers/"), index), it.lit)
+		return expr.JSONPatch(expr.Concat(expr.Str("/spec/initContainers/"), expr.Call("string", index)), it.lit)
 	})
+}
+
+// sidecarsAhead declares the number of init containers at the front of the
+// Pod's list that other profiles' records list (the whole list when all
+// are), where the core puts the template's: after them.
+func (c *compiler) sidecarsAhead() expr.Expr {
+	c.addOtherSidecars()
+	x, n := expr.Ident("x"), expr.Ident("n")
+	// The names end in "", which no container has: the index of the first
+	// name no other profile lists, or of "" when every one is listed.
+	names := expr.Method(expr.Field(spec, "initContainers"), "map", x, expr.Field(x, "name"))
+	first := expr.Index(expr.Concat(expr.Method(names, "filter", n, expr.Not(listsName(otherSidecars, n))), expr.List(expr.Str(""))), expr.Int(0))
+	return c.variable(expr.Var("sidecarsAhead"), "how many of the Pod's init containers, at the front, other profiles added: the template's go after them",
+		expr.Cond(expr.Has(spec, "initContainers"), expr.Method(expr.Concat(names, expr.List(expr.Str(""))), "indexOf", first), expr.Int(0)))
 }
 
 // mapPatches sets entries of the labels or annotations map (field of

@@ -55,6 +55,9 @@ func (c *compiler) addOtherVariables() {
 
 // addOtherSidecars declares the containers other profiles added.
 func (c *compiler) addOtherSidecars() {
+	if c.declares("otherSidecars") {
+		return
+	}
 	o := expr.Ident("o")
 	c.variable(otherSidecars, "the containers the other profiles added, as JSON lists",
 		expr.Method(expr.Method(otherRecords, "map", o, expr.Index(o, expr.Int(2))), "join", expr.Str("")))

@@ -69,7 +69,7 @@ func (in *Injector) planInject(t *podTarget, values map[string]string, rest othe
 			rest.inherit(status, l.created)
 			status.noteEmpty(l.created, t.emptyText(l.list))
 		}
-		more, err := appendItems(t.spec, l.field, l.list, l.items, l.front, status, l.created)
+		more, err := appendItems(t.spec, l.field, l.list, l.items, l.front, rest.sidecars(), status, l.created)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", joinField(t.field, "spec"), err)
 		}
@@ -106,7 +106,7 @@ func firstAppContainer(containers *yaml.Node, sidecars map[string]bool) string {
 // appendItems adds items to the list field of spec: at the end, or at the
 // front (native sidecars start before the app's own init containers). A
 // missing or empty field is set and recorded in status.
-func appendItems(spec *yaml.Node, field string, list *yaml.Node, items []*yaml.Node, front bool, status *Status, created string) ([]yamltext.Edit, error) {
+func appendItems(spec *yaml.Node, field string, list *yaml.Node, items []*yaml.Node, front bool, sidecars map[string]bool, status *Status, created string) ([]yamltext.Edit, error) {
 	if len(items) == 0 {
 		return nil, nil
 	}
@@ -123,8 +123,15 @@ func appendItems(spec *yaml.Node, field string, list *yaml.Node, items []*yaml.N
 		return nil, atNode(list, field, fmt.Errorf("%s: must be a list", field))
 	}
 	var before *yaml.Node
-	if front && len(list.Content) > 0 {
-		before = list.Content[0]
+	if front {
+		names := itemNames(list)
+		for i, n := range list.Content {
+			if i < len(names) && sidecars[names[i]] {
+				continue
+			}
+			before = n
+			break
+		}
 	}
 	edits := make([]yamltext.Edit, 0, len(items))
 	for _, item := range items {

@@ -132,4 +132,38 @@ func TestKptEval(t *testing.T) { runKptPackage(t, "kpt-eval", evalVariants) }
 
 func TestKptRender(t *testing.T) { runKptPackage(t, "kpt-render", renderVariants) }
 
+// TestKptRenderClassicRefused renders examples/kpt-render without its
+// native: true: the template's log shipper is then a classic sidecar,
+// which would keep the Job's Pod running after the app exits, so the
+// function refuses the Job (runs_to_completion), kpt fails, and the package
+// is left as it was. It is what the README says native: true is for.
+func TestKptRenderClassicRefused(t *testing.T) {
+	kpt := need(t, "kpt")
+	dir := copyDir(t, example("kpt-render"))
+	for _, v := range renderVariants {
+		if v.name == "exec" {
+			v.prepare(t, dir) // exec: inject-fn in the Kptfile
+		}
+	}
+	config := filepath.Join(dir, "inject.yaml")
+	b, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(b), "\n  native: true\n", "\n", 1)
+	if s == string(b) {
+		t.Fatal("inject.yaml does not set native: true")
+	}
+	writeFile(t, config, s)
+	gitInit(t, dir)
+	r := run(t, dir, kpt, "fn", "render", ".", "--allow-exec")
+	const want = `spec.template.spec.restartPolicy: \"Never\": the pod runs to completion, and classic sidecar \"log-shipper\" would keep it running after the app exits`
+	if r.code == 0 || !strings.Contains(r.stderr, "runs_to_completion") || !strings.Contains(r.stderr, want) {
+		t.Errorf("kpt fn render with a classic sidecar for a Job: exit %d, want a failure naming runs_to_completion and %s\n%s", r.code, want, r.stderr)
+	}
+	if diff := gitDiff(t, dir); diff != "" {
+		t.Errorf("the refused render changed the package:\n%s", diff)
+	}
+}
+
 func TestSeed(t *testing.T) { runKptPackage(t, "seed", evalVariants) }
