@@ -263,6 +263,15 @@ func (c *Cluster) Require(t testing.TB) {
 	}
 }
 
+// Skipped says why the cluster was not started (binaries missing,
+// outside CI), or "" when it runs.
+func (c *Cluster) Skipped() string {
+	if c == nil {
+		return "cluster not started"
+	}
+	return c.skip
+}
+
 // Finish stops the cluster and returns code. When code is non-zero it prints
 // the log paths and tails and keeps the logs. Use as os.Exit(c.Finish(m.Run())).
 func (c *Cluster) Finish(code int) int {

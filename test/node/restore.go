@@ -1,0 +1,98 @@
+package node
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// restore puts the host back as before found it, once the kubelet and
+// containerd are stopped: container processes killed, mounts under dir
+// unmounted, new kubepods cgroups, the bridge and the iptables rule
+// removed, sysctls restored, new host paths and dir removed. It goes on
+// after a failure and returns every error.
+func restore(before *Snapshot, dir, socket string) error {
+	var errs []error
+	killShims(socket)
+	// A run killed mid-way leaves container processes whose shim is gone.
+	for _, pid := range kubepodsPids() {
+		killPid(pid)
+	}
+	if dir != "" {
+		errs = append(errs, unmountUnder(dir))
+	}
+	for _, cg := range kubepodsCgroups() {
+		if !slices.Contains(before.Cgroups, cg) {
+			if err := syscall.Rmdir(cg); err != nil && !errors.Is(err, os.ErrNotExist) {
+				errs = append(errs, fmt.Errorf("remove cgroup %s: %w", cg, err))
+			}
+		}
+	}
+	errs = append(errs, tearDownNetwork())
+	for k, v := range before.Sysctls {
+		if now, err := readSysctl(k); err == nil && now != v {
+			errs = append(errs, writeSysctl(k, v))
+		}
+	}
+	errs = append(errs, removeNewPaths(before))
+	if dir != "" {
+		if err := os.RemoveAll(dir); err != nil {
+			errs = append(errs, fmt.Errorf("remove node dir: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// unmountUnder unmounts every mount point under dir, deepest first
+// (container root filesystems, Pod volumes, network namespaces).
+func unmountUnder(dir string) error {
+	mounts, err := mountPoints()
+	if err != nil {
+		return err
+	}
+	var under []string
+	for _, m := range mounts {
+		if m == dir || strings.HasPrefix(m, dir+"/") {
+			under = append(under, m)
+		}
+	}
+	sort.Slice(under, func(i, j int) bool { return strings.Count(under[i], "/") > strings.Count(under[j], "/") })
+	var errs []error
+	for _, m := range under {
+		if err := syscall.Unmount(m, syscall.MNT_DETACH); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("unmount %s: %w", m, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// removeNewPaths removes the host paths that did not exist before, and
+// the entries of /run/containerd/s that are new.
+func removeNewPaths(before *Snapshot) error {
+	var errs []error
+	for _, p := range hostPaths {
+		if before.Paths[p] {
+			continue
+		}
+		if err := os.RemoveAll(p); err != nil {
+			errs = append(errs, fmt.Errorf("remove %s: %w", p, err))
+		}
+	}
+	const shims = "/run/containerd/s"
+	if before.Paths[shims] {
+		entries, _ := os.ReadDir(shims)
+		for _, e := range entries {
+			if !slices.Contains(before.Entries[shims], e.Name()) {
+				if err := os.RemoveAll(filepath.Join(shims, e.Name())); err != nil {
+					errs = append(errs, fmt.Errorf("remove %s: %w", e.Name(), err))
+				}
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
