@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // restore puts the host back as before found it, once the kubelet and
@@ -26,13 +27,7 @@ func restore(before *Snapshot, dir, socket string) error {
 	if dir != "" {
 		errs = append(errs, unmountUnder(dir))
 	}
-	for _, cg := range kubepodsCgroups() {
-		if !slices.Contains(before.Cgroups, cg) {
-			if err := syscall.Rmdir(cg); err != nil && !errors.Is(err, os.ErrNotExist) {
-				errs = append(errs, fmt.Errorf("remove cgroup %s: %w", cg, err))
-			}
-		}
-	}
+	errs = append(errs, removeCgroups(before))
 	errs = append(errs, tearDownNetwork())
 	for k, v := range before.Sysctls {
 		if now, err := readSysctl(k); err == nil && now != v {
@@ -46,6 +41,29 @@ func restore(before *Snapshot, dir, socket string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// removeCgroups removes the kubepods cgroups that are new, deepest
+// first. A cgroup is busy until its killed processes are gone: it is
+// tried again for a few seconds.
+func removeCgroups(before *Snapshot) error {
+	var err error
+	for range 25 {
+		err = nil
+		for _, cg := range kubepodsCgroups() {
+			if slices.Contains(before.Cgroups, cg) {
+				continue
+			}
+			if e := syscall.Rmdir(cg); e != nil && !errors.Is(e, os.ErrNotExist) {
+				err = errors.Join(err, fmt.Errorf("remove cgroup %s: %w", cg, e))
+			}
+		}
+		if err == nil {
+			return nil
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return err
 }
 
 // unmountUnder unmounts every mount point under dir, deepest first
