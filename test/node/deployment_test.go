@@ -55,7 +55,7 @@ func TestDeployment(t *testing.T) {
 
 		proxy, native := sidecar(pod)
 		if !native {
-			t.Fatalf("the proxy is not a native sidecar: %+v", pod.Spec)
+			t.Fatalf("the proxy is not a native sidecar: %s", describe(pod))
 		}
 		if proxy.StartupProbe == nil {
 			t.Errorf("the native sidecar has no startupProbe: the app may start before the proxy is ready")

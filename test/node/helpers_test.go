@@ -39,9 +39,10 @@ type command struct {
 
 // execute runs bin with args as admin, the plugin binaries first on
 // PATH (so that kubectl finds kubectl-inject), stdin fed from stdin.
+// --kubeconfig goes last: kubectl takes no flag before a plugin's name.
 func execute(t testing.TB, stdin, bin string, args ...string) command {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"--kubeconfig", c.AdminKubeconfig}, args...)...)
+	cmd := exec.Command(bin, append(args, "--kubeconfig", c.AdminKubeconfig)...)
 	cmd.Env = append(os.Environ(), "PATH="+testbin.PluginDir(t)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	cmd.Stdin = strings.NewReader(stdin)
 	var r command
@@ -238,6 +239,30 @@ func metrics(text string) map[string]string {
 	return out
 }
 
+// describe says what containers a Pod has and what state each is in.
+func describe(p corev1.Pod) string {
+	var b strings.Builder
+	for _, l := range []struct {
+		kind     string
+		specs    []corev1.Container
+		statuses []corev1.ContainerStatus
+	}{{"init", p.Spec.InitContainers, p.Status.InitContainerStatuses}, {"", p.Spec.Containers, p.Status.ContainerStatuses}} {
+		for _, c := range l.specs {
+			fmt.Fprintf(&b, "[%s %s %s", l.kind, c.Name, c.Image)
+			if c.RestartPolicy != nil {
+				fmt.Fprintf(&b, " restartPolicy=%s", *c.RestartPolicy)
+			}
+			for _, s := range l.statuses {
+				if s.Name == c.Name {
+					fmt.Fprintf(&b, " ready=%t state=%+v", s.Ready, s.State)
+				}
+			}
+			b.WriteString("] ")
+		}
+	}
+	return b.String()
+}
+
 // dumpPods logs the Pods of ns and their events, for a failed test.
 func dumpPods(t testing.TB, ns string) {
 	ctx := context.Background()
@@ -246,7 +271,7 @@ func dumpPods(t testing.TB, ns string) {
 		return
 	}
 	for _, p := range pods.Items {
-		t.Logf("pod %s: phase %s, init %+v, containers %+v", p.Name, p.Status.Phase, p.Status.InitContainerStatuses, p.Status.ContainerStatuses)
+		t.Logf("pod %s: phase %s, containers %s", p.Name, p.Status.Phase, describe(p))
 	}
 	events, err := admin(t).CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {

@@ -78,7 +78,7 @@ func TestJobs(t *testing.T) {
 		for _, job := range jobs {
 			pod := jobPod(t, ns, job)
 			if _, native := sidecar(pod); !native {
-				t.Errorf("job %s: the Pod has no native sidecar: %+v", job, pod.Spec)
+				t.Errorf("job %s: the Pod has no native sidecar: %s", job, describe(pod))
 			}
 			waitComplete(t, ns, job)
 		}
@@ -118,7 +118,7 @@ func TestJobsClassicSidecar(t *testing.T) {
 		case "admission":
 			pod := jobPod(t, ns, "work")
 			if c, _ := sidecar(pod); c != nil {
-				t.Errorf("admission put a classic sidecar into a Job's Pod: %+v", pod.Spec)
+				t.Errorf("admission put a classic sidecar into a Job's Pod: %s", describe(pod))
 			}
 			t.Logf("the Pod left plain is annotated %v", pod.Annotations)
 			waitComplete(t, ns, "work")
