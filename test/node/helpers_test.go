@@ -311,12 +311,15 @@ func enableAdmission(t testing.TB, ns, profile string, flags ...string) {
 }
 
 // waitPolicyImage waits until a Pod created in ns (a dry run) comes back
-// with a container of image.
+// with a container of image. The Pod passes Pod Security "restricted",
+// so that any namespace admits it.
 func waitPolicyImage(t testing.TB, ns, image string) {
 	t.Helper()
 	probe := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "probe"},
-		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: node.AppImage}}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{
+			Name: "app", Image: node.AppImage, SecurityContext: restrictedContainer(),
+		}}},
 	}
 	eventually(t, time.Minute, "the policy injecting "+image+" in "+ns, func() bool {
 		got, err := admin(t).CoreV1().Pods(ns).Create(context.Background(), probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})

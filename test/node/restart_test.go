@@ -43,7 +43,11 @@ func TestRestart(t *testing.T) {
 
 	mustSucceed(t, inject(t, "policy", "--apply", "--image", node.ProxyImageNext), "upgrade the policy")
 	t.Cleanup(func() { inject(t, "policy", "--apply", "--image", node.ProxyImage) })
-	waitPolicyImage(t, nss[0], node.ProxyImageNext)
+	for i, w := range ways {
+		if w.name == "admission" {
+			waitPolicyImage(t, nss[i], node.ProxyImageNext)
+		}
+	}
 	begin := time.Now()
 	mustSucceed(t, inject(t, "restart", "-A"), "restart")
 	t.Logf("restart took %s", time.Since(begin).Round(100*time.Millisecond))
