@@ -21,7 +21,8 @@ const (
 	// AppImage is the tests' workload (images/app).
 	AppImage = "kinject.test/app:1"
 	// ProxyImage stands in for Envoy (images/proxy); ProxyImageNext is
-	// the same image under another tag, an upgrade for restarts to roll.
+	// the same program as another image (its own digest, which the
+	// container statuses then report), an upgrade for restarts to roll.
 	ProxyImage     = "kinject.test/proxy:1"
 	ProxyImageNext = "kinject.test/proxy:2"
 )
@@ -74,13 +75,13 @@ func buildImage(ctx context.Context, src, dir, name string, tags []string) error
 	if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), dockerfile, 0o644); err != nil {
 		return fmt.Errorf("build image %s: %w", name, err)
 	}
-	args := []string{"build", "--quiet"}
-	for _, t := range tags {
-		args = append(args, "--tag", t)
-	}
-	cmd := exec.CommandContext(ctx, "docker", append(args, dir)...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("docker build image %s: %w: %s", name, err, strings.TrimSpace(string(out)))
+	// One image per tag: the label makes each its own image, and the
+	// layers are shared.
+	for _, tag := range tags {
+		cmd := exec.CommandContext(ctx, "docker", "build", "--quiet", "--tag", tag, "--label", "dev.kinject.test/tag="+tag, dir)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("docker build image %s: %w: %s", tag, err, strings.TrimSpace(string(out)))
+		}
 	}
 	return nil
 }
