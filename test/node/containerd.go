@@ -130,23 +130,6 @@ func (c *containerd) stop() {
 	}
 }
 
-// killShims kills, by PID, the shims of the containerd whose socket is
-// socket: the shims outlive containerd by design, and those of the
-// node's containerd name its socket on their command line.
-func killShims(socket string) {
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil {
-			continue
-		}
-		args := strings.Split(string(cmdline), "\x00")
-		if len(args) > 0 && strings.HasPrefix(filepath.Base(args[0]), "containerd-shim") && containsArg(args, socket) {
-			killPid(e.Name())
-		}
-	}
-}
-
 func containsArg(args []string, want string) bool {
 	for _, a := range args {
 		if a == want {

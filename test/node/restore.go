@@ -89,27 +89,25 @@ func unmountUnder(dir string) error {
 	return errors.Join(errs...)
 }
 
-// removeNewPaths removes the host paths that did not exist before, and
-// the entries of /run/containerd/s that are new.
+// removeNewPaths removes the host paths that did not exist before. The
+// shims' directory, shared with Docker's containerd, is removed only
+// when empty: killShims removed the node's sockets.
 func removeNewPaths(before *Snapshot) error {
 	var errs []error
 	for _, p := range hostPaths {
 		if before.Paths[p] {
 			continue
 		}
+		if p == shimDir || p == filepath.Dir(shimDir) {
+			continue
+		}
 		if err := os.RemoveAll(p); err != nil {
 			errs = append(errs, fmt.Errorf("remove %s: %w", p, err))
 		}
 	}
-	const shims = "/run/containerd/s"
-	if before.Paths[shims] {
-		entries, _ := os.ReadDir(shims)
-		for _, e := range entries {
-			if !slices.Contains(before.Entries[shims], e.Name()) {
-				if err := os.RemoveAll(filepath.Join(shims, e.Name())); err != nil {
-					errs = append(errs, fmt.Errorf("remove %s: %w", e.Name(), err))
-				}
-			}
+	for _, dir := range []string{shimDir, filepath.Dir(shimDir)} {
+		if !before.Paths[dir] {
+			_ = os.Remove(dir) // fails when not empty: another containerd uses it
 		}
 	}
 	return errors.Join(errs...)
