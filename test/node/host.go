@@ -284,7 +284,8 @@ func podProcesses() []string {
 }
 
 // kubepodsPids lists the processes whose cgroup (in any hierarchy) is
-// under /kubepods.
+// under /kubepods, but zombies: those are gone but for their parent's
+// wait.
 func kubepodsPids() []string {
 	entries, _ := os.ReadDir("/proc")
 	var out []string
@@ -293,9 +294,16 @@ func kubepodsPids() []string {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cgroup"))
-		if err == nil && strings.Contains(string(b), ":/kubepods") {
-			out = append(out, e.Name())
+		if err != nil || !strings.Contains(string(b), ":/kubepods") {
+			continue
 		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		// pid (comm) state ...: comm may hold spaces, the state follows
+		// its last parenthesis.
+		if i := strings.LastIndexByte(string(stat), ')'); err == nil && i > 0 && strings.HasPrefix(string(stat[i+1:]), " Z") {
+			continue
+		}
+		out = append(out, e.Name())
 	}
 	return out
 }

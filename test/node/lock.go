@@ -35,10 +35,11 @@ func lock(ctx context.Context) (net.Listener, error) {
 // that the next Start undoes what a killed run left.
 const recordPath = "/run/kinject-node.json"
 
-// record is what a node changed: its run directory, its containerd's
-// socket (its shims name it) and the host as it found it.
+// record is what a node changed: its run and log directories, its
+// containerd's socket (its shims name it) and the host as it found it.
 type record struct {
 	Dir    string    `json:"dir"`
+	LogDir string    `json:"logDir"`
 	Socket string    `json:"socket"`
 	Before *Snapshot `json:"before"`
 }

@@ -95,7 +95,7 @@ func Start(ctx context.Context, c *cluster.Cluster) (_ *Node, err error) {
 	n.ContainerdLog = filepath.Join(n.LogDir, "containerd.log")
 	n.KubeletLog = filepath.Join(n.LogDir, "kubelet.log")
 	containerdDir := filepath.Join(n.Dir, "containerd")
-	if err := (record{Dir: n.Dir, Socket: filepath.Join(containerdDir, "containerd.sock"), Before: n.Before}).write(); err != nil {
+	if err := (record{Dir: n.Dir, LogDir: n.LogDir, Socket: filepath.Join(containerdDir, "containerd.sock"), Before: n.Before}).write(); err != nil {
 		return nil, err
 	}
 	if err := setUpNetwork(); err != nil {
@@ -152,6 +152,9 @@ func recoverKilledRun() error {
 	fmt.Fprintf(os.Stderr, "node: undoing what a killed run left in %s\n", r.Dir)
 	if err := restore(r.Before, r.Dir, r.Socket); err != nil {
 		return fmt.Errorf("undo a killed run's node: %w", err)
+	}
+	if r.LogDir != "" {
+		_ = os.RemoveAll(r.LogDir)
 	}
 	return os.Remove(recordPath)
 }

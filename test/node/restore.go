@@ -21,8 +21,15 @@ func restore(before *Snapshot, dir, socket string) error {
 	var errs []error
 	killShims(socket)
 	// A run killed mid-way leaves container processes whose shim is gone.
-	for _, pid := range kubepodsPids() {
-		killPid(pid)
+	for range 25 {
+		pids := kubepodsPids()
+		if len(pids) == 0 {
+			break
+		}
+		for _, pid := range pids {
+			killPid(pid)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 	if dir != "" {
 		errs = append(errs, unmountUnder(dir))
