@@ -121,7 +121,11 @@ func TestJobsClassicSidecar(t *testing.T) {
 				// Its Job would never complete: no use waiting.
 				t.Fatalf("admission put a classic sidecar into a Job's Pod: %s", describe(pod))
 			}
-			t.Logf("the Pod left plain is annotated %v", pod.Annotations)
+			// The skip is said on the Pod, under the profile's prefix.
+			skipped := pod.Annotations[classicProfile+".sidecar.kinject.dev/skipped"]
+			if !strings.HasPrefix(skipped, "runs_to_completion") {
+				t.Errorf("the Pod left plain does not say why (runs_to_completion): annotations %v", pod.Annotations)
+			}
 			waitComplete(t, ns, "work")
 		}
 	})
