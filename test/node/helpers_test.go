@@ -336,6 +336,3 @@ func waitPolicyImage(t testing.TB, ns, image string) {
 		return false
 	})
 }
-
-// listAll lists every object.
-var listAll = metav1.ListOptions{}

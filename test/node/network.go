@@ -46,6 +46,7 @@ func setUpNetwork() error {
 // tearDownNetwork removes the iptables rule (every copy), the veths
 // left on the bridge, and the bridge. Missing pieces are no error.
 func tearDownNetwork() error {
+	// Every copy: a run killed between two starts may have left one.
 	for run("iptables", append([]string{"-w", "-D"}, forwardRule...)...) == nil {
 	}
 	if ports, err := os.ReadDir(filepath.Join("/sys/class/net", Bridge, "brif")); err == nil {

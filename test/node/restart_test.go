@@ -5,6 +5,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kinject/kubectl-inject/test/node"
 )
@@ -74,7 +75,7 @@ func TestRestart(t *testing.T) {
 
 func podsIncludingTerminating(t *testing.T, ns string) []corev1.Pod {
 	t.Helper()
-	l, err := admin(t).CoreV1().Pods(ns).List(t.Context(), listAll)
+	l, err := admin(t).CoreV1().Pods(ns).List(t.Context(), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
