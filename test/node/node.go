@@ -55,7 +55,7 @@ type Node struct {
 	stopErr    error
 }
 
-// Start builds the images, takes the machine's node lock, undoes what a
+// Start takes the machine's node lock, builds the images, undoes what a
 // killed run left, records the host, then sets up the bridge, starts
 // containerd with the images imported and the kubelet, and returns once
 // the Node is Ready. c must have been started with Options.NodeName set
@@ -68,9 +68,6 @@ func Start(ctx context.Context, c *cluster.Cluster) (_ *Node, err error) {
 	if c.NodeName != Name || c.NodeKubeconfig == "" {
 		return nil, fmt.Errorf("start node %s: the cluster was not started with Options.NodeName %q", Name, Name)
 	}
-	if err := BuildImages(ctx); err != nil {
-		return nil, err
-	}
 	n := &Node{Name: Name, cluster: c}
 	if n.lock, err = lock(ctx); err != nil {
 		return nil, err
@@ -80,6 +77,10 @@ func Start(ctx context.Context, c *cluster.Cluster) (_ *Node, err error) {
 			n.Stop()
 		}
 	}()
+	// Under the lock: another checkout's run tags the same images.
+	if err := BuildImages(ctx); err != nil {
+		return nil, err
+	}
 	if err := recoverKilledRun(); err != nil {
 		return nil, err
 	}
