@@ -29,7 +29,7 @@ const Name = "kinject-node"
 
 // ErrUnavailable is wrapped by Start's error when the machine cannot run
 // a node: not root, or a program missing.
-var ErrUnavailable = errors.New("a real node needs root, Docker, and kubelet (hack/build-apiserver.sh kubelet), containerd, runc, ctr, ip and iptables (apt-get install containerd runc containernetworking-plugins iptables iproute2)")
+var ErrUnavailable = errors.New("the real node needs root, Docker, the kubelet of hack/build-apiserver.sh, and Debian's containerd, runc, containernetworking-plugins, iptables and iproute2 (hack/install-tools.sh)")
 
 // Node is a running kubelet and its containerd, registered with a
 // cluster. Get one from Start or MustStart.
@@ -139,7 +139,7 @@ func available() error {
 		return fmt.Errorf("no Docker daemon: %w", ErrUnavailable)
 	}
 	if _, err := cluster.FindBinary("KUBELET", "kubelet"); err != nil {
-		return fmt.Errorf("%w: %w", err, ErrUnavailable)
+		return fmt.Errorf("no kubelet ($KUBELET, the tool cache, PATH): %w", ErrUnavailable)
 	}
 	return nil
 }
