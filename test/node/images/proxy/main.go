@@ -21,6 +21,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"os/signal"
@@ -47,7 +48,14 @@ func run(args []string) error {
 	fs.Bool("disable-hot-restart", false, "accepted: the stand-in never hot restarts")
 	drain := fs.Int("drain-time-s", 5, "seconds open connections get to finish after SIGTERM")
 	configYAML := fs.String("config-yaml", "", "the bootstrap, YAML")
+	// A bad flag is one error line, as from Envoy, not a usage page.
+	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(os.Stderr)
+			fs.PrintDefaults()
+			return nil
+		}
 		return err
 	}
 	if fs.NArg() > 0 {
