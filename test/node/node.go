@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -231,7 +232,8 @@ func (n *Node) deletePods(ctx context.Context) {
 // one (ErrUnavailable, or the cluster skipped) it returns a node on
 // which Require skips, except with CI=true, where it exits the process,
 // as does any other failure. SIGINT and SIGTERM stop the node, then run
-// also (the cluster's Stop), and exit.
+// also (the cluster's Stop), and exit; so does go test's -timeout coming
+// near.
 func MustStart(c *cluster.Cluster, also ...func()) *Node {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -251,7 +253,25 @@ func MustStart(c *cluster.Cluster, also ...func()) *Node {
 		os.Exit(1)
 	}
 	n.stopOnSignal(also)
+	n.stopBeforeTimeout(also)
 	return n
+}
+
+// stopBeforeTimeout stops the node half a minute before go test's
+// -timeout panics the test binary, which leaves no chance to stop it.
+func (n *Node) stopBeforeTimeout(also []func()) {
+	f := flag.Lookup("test.timeout")
+	if f == nil {
+		return
+	}
+	d, err := time.ParseDuration(f.Value.String())
+	if err != nil || d <= time.Minute {
+		return
+	}
+	time.AfterFunc(d-30*time.Second, func() {
+		fmt.Fprintf(os.Stderr, "node: the test binary's -timeout %s is near: stopping the node\n", d)
+		n.exit(also)
+	})
 }
 
 // stopOnSignal stops the node when the test binary is interrupted: a
@@ -262,14 +282,19 @@ func (n *Node) stopOnSignal(also []func()) {
 	go func() {
 		sig := <-sigs
 		fmt.Fprintf(os.Stderr, "node: %s: stopping the node\n", sig)
-		if err := n.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "node: %v\n", err)
-		}
-		for _, f := range also {
-			f()
-		}
-		os.Exit(1)
+		n.exit(also)
 	}()
+}
+
+// exit stops the node, then runs also, and exits the test binary.
+func (n *Node) exit(also []func()) {
+	if err := n.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "node: %v\n", err)
+	}
+	for _, f := range also {
+		f()
+	}
+	os.Exit(1)
 }
 
 // Require skips t when the node could not be started (see MustStart).
