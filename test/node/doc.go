@@ -16,7 +16,8 @@
 // Stop deletes the Pods while the kubelet runs, stops it and containerd,
 // and restores the host, which the package's tests then compare with
 // the record. A run killed before its Stop is undone by the next Start;
-// MustStart also stops the node on SIGINT and SIGTERM. One node runs on
+// MustStart also stops the node on SIGINT and SIGTERM, and before go
+// test's -timeout would end the test binary. One node runs on
 // a machine at a time: Start waits for an abstract unix socket, the
 // node lock.
 //
