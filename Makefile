@@ -48,8 +48,8 @@ demo: build
 	@echo '$$ kubectl inject --local -f examples/cli/app.yaml | diff examples/cli/app.yaml -   # only added lines'
 	@$(BIN)/kubectl-inject --local -f examples/cli/app.yaml 2>/dev/null | diff examples/cli/app.yaml - || true
 
-## tools: install the pinned test tools (kwok among them) and build the test kube-apiserver,
-## kube-controller-manager, kube-scheduler and kubectl (cached)
+## tools: install the pinned test tools (kwok among them, and the real node's containerd from apt)
+## and build the test kube-apiserver, kube-controller-manager, kube-scheduler, kubectl and kubelet (cached)
 tools:
 	hack/install-tools.sh
 	hack/build-apiserver.sh
@@ -68,7 +68,7 @@ unit:
 e2e: tools
 	PATH="$(TOOLS_BIN):$$PATH" go test $(GOTEST_FLAGS) ./test/e2e/... ./test/krew/... ./test/helm/...
 live: tools
-	PATH="$(TOOLS_BIN):$$PATH" go test $(GOTEST_FLAGS) ./test/live/... ./test/cluster/... ./test/admission/... ./test/rollout/...
+	PATH="$(TOOLS_BIN):$$PATH" go test $(GOTEST_FLAGS) ./test/live/... ./test/cluster/... ./test/admission/... ./test/rollout/... ./test/node/...
 
 ## fuzz: run each fuzz target for FUZZTIME (default 60s); hack/fuzz.sh runs one
 ## again when Go's engine timed out at the end having found nothing

@@ -2,8 +2,10 @@
 # Installs the pinned tools the tests need into ${KINJECT_CACHE}/bin
 # (default $HOME/.cache/kubectl-inject/bin) from the Go module proxy (kustomize,
 # krew, validate-krew-manifest, Helm 3 and 4 as helm3 and helm4, and kwok, which
-# simulates the Nodes of the tests' control plane), and etcd
-# from Debian (apt-get, through sudo when not root) when it is missing.
+# simulates the Nodes of the tests' control plane), and from Debian (apt-get,
+# through sudo when not root) when they are missing: etcd, and what the real
+# node of test/node runs (containerd, runc, containernetworking-plugins,
+# iptables, iproute2).
 # Idempotent: a tool already at its pinned version is left alone. kpt,
 # kubectl and Docker are expected preinstalled (the README's prerequisites);
 # a missing Docker daemon is a warning. kube-apiserver is built by
@@ -56,12 +58,22 @@ for t in "${tools[@]}"; do
   rmdir "${gobin}"
 done
 
-if ! command -v etcd >/dev/null 2>&1; then
-  echo "installing etcd-server from apt" >&2
+# From Debian: etcd for the live tests; containerd, runc, the CNI plugins,
+# iptables and iproute2 for the real node of test/node (its kubelet is built
+# by hack/build-apiserver.sh).
+apt_missing=()
+command -v etcd >/dev/null 2>&1 || apt_missing+=(etcd-server)
+command -v containerd >/dev/null 2>&1 || apt_missing+=(containerd)
+command -v runc >/dev/null 2>&1 || apt_missing+=(runc)
+[[ -x /usr/lib/cni/bridge ]] || apt_missing+=(containernetworking-plugins)
+command -v iptables >/dev/null 2>&1 || apt_missing+=(iptables)
+command -v ip >/dev/null 2>&1 || apt_missing+=(iproute2)
+if ((${#apt_missing[@]})); then
+  echo "installing ${apt_missing[*]} from apt" >&2
   sudo=""
   [[ "$(id -u)" != 0 ]] && sudo="sudo"
   ${sudo} apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive ${sudo} apt-get install -y -qq etcd-server >/dev/null
+  DEBIAN_FRONTEND=noninteractive ${sudo} apt-get install -y -qq "${apt_missing[@]}" >/dev/null
 fi
 
 # verify: every tool must be present and run.
@@ -84,6 +96,9 @@ check helm3 "${bindir}/helm3" version --short
 check helm4 "${bindir}/helm4" version --short
 check kwok "${bindir}/kwok" --version
 check etcd etcd --version
+check containerd containerd --version
+check runc runc --version
+check ctr ctr --version
 check kubectl kubectl version --client
 check kpt kpt version
 # Docker is needed by the image tests only; without a daemon they skip (or fail with CI=true).

@@ -60,6 +60,14 @@ func (c *Cluster) writeAuthFiles() error {
 		c.componentTokens[user] = token
 		tokens += fmt.Sprintf("%s,%s,%s-uid,\"system:masters\"\n", token, user, strings.ReplaceAll(user, ":", "-"))
 	}
+	if c.NodeName != "" {
+		// The Node authorizer and NodeRestriction know a kubelet by this
+		// user and group.
+		if c.nodeToken, err = randomToken(); err != nil {
+			return err
+		}
+		tokens += fmt.Sprintf("%s,system:node:%s,node-%s-uid,\"system:nodes\"\n", c.nodeToken, c.NodeName, c.NodeName)
+	}
 	if err := writeFile(filepath.Join(c.Dir, "tokens.csv"), tokens); err != nil {
 		return err
 	}
@@ -85,6 +93,12 @@ func (c *Cluster) writeAuthFiles() error {
 	c.ViewerKubeconfig = filepath.Join(c.Dir, "viewer.kubeconfig")
 	if err := writeFile(c.AdminKubeconfig, kubeconfig(c.URL, AdminUser, c.adminToken)); err != nil {
 		return err
+	}
+	if c.NodeName != "" {
+		c.NodeKubeconfig = filepath.Join(c.Dir, "node.kubeconfig")
+		if err := writeFile(c.NodeKubeconfig, kubeconfig(c.URL, "system:node:"+c.NodeName, c.nodeToken)); err != nil {
+			return err
+		}
 	}
 	return writeFile(c.ViewerKubeconfig, kubeconfig(c.URL, ViewerUser, c.viewerToken))
 }

@@ -26,6 +26,10 @@ type Cluster struct {
 	Dir string
 	// AdminKubeconfig and ViewerKubeconfig are kubeconfig file paths.
 	AdminKubeconfig, ViewerKubeconfig string
+	// NodeName and NodeKubeconfig are the real Node's name and its
+	// kubelet's kubeconfig (user system:node:NodeName), when
+	// Options.NodeName asked for one.
+	NodeName, NodeKubeconfig string
 	// EtcdLog and APIServerLog are the processes' log files. They live in
 	// LogDir, which survives Stop when KeepLogs is set. With a control
 	// plane, so do ControllerManagerLog, SchedulerLog and KwokLog.
@@ -37,9 +41,9 @@ type Cluster struct {
 	// does the environment variable KINJECT_KEEP_LOGS=1).
 	KeepLogs bool
 
-	adminToken, viewerToken string
-	componentTokens         map[string]string
-	etcd, apiserver         *process
+	adminToken, viewerToken, nodeToken string
+	componentTokens                    map[string]string
+	etcd, apiserver                    *process
 	// the control plane, when started
 	controllerManager, scheduler, kwok *process
 	skip                               string
@@ -64,6 +68,15 @@ type Options struct {
 	// It adds 6-11 s to the start.
 	ControlPlane bool
 	Nodes        int
+	// NodeName prepares the cluster for a real kubelet registering that
+	// Node (test/node), and implies ControlPlane without kwok's Nodes:
+	// the API server authorizes with Node,RBAC and admits with
+	// NodeRestriction, as a cluster with nodes does; the Node gets a
+	// token of its own (NodeKubeconfig); the API server reaches the
+	// kubelet at the Node's InternalIP; the controller manager also
+	// publishes kube-root-ca.crt, which every Pod's service-account
+	// volume mounts.
+	NodeName string
 }
 
 // Start starts etcd and kube-apiserver and waits until the API server is
@@ -77,6 +90,9 @@ func Start(ctx context.Context, extraArgs ...string) (*Cluster, error) {
 // StartWith is Start with a control plane when opts asks for one.
 func StartWith(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	etcdName := "etcd"
+	if opts.NodeName != "" {
+		opts.ControlPlane = true
+	}
 	if opts.ControlPlane {
 		// kwok's client asks for streaming lists, which kube-apiserver
 		// serves only over etcd 3.4.31+ or 3.5.13+.
@@ -130,6 +146,7 @@ func StartWith(ctx context.Context, opts Options) (_ *Cluster, err error) {
 		return nil, fmt.Errorf("etcd not healthy: %w\n%s", err, tail(c.EtcdLog, 30))
 	}
 
+	c.NodeName = opts.NodeName
 	if err := c.writeAuthFiles(); err != nil {
 		return nil, err
 	}
@@ -139,7 +156,7 @@ func StartWith(ctx context.Context, opts Options) (_ *Cluster, err error) {
 		"--advertise-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(ports[2]),
 		"--cert-dir=" + filepath.Join(c.Dir, "certs"),
-		"--authorization-mode=RBAC",
+		"--authorization-mode=" + authorizationMode(opts),
 		"--token-auth-file=" + filepath.Join(c.Dir, "tokens.csv"),
 		"--service-account-key-file=" + filepath.Join(c.Dir, "sa.pub"),
 		"--service-account-signing-key-file=" + filepath.Join(c.Dir, "sa.key"),
@@ -151,6 +168,14 @@ func StartWith(ctx context.Context, opts Options) (_ *Cluster, err error) {
 		"--allow-privileged=true",
 		"--profiling=false",
 	}
+	if opts.NodeName != "" {
+		c.apiArgs = append(c.apiArgs,
+			"--enable-admission-plugins=NodeRestriction",
+			// kubectl logs and exec reach the kubelet at the Node's
+			// address, not at its host name, which nothing resolves.
+			"--kubelet-preferred-address-types=InternalIP,Hostname",
+		)
+	}
 	c.apiArgs = append(c.apiArgs, opts.APIServerArgs...)
 	if err := c.startAPIServer(ctx, c.APIServerLog); err != nil {
 		return nil, err
@@ -159,6 +184,9 @@ func StartWith(ctx context.Context, opts Options) (_ *Cluster, err error) {
 		nodes := opts.Nodes
 		if nodes <= 0 {
 			nodes = DefaultNodes
+		}
+		if opts.NodeName != "" {
+			nodes = 0
 		}
 		if err := c.startControlPlane(ctx, nodes); err != nil {
 			return nil, err
@@ -176,6 +204,15 @@ func (c *Cluster) startAPIServer(ctx context.Context, logPath string) error {
 		return fmt.Errorf("kube-apiserver not ready: %w\n%s", err, tail(logPath, 40))
 	}
 	return nil
+}
+
+// authorizationMode is RBAC, and Node,RBAC for a cluster with a real
+// Node, whose kubelet may then read only what its Pods use.
+func authorizationMode(opts Options) string {
+	if opts.NodeName != "" {
+		return "Node,RBAC"
+	}
+	return "RBAC"
 }
 
 // StopAPIServer stops the API server (etcd keeps running), for tests of
@@ -224,6 +261,15 @@ func (c *Cluster) Require(t testing.TB) {
 		}
 		t.Skip(reason)
 	}
+}
+
+// Skipped says why the cluster was not started (binaries missing,
+// outside CI), or "" when it runs.
+func (c *Cluster) Skipped() string {
+	if c == nil {
+		return "cluster not started"
+	}
+	return c.skip
 }
 
 // Finish stops the cluster and returns code. When code is non-zero it prints

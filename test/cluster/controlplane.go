@@ -25,13 +25,19 @@ var Controllers = []string{
 	"garbage-collector-controller", "serviceaccount-controller", "namespace-controller",
 }
 
+// NodeControllers are the controllers added for a real Node: its Pods
+// mount the namespace's kube-root-ca.crt ConfigMap (the service-account
+// volume), which only the root CA publisher creates.
+var NodeControllers = []string{"root-ca-cert-publisher"}
+
 // DefaultNodes is how many simulated Nodes a control plane gets.
 const DefaultNodes = 3
 
 // startControlPlane starts kube-controller-manager, kube-scheduler and
 // kwok against the running API server, creates the Nodes kwok manages,
 // and returns once the Nodes are Ready and the controllers work (the
-// default namespace has its ServiceAccount).
+// default namespace has its ServiceAccount). With nodes 0 (a real Node
+// comes later) kwok is not run.
 func (c *Cluster) startControlPlane(ctx context.Context, nodes int) error {
 	kcmBin, err := findBinary("KUBE_CONTROLLER_MANAGER", "kube-controller-manager")
 	if err != nil {
@@ -41,9 +47,15 @@ func (c *Cluster) startControlPlane(ctx context.Context, nodes int) error {
 	if err != nil {
 		return err
 	}
-	kwokBin, err := findBinary("KWOK", "kwok")
-	if err != nil {
-		return err
+	var kwokBin string
+	if nodes > 0 {
+		if kwokBin, err = findBinary("KWOK", "kwok"); err != nil {
+			return err
+		}
+	}
+	controllers := Controllers
+	if nodes == 0 {
+		controllers = append(append([]string(nil), Controllers...), NodeControllers...)
 	}
 	ports, err := freePorts(3)
 	if err != nil {
@@ -51,12 +63,14 @@ func (c *Cluster) startControlPlane(ctx context.Context, nodes int) error {
 	}
 	c.ControllerManagerLog = filepath.Join(c.LogDir, "kube-controller-manager.log")
 	c.SchedulerLog = filepath.Join(c.LogDir, "kube-scheduler.log")
-	c.KwokLog = filepath.Join(c.LogDir, "kwok.log")
+	if nodes > 0 {
+		c.KwokLog = filepath.Join(c.LogDir, "kwok.log")
+	}
 
 	c.controllerManager, err = startProcess(kcmBin, []string{
 		"--kubeconfig=" + c.componentKubeconfig(controllerManagerUser),
 		"--leader-elect=false",
-		"--controllers=" + strings.Join(Controllers, ","),
+		"--controllers=" + strings.Join(controllers, ","),
 		"--service-account-private-key-file=" + filepath.Join(c.Dir, "sa.key"),
 		"--root-ca-file=" + c.rootCAFile(),
 		"--bind-address=127.0.0.1",
@@ -83,6 +97,16 @@ func (c *Cluster) startControlPlane(ctx context.Context, nodes int) error {
 	if err != nil {
 		return err
 	}
+	checks := []healthCheck{
+		{c.controllerManager, "https://127.0.0.1:" + strconv.Itoa(ports[0]) + "/healthz", c.ControllerManagerLog, "kube-controller-manager"},
+		{c.scheduler, "https://127.0.0.1:" + strconv.Itoa(ports[1]) + "/healthz", c.SchedulerLog, "kube-scheduler"},
+	}
+	if nodes == 0 {
+		if err := waitHealthChecks(ctx, checks); err != nil {
+			return err
+		}
+		return c.waitControllers(ctx)
+	}
 	stages := filepath.Join(c.Dir, "kwok.yaml")
 	if err := writeFile(stages, kwokStages); err != nil {
 		return err
@@ -104,24 +128,30 @@ func (c *Cluster) startControlPlane(ctx context.Context, nodes int) error {
 		return err
 	}
 
-	for _, h := range []struct {
-		p    *process
-		url  string
-		log  string
-		name string
-	}{
-		{c.controllerManager, "https://127.0.0.1:" + strconv.Itoa(ports[0]) + "/healthz", c.ControllerManagerLog, "kube-controller-manager"},
-		{c.scheduler, "https://127.0.0.1:" + strconv.Itoa(ports[1]) + "/healthz", c.SchedulerLog, "kube-scheduler"},
-		{c.kwok, "http://" + kwokHealth + "/healthz", c.KwokLog, "kwok"},
-	} {
-		if err := waitHealthy(ctx, h.p, h.url, "", 2*time.Minute); err != nil {
-			return fmt.Errorf("%s not healthy: %w\n%s", h.name, err, tail(h.log, 40))
-		}
+	checks = append(checks, healthCheck{c.kwok, "http://" + kwokHealth + "/healthz", c.KwokLog, "kwok"})
+	if err := waitHealthChecks(ctx, checks); err != nil {
+		return err
 	}
 	if err := c.createNodes(ctx, nodes); err != nil {
 		return err
 	}
 	return c.waitControllers(ctx)
+}
+
+// healthCheck is a component's health endpoint and log.
+type healthCheck struct {
+	p         *process
+	url, log  string
+	component string
+}
+
+func waitHealthChecks(ctx context.Context, checks []healthCheck) error {
+	for _, h := range checks {
+		if err := waitHealthy(ctx, h.p, h.url, "", 2*time.Minute); err != nil {
+			return fmt.Errorf("%s not healthy: %w\n%s", h.component, err, tail(h.log, 40))
+		}
+	}
+	return nil
 }
 
 // createNodes creates n Nodes for kwok and waits until they are Ready.

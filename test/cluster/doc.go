@@ -13,6 +13,13 @@
 // kube-apiserver serves the streaming lists kwok asks for only over etcd
 // 3.4.31+ or 3.5.13+, and the Debian etcd the other suites use is 3.4.23.
 //
+// With Options.NodeName the control plane is ready for a real kubelet
+// (test/node) instead of kwok's Nodes: Node,RBAC authorization,
+// NodeRestriction, a token for the Node (NodeKubeconfig), and the root
+// CA published to every namespace. StartProcess, WaitHealthy, FindBinary,
+// FreePorts and Tail give such a harness the cluster's way of running
+// programs.
+//
 // The binaries are looked up from the environment variables KUBE_APISERVER,
 // ETCD, KUBE_CONTROLLER_MANAGER, KUBE_SCHEDULER and KWOK, then from the tool
 // cache ($KINJECT_CACHE/bin, default $HOME/.cache/kubectl-inject/bin), then
