@@ -87,7 +87,7 @@ spec:
 			t.Fatalf("exit %d, want 1\n%s", code, stderr)
 		}
 		for _, want := range []string{
-			input + `:9:5: pod/clash error: spec.containers: container "envoy" already exists`,
+			input + `:9:5: pod/clash error: spec.initContainers: container "envoy" already exists`,
 			input + `:16:15: pod/notlist error: spec.containers: must be a list (document 2)`,
 		} {
 			if !strings.Contains(stderr, want) {
