@@ -1,0 +1,222 @@
+package admission
+
+import (
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kinject/kubectl-inject/internal/podgen"
+	"github.com/kinject/kubectl-inject/pkg/admission"
+	"github.com/kinject/kubectl-inject/pkg/inject"
+)
+
+// exclusions are the only reasons TestDifferential compares a Pod with
+// anything but the core's own output, each with why. A Pod that differs
+// from the core's output for a reason not listed here fails the test, and
+// each reason's count is held to the count the core's report predicts.
+var exclusions = map[string]string{
+	"record-updated": "the Pod carries a stale record of the policy's own profile: the core updates it, the policy leaves a Pod " +
+		"with its own record as created (injected at build time, or re-invoked); compared with the manifest as created",
+	"mark-volume": "the core's message names the Pod's volume as JSON; the policy's names only the template's (CEL cannot " +
+		"print the Pod's as the core does); compared with the core's message without the Pod's volume",
+	"mark-record": "the core's message for another profile's record it cannot read ends with the JSON parser's error; CEL " +
+		"has no JSON parser, so the policy says the record is not as kubectl-inject writes it",
+	"mark-truncated": "the policy cuts its mark to admission.MarkMessageLimit characters and adds ...",
+	"uncompiled-config": "a corpus config that compiles to no policy (podgen.UncompiledConfigs, with the compiler's reason): " +
+		"its case's Pods run under the default suite only",
+}
+
+// markRewrites are what the policy's mark says differently from the
+// core's message, in the order the policy's words differ, by exclusion.
+var markRewrites = []struct {
+	reason  string
+	rewrite func(string) string
+}{
+	{"mark-volume", func(m string) string { return podsVolume.ReplaceAllString(m, "$1") }},
+	{"mark-record", func(m string) string {
+		if i := strings.Index(m, ": not a valid status record"); i >= 0 {
+			return m[:i] + ": not a valid status record (not as kubectl-inject writes it)"
+		}
+		return m
+	}},
+	{"mark-truncated", func(m string) string {
+		if r := []rune(m); len(r) > admission.MarkMessageLimit {
+			return string(r[:admission.MarkMessageLimit]) + "..."
+		}
+		return m
+	}},
+}
+
+// podsVolume is the Pod's volume in the core's message for a volume that
+// differs from the template's.
+var podsVolume = regexp.MustCompile(`the pod's is .*?, (the template's is )`)
+
+// markExclusions are the exclusions that turn the core's message into
+// the policy's mark, nil when they are equal; ok is false when no listed
+// exclusion explains the difference.
+func markExclusions(message, mark string) (reasons []string, ok bool) {
+	m := message
+	for _, r := range markRewrites {
+		if next := r.rewrite(m); next != m {
+			reasons, m = append(reasons, r.reason), next
+		}
+	}
+	if message == mark {
+		return nil, true
+	}
+	return reasons, m == mark && len(reasons) > 0
+}
+
+// predictExclusions counts, from the core's report on a suite's Pods and
+// before any Pod is created under the policy, the exclusions each will
+// need: a stale record the core updates, a marked Pod whose message names
+// the Pod's volume, another profile's unreadable record, or is longer than
+// the policy's mark keeps.
+func predictExclusions(t *testing.T, runs []podRun, statusKey string) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for _, r := range runs {
+		_, hadStatus := podFrom(t, r.decoded).GetAnnotations()[statusKey]
+		switch {
+		case hadStatus && r.entry.Action == inject.Updated:
+			out["record-updated"]++
+		case hadStatus || admission.SkipCode(r.entry) == "" || !selected(r.entry) || r.entry.Action != inject.Failed:
+		default:
+			msg := r.entry.Message
+			if strings.Contains(msg, "already exists and differs from the template's: the pod's is ") {
+				out["mark-volume"]++
+				msg = msg[:strings.Index(msg, "the pod's is ")] + msg[strings.Index(msg, "the template's is "):]
+			}
+			if r.entry.Reason == inject.ReasonInvalidStatus {
+				out["mark-record"]++
+				msg = msg[:strings.Index(msg, ": not a valid status record")] + ": not a valid status record (not as kubectl-inject writes it)"
+			}
+			if utf8.RuneCountInString(msg) > admission.MarkMessageLimit {
+				out["mark-truncated"]++
+			}
+		}
+	}
+	return out
+}
+
+// withAnnotation is a copy of a stored Pod with annotation key set to
+// value.
+func withAnnotation(pod map[string]any, key, value string) map[string]any {
+	out := deepCopy(pod)
+	meta, _ := out["metadata"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+		out["metadata"] = meta
+	}
+	ann, _ := meta["annotations"].(map[string]any)
+	if ann == nil {
+		ann = map[string]any{}
+		meta["annotations"] = ann
+	}
+	ann[key] = value
+	return out
+}
+
+func deepCopy(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if sub, ok := v.(map[string]any); ok {
+			v = deepCopy(sub)
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// checkExclusions holds the exclusions the comparisons made to the ones
+// predicted, reason by reason, and to the list.
+func checkExclusions(t *testing.T, got, predicted map[string]int) {
+	t.Helper()
+	for reason, n := range got {
+		if _, listed := exclusions[reason]; !listed {
+			t.Errorf("%d Pods excluded for %q, which the test does not list", n, reason)
+		}
+	}
+	for reason := range exclusions {
+		if got[reason] != predicted[reason] {
+			t.Errorf("excluded for %s: %d Pods, the core's report predicts %d", reason, got[reason], predicted[reason])
+		}
+	}
+}
+
+// expectedUncompiled are the Pods of the corpus cases whose configs
+// compile to no policy (podgen.UncompiledConfigs), which no suite runs
+// under their config.
+func expectedUncompiled(t *testing.T, seen map[string]string) int {
+	t.Helper()
+	n := 0
+	for name := range podgen.UncompiledConfigs {
+		if _, ok := seen[name]; !ok {
+			t.Errorf("corpus config %s is pinned as compiling to no policy, but it compiles (or is gone): take it off podgen.UncompiledConfigs", name)
+			continue
+		}
+		pods, err := podgen.CasePods("../../pkg/inject/testdata/golden/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += len(pods)
+	}
+	return n
+}
+
+// bindingFacts says why the binding of the policy of in leaves a Pod out,
+// from the settings the policy was compiled from and the namespace and
+// labels of the Pod, in explain's reason codes: "" when it selects it.
+// Every test namespace is enabled for every profile (ensureNamespace).
+func bindingFacts(t *testing.T, in *inject.Injector, ns string, podLabels map[string]string) string {
+	t.Helper()
+	p := in.Settings().Policy
+	switch {
+	case contains(p.ExcludeNamespaces, ns):
+		return "namespace_excluded"
+	case len(p.Namespaces) > 0 && !contains(p.Namespaces, ns):
+		return "namespace_not_selected"
+	case len(p.Namespaces) == 0 && inject.IsSystemNamespace(ns):
+		return "system_namespace"
+	}
+	if p.Selector != "" {
+		sel, err := labels.Parse(p.Selector)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sel.Matches(labels.Set(podLabels)) {
+			return "labels_not_selected"
+		}
+	}
+	return ""
+}
+
+// optedIn reports whether a Pod the opt-in mode reads opted in: the
+// profile's inject annotation, or for the default profile the seed's, is
+// "true".
+func optedIn(in *inject.Injector, ann map[string]string) bool {
+	if strings.EqualFold(ann[inject.InjectAnnotationFor(in.Profile())], "true") {
+		return true
+	}
+	return in.Profile() == "" && strings.EqualFold(ann[inject.SeedAnnotation], "true")
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// sameExceptMark reports whether two stored Pods are equal once the
+// first's skip annotation is set to the second's.
+func sameExceptMark(got, want map[string]any, key string) bool {
+	mark, ok := annotation(want, key)
+	return ok && reflect.DeepEqual(withAnnotation(got, key, mark), want)
+}
