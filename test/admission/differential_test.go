@@ -364,7 +364,7 @@ func (r podRun) compare(t *testing.T, want map[string]any, hadStatus bool, skipK
 	if !wanted || !sameExceptMark(r.admitted, want, skipKey) {
 		return nil, false
 	}
-	return markExclusions(wantMark, mark)
+	return podgen.MarkDifference(wantMark, mark)
 }
 
 // carriesBootstrap reports whether the template of in adds the Envoy

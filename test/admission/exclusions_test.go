@@ -2,7 +2,6 @@ package admission
 
 import (
 	"reflect"
-	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -15,60 +14,21 @@ import (
 )
 
 // exclusions are the only reasons TestDifferential compares a Pod with
-// anything but the core's own output, each with why. A Pod that differs
-// from the core's output for a reason not listed here fails the test, and
-// each reason's count is held to the count the core's report predicts.
+// anything but the core's own output, each with why (podgen.MarkExclusions
+// for the policy's words in its mark). A Pod that differs from the core's
+// output for a reason not listed fails the test, and each reason's count
+// is held to the count the core's report predicts.
 var exclusions = map[string]string{
 	"record-updated": "the Pod carries a stale record of the policy's own profile: the core updates it, the policy leaves a Pod " +
 		"with its own record as created (injected at build time, or re-invoked); compared with the manifest as created",
-	"mark-volume": "the core's message names the Pod's volume as JSON; the policy's names only the template's (CEL cannot " +
-		"print the Pod's as the core does); compared with the core's message without the Pod's volume",
-	"mark-record": "the core's message for another profile's record it cannot read ends with the JSON parser's error; CEL " +
-		"has no JSON parser, so the policy says the record is not as kubectl-inject writes it",
-	"mark-truncated": "the policy cuts its mark to admission.MarkMessageLimit characters and adds ...",
 	"uncompiled-config": "a corpus config that compiles to no policy (podgen.UncompiledConfigs, with the compiler's reason): " +
 		"its case's Pods run under the default suite only",
 }
 
-// markRewrites are what the policy's mark says differently from the
-// core's message, in the order the policy's words differ, by exclusion.
-var markRewrites = []struct {
-	reason  string
-	rewrite func(string) string
-}{
-	{"mark-volume", func(m string) string { return podsVolume.ReplaceAllString(m, "$1") }},
-	{"mark-record", func(m string) string {
-		if i := strings.Index(m, ": not a valid status record"); i >= 0 {
-			return m[:i] + ": not a valid status record (not as kubectl-inject writes it)"
-		}
-		return m
-	}},
-	{"mark-truncated", func(m string) string {
-		if r := []rune(m); len(r) > admission.MarkMessageLimit {
-			return string(r[:admission.MarkMessageLimit]) + "..."
-		}
-		return m
-	}},
-}
-
-// podsVolume is the Pod's volume in the core's message for a volume that
-// differs from the template's.
-var podsVolume = regexp.MustCompile(`the pod's is .*?, (the template's is )`)
-
-// markExclusions are the exclusions that turn the core's message into
-// the policy's mark, nil when they are equal; ok is false when no listed
-// exclusion explains the difference.
-func markExclusions(message, mark string) (reasons []string, ok bool) {
-	m := message
-	for _, r := range markRewrites {
-		if next := r.rewrite(m); next != m {
-			reasons, m = append(reasons, r.reason), next
-		}
+func init() {
+	for _, x := range podgen.MarkExclusions {
+		exclusions[x.Name] = x.Why
 	}
-	if message == mark {
-		return nil, true
-	}
-	return reasons, m == mark && len(reasons) > 0
 }
 
 // predictExclusions counts, from the core's report on a suite's Pods and
