@@ -9,7 +9,7 @@
 #
 # Usage: hack/mutate.sh [PACKAGE|FILE...]   (default: internal/envoycheck pkg/admission pkg/inject)
 #        A FILE (pkg/inject/policy.go) mutates that file only, with its package's tests.
-# Env:   MUTATE_WORKERS (default 1), MUTATE_TIMEOUT_COEFFICIENT (default 10):
+# Env:   MUTATE_WORKERS (default 1), MUTATE_TIMEOUT_COEFFICIENT (default 3):
 #        on a loaded 2-core machine a lower coefficient reports slow tests as timed out.
 set -euo pipefail
 
@@ -23,6 +23,9 @@ if [[ ! -x "${bin}" || "$(go version -m "${bin}" 2>/dev/null | awk '$1 == "mod" 
 fi
 
 cd "$(dirname "$0")/.."
+# gremlins times each mutant's tests against the coverage run: a coverage
+# run answered from the test cache would make every mutant time out.
+export GOFLAGS="$(go env GOFLAGS) -count=1"
 targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] || targets=(internal/envoycheck pkg/admission pkg/inject)
 status=0
@@ -38,7 +41,7 @@ for target in "${targets[@]}"; do
   fi
   echo "== ${target}"
   # -S lc: print the surviving mutants only (lived, not covered).
-  "${bin}" unleash --workers "${MUTATE_WORKERS:-1}" --timeout-coefficient "${MUTATE_TIMEOUT_COEFFICIENT:-10}" \
+  "${bin}" unleash --workers "${MUTATE_WORKERS:-1}" --timeout-coefficient "${MUTATE_TIMEOUT_COEFFICIENT:-3}" \
     -S lc "${excludes[@]}" "./${dir}" || status=1
 done
 exit "${status}"
