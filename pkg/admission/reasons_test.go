@@ -233,6 +233,11 @@ var admissionCases = []admissionCase{{
 	pod:     pod("namespace: ns-a", appContainer),
 	mark:    `conflict: label "mesh" (metadata.labels) is added by profile "other" and by the default profile: two profiles cannot add the same label (change one of the templates)`,
 	warning: `sidecar not injected by kinject-envoy: label "mesh" (metadata.labels) is added by profile "other" and by the default profile: two profiles cannot add the same label (change one of the templates)`,
+}, {
+	name: "a classic sidecar into a Pod that runs to completion", config: reasonsProxy,
+	pod:     pod("namespace: ns-a", "  restartPolicy: Never\n"+appContainer),
+	mark:    `runs_to_completion: spec.restartPolicy: "Never": the pod runs to completion, and classic sidecar "proxy" would keep it running after the app exits (inject a native sidecar: --native, or native: true)`,
+	warning: `sidecar not injected by kinject-envoy: spec.restartPolicy: "Never": the pod runs to completion, and classic sidecar "proxy" would keep it running after the app exits (inject a native sidecar: --native, or native: true)`,
 }}
 
 // TestReasons admits each Pod of admissionCases in-process under its

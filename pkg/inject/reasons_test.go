@@ -259,6 +259,11 @@ var reasonCases = []reasonCase{{
 	object: pod("namespace: ns-a", appContainer),
 	action: inject.Failed, reason: inject.ReasonConflict,
 	message: `label "mesh" (metadata.labels) is added by profile "other" and by the default profile: two profiles cannot add the same label (change one of the templates)`,
+}, {
+	name: "a classic sidecar into a Pod that runs to completion", config: reasonsProxy,
+	object: pod("namespace: ns-a", "  restartPolicy: Never\n"+appContainer),
+	action: inject.Failed, reason: inject.ReasonRunsToCompletion,
+	message: `spec.restartPolicy: "Never": the pod runs to completion, and classic sidecar "proxy" would keep it running after the app exits (inject a native sidecar: --native, or native: true)`,
 }}
 
 // TestReasons holds the core's report on each object of reasonCases to
