@@ -91,8 +91,9 @@ func TestTemplateFlagsTakeEffect(t *testing.T) {
 		{[]string{"--exclude-namespaces", "shop"}, map[string]string{
 			"inject": "pod/plain skipped: namespace_not_selected", "policy": "- shop", "explain": `"reason": "namespace_excluded"`,
 		}, nil},
-		{[]string{"--native"}, map[string]string{
-			"inject": "  initContainers:\n  - name: envoy\n", "policy": `path: "/spec/initContainers/0"`, "explain": templateHash,
+		// The default is native: --native=false makes it classic.
+		{[]string{"--native=false"}, map[string]string{
+			"inject": "{name: envoy, image: ", "policy": `path: "/spec/containers/-"`, "explain": templateHash,
 		}, nil},
 		{[]string{"--image", "example.com/envoy:flag"}, map[string]string{
 			"inject": "example.com/envoy:flag", "policy": "example.com/envoy:flag", "explain": templateHash,
