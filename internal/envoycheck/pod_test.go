@@ -102,6 +102,7 @@ func TestExpand(t *testing.T) {
 		{"a dollar at the end", "a$", "a$"},
 		{"two dollars at the end", "a$$", "a$"},
 		{"a variable at the end after text", "ab$(A)", "ab1"},
+		{"an empty name, then a variable", "$()x$(A)", "$()x1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

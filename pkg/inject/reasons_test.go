@@ -56,6 +56,20 @@ spec:
     - name: proxy
       image: example.com/proxy:v1
 `
+	// reasonsCore selects the core API group only, in the words of
+	// kubectl (core for ""), and is the profile mesh, opt-in.
+	reasonsCore = `apiVersion: kinject.dev/v1alpha1
+kind: SidecarInjection
+metadata: {name: mesh}
+spec:
+  profile: mesh
+  mode: opt-in
+  apiGroups: [core]
+  template:
+    containers:
+    - name: mesh-proxy
+      image: example.com/proxy:v1
+`
 	// The profiles whose injections a Pod carries before reasonsProxy's,
 	// each adding one thing reasonsProxy adds too.
 	reasonsOtherContainer = `apiVersion: kinject.dev/v1alpha1
@@ -165,6 +179,18 @@ var reasonCases = []reasonCase{{
 	object: pod("namespace: ns-a, labels: {tier: db}, annotations: {sidecar.kinject.dev/inject: \"true\"}", appContainer),
 	action: inject.Skipped, reason: inject.ReasonLabelsNotSelected,
 	message: `labels do not match "tier!=db"`,
+}, {
+	name: "the core API group as core", config: reasonsCore,
+	object: pod("namespace: ns-a, annotations: {mesh.sidecar.kinject.dev/inject: \"true\"}", appContainer),
+	action: inject.Injected,
+}, {
+	name: "an API group the config leaves out", config: reasonsCore,
+	object: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, annotations: {mesh.sidecar.kinject.dev/inject: \"true\"}}\nspec:\n  template:\n    spec:\n" + templateContainer,
+	action: inject.Skipped, reason: inject.ReasonKindNotSelected, message: `API group "apps" is not in core`,
+}, {
+	name: "a profile's Pod not opted in", config: reasonsCore,
+	object: pod("namespace: ns-a, annotations: {sidecar.kinject.dev/inject: \"true\"}", appContainer),
+	action: inject.Skipped, reason: inject.ReasonNotOptedIn, message: `mode is opt-in and mesh.sidecar.kinject.dev/inject is not "true"`,
 }, {
 	name: "opted out on the Pod", config: reasonsProxy,
 	object: pod("namespace: ns-a, annotations: {sidecar.kinject.dev/inject: \"False\"}", appContainer),
