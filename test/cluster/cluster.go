@@ -242,7 +242,7 @@ func MustStartWith(opts Options) *Cluster {
 	c, err := StartWith(ctx, opts)
 	switch {
 	case errors.Is(err, ErrMissingBinaries) && !testbin.InCI():
-		fmt.Fprintf(os.Stderr, "cluster: skipping live tests: %v\n", err)
+		fmt.Fprintf(os.Stderr, "cluster: not started (each test that needs it fails; -short skips them): %v\n", err)
 		return &Cluster{skip: err.Error()}
 	case err != nil:
 		fmt.Fprintf(os.Stderr, "cluster: FATAL: %v\n", err)
