@@ -1,11 +1,9 @@
 package admission
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -15,7 +13,6 @@ import (
 	"github.com/kinject/kubectl-inject/internal/podgen"
 	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
-	"github.com/kinject/kubectl-inject/plugin/cmd"
 )
 
 // suite is one policy (a SidecarInjection) and the Pods created under it.
@@ -343,44 +340,6 @@ func runSuite(t *testing.T, s suite) suiteOutcome {
 	return suiteOutcome{counts: counts, excluded: excluded, predicted: predicted}
 }
 
-// compare holds the Pod stored under the policy to want, the one stored
-// from the core's output, and returns the exclusions it needed: none when
-// they are equal; record-updated for a Pod whose stale record the core
-// updates and the policy leaves (then the Pod must be stored as created);
-// a mark rewrite the policy's words explain. ok is false when they differ
-// for any other reason.
-func (r podRun) compare(t *testing.T, want map[string]any, hadStatus bool, skipKey string) (reasons []string, ok bool) {
-	t.Helper()
-	switch {
-	case reflect.DeepEqual(r.admitted, want):
-		return nil, true
-	case hadStatus && r.entry.Action == inject.Updated:
-		asCreated, err := createPod(t, r.decoded, false)
-		deletePod(t, r.decoded)
-		return []string{"record-updated"}, err == nil && reflect.DeepEqual(r.admitted, asCreated)
-	}
-	wantMark, wanted := annotation(want, skipKey)
-	mark, _ := annotation(r.admitted, skipKey)
-	if !wanted || !sameExceptMark(r.admitted, want, skipKey) {
-		return nil, false
-	}
-	return podgen.MarkDifference(wantMark, mark)
-}
-
-// carriesBootstrap reports whether the template of in adds the Envoy
-// sidecar with a bootstrap: a plain Pod (opted in, in a namespace every
-// suite selects) injected by the core has one.
-func carriesBootstrap(t *testing.T, in *inject.Injector) bool {
-	t.Helper()
-	out, e := coreInject(t, in, []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: plain, namespace: ns-a, annotations: {"+
-		inject.InjectAnnotationFor(in.Profile())+": \"true\"}}\nspec:\n  containers: [{name: app, image: busybox, ports: [{containerPort: 8080}]}]\n"))
-	if e.Action != inject.Injected {
-		t.Fatalf("a plain Pod, opted in: the core %s %s: %s", e.Action, e.Reason, e.Message)
-	}
-	spec, _ := podFrom(t, out).Object["spec"].(map[string]any)
-	return envoycheck.Sidecar(spec) != nil
-}
-
 // renamed is manifest with another name, for a dry-run probe that must not
 // collide with the Pods created.
 func renamed(t *testing.T, manifest []byte, name string) []byte {
@@ -417,84 +376,4 @@ func marked(t testing.TB, manifest []byte, key, value string) []byte {
 		t.Fatal(err)
 	}
 	return out
-}
-
-// explainRuns asks kubectl inject explain, against the installed policy,
-// about every Pod the API server created (as it decoded them), in one
-// run: the verdicts by Pod name.
-func explainRuns(t *testing.T, in *inject.Injector, runs []podRun) map[string]cmd.Verdict {
-	t.Helper()
-	var docs [][]byte
-	for _, r := range runs {
-		if r.admitErr == nil {
-			docs = append(docs, r.decoded)
-		}
-	}
-	file := writeFile(t, "pods.yaml", bytes.Join(docs, []byte("\n---\n")))
-	args := []string{"explain", "-f", file, "-o", "json"}
-	if in.Profile() != "" {
-		args = append(args, "--profile", in.Profile())
-	}
-	out, errOut, code := kubectlInject(t, args...)
-	if code > 1 {
-		t.Fatalf("explain: exit %d\n%s", code, errOut)
-	}
-	var list struct {
-		Items []cmd.Verdict `json:"items"`
-	}
-	if err := json.Unmarshal([]byte(out), &list); err != nil {
-		t.Fatalf("explain -o json: %v\n%s", err, out)
-	}
-	byName := map[string]cmd.Verdict{}
-	for _, v := range list.Items {
-		byName[v.Namespace+"/"+strings.TrimPrefix(v.Object, "pod/")] = v
-	}
-	return byName
-}
-
-// agreeWithExplain holds explain's verdict on each Pod the API server
-// created to what the API server did, and to what the test knows of the
-// Pod: injected or not; the reason the policy wrote on a Pod it left
-// alone; for a Pod left alone unmarked, the binding's reason (computed
-// from the policy's settings and the Pod's namespace and labels), a
-// record of the profile, or the opt-in mode's.
-func agreeWithExplain(t *testing.T, in *inject.Injector, runs []podRun, verdicts map[string]cmd.Verdict, counts map[string]int) {
-	t.Helper()
-	for i, r := range runs {
-		if r.admitErr != nil {
-			continue
-		}
-		u := podFrom(t, r.decoded)
-		v, ok := verdicts[u.GetNamespace()+"/"+u.GetName()]
-		if !ok {
-			t.Errorf("pod %d (%s): explain gave no verdict", i, u.GetName())
-			continue
-		}
-		counts["explained"]++
-		_, hadStatus := u.GetAnnotations()[in.StatusAnnotation()]
-		_, injected := annotation(r.admitted, in.StatusAnnotation())
-		injected = injected && !hadStatus
-		mark, marked := annotation(r.admitted, inject.SkippedAnnotationFor(in.Profile()))
-		var want string
-		switch binding := bindingFacts(t, in, u.GetNamespace(), u.GetLabels()); {
-		case injected:
-		case marked:
-			want, _ = admission.MarkReason(mark)
-		case binding != "":
-			want = binding
-		case hadStatus:
-			want = "already_injected"
-		case in.Settings().Policy.Mode == inject.OptIn && !optedIn(in, u.GetAnnotations()):
-			want = "not_opted_in"
-		default:
-			t.Errorf("pod %d (%s): the API server left it alone, unmarked, for no reason the test knows (explain: %s %s)", i, u.GetName(), v.Reason, v.Message)
-			continue
-		}
-		if v.Injected != injected || v.Reason != want {
-			t.Errorf("pod %d (%s): explain says injected=%v %s (%s); the API server injected=%v, reason %q (core: %s %s)",
-				i, u.GetName(), v.Injected, v.Reason, v.Message, injected, want, r.entry.Action, r.entry.Reason)
-			continue
-		}
-		counts["explain-agrees"]++
-	}
 }

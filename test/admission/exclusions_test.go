@@ -6,8 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"k8s.io/apimachinery/pkg/labels"
-
+	"github.com/kinject/kubectl-inject/internal/envoycheck"
 	"github.com/kinject/kubectl-inject/internal/podgen"
 	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
@@ -128,55 +127,47 @@ func expectedUncompiled(t *testing.T, seen map[string]string) int {
 	return n
 }
 
-// bindingFacts says why the binding of the policy of in leaves a Pod out,
-// from the settings the policy was compiled from and the namespace and
-// labels of the Pod, in explain's reason codes: "" when it selects it.
-// Every test namespace is enabled for every profile (ensureNamespace).
-func bindingFacts(t *testing.T, in *inject.Injector, ns string, podLabels map[string]string) string {
-	t.Helper()
-	p := in.Settings().Policy
-	switch {
-	case contains(p.ExcludeNamespaces, ns):
-		return "namespace_excluded"
-	case len(p.Namespaces) > 0 && !contains(p.Namespaces, ns):
-		return "namespace_not_selected"
-	case len(p.Namespaces) == 0 && inject.IsSystemNamespace(ns):
-		return "system_namespace"
-	}
-	if p.Selector != "" {
-		sel, err := labels.Parse(p.Selector)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !sel.Matches(labels.Set(podLabels)) {
-			return "labels_not_selected"
-		}
-	}
-	return ""
-}
-
-// optedIn reports whether a Pod the opt-in mode reads opted in: the
-// profile's inject annotation, or for the default profile the seed's, is
-// "true".
-func optedIn(in *inject.Injector, ann map[string]string) bool {
-	if strings.EqualFold(ann[inject.InjectAnnotationFor(in.Profile())], "true") {
-		return true
-	}
-	return in.Profile() == "" && strings.EqualFold(ann[inject.SeedAnnotation], "true")
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
 // sameExceptMark reports whether two stored Pods are equal once the
 // first's skip annotation is set to the second's.
 func sameExceptMark(got, want map[string]any, key string) bool {
 	mark, ok := annotation(want, key)
 	return ok && reflect.DeepEqual(withAnnotation(got, key, mark), want)
+}
+
+// compare holds the Pod stored under the policy to want, the one stored
+// from the core's output, and returns the exclusions it needed: none when
+// they are equal; record-updated for a Pod whose stale record the core
+// updates and the policy leaves (then the Pod must be stored as created);
+// a mark rewrite the policy's words explain. ok is false when they differ
+// for any other reason.
+func (r podRun) compare(t *testing.T, want map[string]any, hadStatus bool, skipKey string) (reasons []string, ok bool) {
+	t.Helper()
+	switch {
+	case reflect.DeepEqual(r.admitted, want):
+		return nil, true
+	case hadStatus && r.entry.Action == inject.Updated:
+		asCreated, err := createPod(t, r.decoded, false)
+		deletePod(t, r.decoded)
+		return []string{"record-updated"}, err == nil && reflect.DeepEqual(r.admitted, asCreated)
+	}
+	wantMark, wanted := annotation(want, skipKey)
+	mark, _ := annotation(r.admitted, skipKey)
+	if !wanted || !sameExceptMark(r.admitted, want, skipKey) {
+		return nil, false
+	}
+	return podgen.MarkDifference(wantMark, mark)
+}
+
+// carriesBootstrap reports whether the template of in adds the Envoy
+// sidecar with a bootstrap: a plain Pod (opted in, in a namespace every
+// suite selects) injected by the core has one.
+func carriesBootstrap(t *testing.T, in *inject.Injector) bool {
+	t.Helper()
+	out, e := coreInject(t, in, []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: plain, namespace: ns-a, annotations: {"+
+		inject.InjectAnnotationFor(in.Profile())+": \"true\"}}\nspec:\n  containers: [{name: app, image: busybox, ports: [{containerPort: 8080}]}]\n"))
+	if e.Action != inject.Injected {
+		t.Fatalf("a plain Pod, opted in: the core %s %s: %s", e.Action, e.Reason, e.Message)
+	}
+	spec, _ := podFrom(t, out).Object["spec"].(map[string]any)
+	return envoycheck.Sidecar(spec) != nil
 }
