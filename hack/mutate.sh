@@ -35,7 +35,8 @@ for target in "${targets[@]}"; do
   # gremlins walks the directories below the package too: leave them (other
   # packages) out, and with a FILE every other file of the package.
   excludes=()
-  for sub in "${dir}"/*/; do [[ -d "${sub}" ]] && excludes+=(-E "${sub}"); done
+  # gremlins matches -E against paths relative to the package's directory.
+  for sub in "${dir}"/*/; do [[ -d "${sub}" ]] && excludes+=(-E "^${sub#"${dir}"/}"); done
   if [[ -n "${keep}" ]]; then
     for f in "${dir}"/*.go; do [[ "$(basename "${f}")" == "${keep}" ]] || excludes+=(-E "(^|/)$(basename "${f}")\$"); done
   fi
