@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kinject/kubectl-inject/internal/podgen"
+	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
@@ -293,6 +294,34 @@ func TestReasons(t *testing.T) {
 			}
 			if injected := record && !hadRecord; injected != c.injected || mark != c.mark || warning != c.warning || len(got.warnings) > 1 {
 				t.Errorf("injected %v, mark, warnings:\n%q\n%q\nwant injected %v, mark, warning:\n%q\n%q", injected, mark, got.warnings, c.injected, c.mark, c.warning)
+			}
+		})
+	}
+}
+
+// TestSkipCode: the policy marks the skips it sees (opted out, the host's
+// network, another mesh) and every refusal; not the opt-in mode's, nor
+// the binding's, which it never sees.
+func TestSkipCode(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name   string
+		entry  inject.Entry
+		marked string
+	}{
+		{"injected", inject.Entry{Action: inject.Injected}, ""},
+		{"opted out", inject.Entry{Action: inject.Skipped, Reason: inject.ReasonOptedOut}, "opted_out"},
+		{"the host's network", inject.Entry{Action: inject.Skipped, Reason: inject.ReasonHostNetwork}, "host_network"},
+		{"another mesh", inject.Entry{Action: inject.Skipped, Reason: inject.ReasonOtherMesh}, "other_mesh"},
+		{"not opted in", inject.Entry{Action: inject.Skipped, Reason: inject.ReasonNotOptedIn}, ""},
+		{"a namespace the binding leaves out", inject.Entry{Action: inject.Skipped, Reason: inject.ReasonNamespaceNotSelect}, ""},
+		{"a conflict", inject.Entry{Action: inject.Failed, Reason: inject.ReasonConflict}, "conflict"},
+		{"a record it cannot read", inject.Entry{Action: inject.Failed, Reason: inject.ReasonInvalidStatus}, "invalid_status"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if got := admission.SkipCode(c.entry); got != c.marked {
+				t.Errorf("SkipCode = %q, want %q", got, c.marked)
 			}
 		})
 	}
