@@ -11,7 +11,6 @@ import (
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
@@ -345,31 +344,3 @@ func deepCopyMap(m map[string]any) map[string]any {
 	_ = json.Unmarshal(b, &out)
 	return out
 }
-
-// SkipMark is the skip annotation the admission policy writes on a Pod
-// the core reports as e, given its reason code (admission.SkipCode): the
-// code, and for a refusal or a conflict ": " and the core's message in
-// the policy's words, cut as the policy cuts it. The policy names only
-// the template's volume of a volume that differs (it cannot write the
-// Pod's as the core does), and says of a record it cannot read that it
-// is not as kubectl-inject writes it (CEL has no JSON parser to give the
-// parser's error).
-func SkipMark(code string, e inject.Entry) string {
-	if e.Action != inject.Failed {
-		return code
-	}
-	msg := podsVolume.ReplaceAllString(e.Message, "$1")
-	if e.Reason == inject.ReasonInvalidStatus {
-		if i := strings.Index(msg, ": not a valid status record"); i >= 0 {
-			msg = msg[:i] + ": not a valid status record (not as kubectl-inject writes it)"
-		}
-	}
-	if r := []rune(msg); len(r) > admission.MarkMessageLimit {
-		msg = string(r[:admission.MarkMessageLimit]) + "..."
-	}
-	return code + ": " + msg
-}
-
-// podsVolume is the pod's volume in the core's message for a volume that
-// differs from the template's.
-var podsVolume = regexp.MustCompile(`the pod's is .*?, (the template's is )`)

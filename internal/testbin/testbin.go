@@ -45,11 +45,12 @@ func FindTool(name string) (string, error) {
 	return "", fmt.Errorf("%s not found in %s nor on PATH: run hack/install-tools.sh", name, filepath.Dir(cached))
 }
 
-// InCI reports whether a missing tool must fail the tests (CI=true) rather
-// than skip them.
+// InCI reports whether a missing tool or service must fail the tests
+// even with -short (CI=true).
 func InCI() bool { return os.Getenv("CI") == "true" }
 
-// NeedTool is FindTool for a test: a missing tool skips it, or fails it in CI.
+// NeedTool is FindTool for a test: a missing tool fails it, with the
+// command that installs it (Missing).
 func NeedTool(t testing.TB, name string) string {
 	t.Helper()
 	p, err := FindTool(name)
@@ -59,12 +60,26 @@ func NeedTool(t testing.TB, name string) string {
 	return p
 }
 
-// Missing skips the test for something it needs and lacks, or fails it in CI.
+// Missing fails the test for a program it needs and lacks; msg says what
+// installs it. Only the fast tests (-short, make unit) skip instead, and
+// not in CI: a go test ./... that cannot run a test must not pass for
+// having skipped it.
 func Missing(t testing.TB, format string, args ...any) {
 	t.Helper()
 	msg := fmt.Sprintf(format, args...)
+	if testing.Short() && !InCI() {
+		t.Skipf("skipping in -short mode: %s", msg)
+	}
+	t.Fatalf("REQUIRED TOOL MISSING: %s (make tools installs every tool; go test -short runs only the tests that need none)", msg)
+}
+
+// Unavailable skips the test for a service it needs that no command of
+// ours installs (a Docker daemon), or fails it in CI.
+func Unavailable(t testing.TB, format string, args ...any) {
+	t.Helper()
+	msg := fmt.Sprintf(format, args...)
 	if InCI() {
-		t.Fatalf("REQUIRED TOOL MISSING IN CI: %s", msg)
+		t.Fatalf("REQUIRED SERVICE UNAVAILABLE IN CI: %s", msg)
 	}
 	t.Skipf("skipping: %s (set CI=true to make this a failure)", msg)
 }

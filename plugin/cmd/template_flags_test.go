@@ -10,8 +10,9 @@ import (
 )
 
 // TestTemplateFlagsEverywhere: every template flag (the ones that say what
-// is injected) is taken by inject, policy, status, restart and check, with
-// the same type, default and help: one flag set, one meaning.
+// is injected) is taken by inject, policy, status, restart, check and
+// explain, with the same type, default and help: one flag set, one
+// meaning (TestTemplateFlagsTakeEffect sees each one's effect).
 func TestTemplateFlagsEverywhere(t *testing.T) {
 	want := pflag.NewFlagSet("template", pflag.ContinueOnError)
 	f := local.NewFlags()
@@ -24,7 +25,7 @@ func TestTemplateFlagsEverywhere(t *testing.T) {
 	}
 	want.VisitAll(func(w *pflag.Flag) {
 		names++
-		for _, cmd := range []string{"inject", "policy", "status", "restart", "check"} {
+		for _, cmd := range []string{"inject", "policy", "status", "restart", "check", "explain"} {
 			fs := commands[cmd]
 			if fs == nil {
 				t.Fatalf("no %s command", cmd)

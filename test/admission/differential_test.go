@@ -1,11 +1,9 @@
 package admission
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -15,7 +13,6 @@ import (
 	"github.com/kinject/kubectl-inject/internal/podgen"
 	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
-	"github.com/kinject/kubectl-inject/plugin/cmd"
 )
 
 // suite is one policy (a SidecarInjection) and the Pods created under it.
@@ -35,6 +32,9 @@ const (
 	twinConfig        = podgen.TwinConfig
 )
 
+// generatedPerSuite is how many generated Pods each suite creates.
+const generatedPerSuite = 60
+
 // TestDifferential creates every Pod twice: with the policy installed, and
 // as kubectl inject --local's output with no policy. The stored Pods must
 // be equal field for field, the policy must leave alone exactly the Pods
@@ -50,7 +50,7 @@ func TestDifferential(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		suites = append(suites, suite{name: s.Name, config: s.Config, pods: g.Pods(int64(i+1), 60, "gen-"+s.Name), generated: 60})
+		suites = append(suites, suite{name: s.Name, config: s.Config, pods: g.Pods(int64(i+1), generatedPerSuite, "gen-"+s.Name), generated: generatedPerSuite})
 	}
 	for _, ns := range []string{"ns-a", "ns-b"} {
 		ensureNamespace(t, ns)
@@ -65,6 +65,11 @@ func TestDifferential(t *testing.T) {
 	// config, when it compiles to a policy (a config whose kinds leave out
 	// Pods does not).
 	configs, _ := filepath.Glob("../../pkg/inject/testdata/golden/*/config.yaml")
+	uncompiled, uncompiledPods := map[string]string{}, 0
+	wantPods := 0 // every Pod of every suite, counted before any runs
+	for _, s := range suites {
+		wantPods += len(s.pods)
+	}
 	for _, config := range configs {
 		data, err := os.ReadFile(config)
 		if err != nil {
@@ -76,6 +81,12 @@ func TestDifferential(t *testing.T) {
 			if reason, pinned := podgen.UncompiledConfigs[name]; !pinned || !strings.Contains(err.Error(), reason) {
 				t.Errorf("corpus config %s compiles to no policy (%v); pinned: %q", name, err, reason)
 			}
+			uncompiled[name] = err.Error()
+			pods, err := podgen.CasePods(filepath.Dir(config))
+			if err != nil {
+				t.Fatal(err)
+			}
+			uncompiledPods += len(pods)
 			continue
 		}
 		pods, err := podgen.CasePods(filepath.Dir(config))
@@ -84,30 +95,61 @@ func TestDifferential(t *testing.T) {
 		}
 		if len(pods) > 0 {
 			suites = append(suites, suite{name: "corpus-" + filepath.Base(filepath.Dir(config)), config: string(data), pods: pods})
+			wantPods += len(pods)
 		}
 	}
 	total := map[string]int{}
+	excluded, predicted := map[string]int{}, map[string]int{}
+	excluded["uncompiled-config"] = uncompiledPods
+	predicted["uncompiled-config"] = expectedUncompiled(t, uncompiled)
 	for _, s := range suites {
 		t.Run(s.name, func(t *testing.T) {
-			for k, n := range runSuite(t, s) {
+			o := runSuite(t, s)
+			for k, n := range o.counts {
 				total[k] += n
+			}
+			for k, n := range o.excluded {
+				excluded[k] += n
+			}
+			for k, n := range o.predicted {
+				predicted[k] += n
 			}
 		})
 	}
 	t.Logf("outcomes: %v", total)
-	// explain agrees with the API server on every Pod it created.
-	t.Logf("explain: %d Pods explained, %d agree with the API server", total["explained"], total["explain-agrees"])
-	if total["explained"] < 300 || total["explain-agrees"] != total["explained"] {
-		t.Errorf("explain: %d Pods explained, %d agree; want at least 300, all agreeing", total["explained"], total["explain-agrees"])
+	// explain gives a verdict on every Pod the API server created, and
+	// each agrees with what the API server did.
+	t.Logf("explain: %d Pods explained, %d agree with the API server, %d created", total["explained"], total["explain-agrees"], total["created"])
+	if total["explained"] != total["created"] || total["explain-agrees"] != total["created"] || total["created"] < 300 {
+		t.Errorf("explain: %d Pods explained, %d agree, of %d created: want every created Pod explained and agreeing (at least 300)",
+			total["explained"], total["explain-agrees"], total["created"])
 	}
-	// Every Pod is compared whole (comparable leaves out only what the API
-	// server sets anew at each creation); none is waived.
-	t.Logf("compared %d of %d Pods, waived %d", total["compared"], total["pods"], total["waived"])
-	if total["waived"] != 0 || total["compared"] != total["pods"] {
-		t.Errorf("compared %d of %d Pods, waived %d: want all compared, none waived", total["compared"], total["pods"], total["waived"])
+	// Every Pod is compared with the core's output (comparable leaves out
+	// only what the API server sets anew at each creation), or in part for
+	// a listed reason as many times as the core's report predicts.
+	t.Logf("compared %d of %d Pods with the core's output; excluded (the Pods of %d uncompiled configs), or excluded in part: %v",
+		total["compared"], wantPods, len(uncompiled), excluded)
+	checkExclusions(t, excluded, predicted)
+	partly := 0
+	for reason, n := range excluded {
+		if reason != "uncompiled-config" {
+			partly += n
+		}
 	}
-	if total["generated"] < 300 {
-		t.Errorf("%d generated Pods, want at least 300", total["generated"])
+	if total["pods"] != wantPods || total["compared"] != wantPods || total["compared-whole"]+total["compared-excluding"] != wantPods {
+		t.Errorf("%d Pods run, %d compared (%d whole, %d excluding a listed part), of %d: want every Pod compared",
+			total["pods"], total["compared"], total["compared-whole"], total["compared-excluding"], wantPods)
+	}
+	if total["compared-excluding"] > partly {
+		t.Errorf("%d Pods compared excluding a part, for %d exclusions", total["compared-excluding"], partly)
+	}
+	if want := generatedPerSuite * len(podgen.Suites()); total["generated"] != want {
+		t.Errorf("%d generated Pods, want %d", total["generated"], want)
+	}
+	// Every Pod the policy injected under a template with the Envoy
+	// sidecar had its bootstrap checked.
+	if total["bootstraps"] != total["policy-injected-envoy"] || total["bootstraps"] < 100 {
+		t.Errorf("%d bootstraps checked, of %d Pods the policy injected with the Envoy sidecar (want all, at least 100)", total["bootstraps"], total["policy-injected-envoy"])
 	}
 	for _, k := range []string{
 		"injected", "error/conflict", "error/invalid_object", "skipped/opted_out", "skipped/not_opted_in",
@@ -150,7 +192,14 @@ type podRun struct {
 	admitErr                   error
 }
 
-func runSuite(t *testing.T, s suite) map[string]int {
+// suiteOutcome is what runSuite counted: the Pods by the core's action
+// and by feature, the exclusions each comparison made, and the
+// exclusions the core's report predicted.
+type suiteOutcome struct {
+	counts, excluded, predicted map[string]int
+}
+
+func runSuite(t *testing.T, s suite) suiteOutcome {
 	in := injectorFor(t, s.config)
 	configFile := writeFile(t, "config.yaml", []byte(s.config))
 	for _, m := range s.pods {
@@ -196,22 +245,30 @@ func runSuite(t *testing.T, s suite) map[string]int {
 	}
 	verdicts := explainRuns(t, in, runs)
 	deletePolicy(t, configFile, probe)
-	counts := map[string]int{"generated": s.generated}
+	counts := map[string]int{}
+	for i := range runs {
+		if i < s.generated {
+			counts["generated"]++
+		}
+	}
+	predicted := predictExclusions(t, runs, in.StatusAnnotation())
+	excluded := map[string]int{}
 	agreeWithExplain(t, in, runs, verdicts, counts)
-	bootstraps := 0
+	envoy := carriesBootstrap(t, in)
+	skipKey := inject.SkippedAnnotationFor(in.Profile())
 	for i, r := range runs {
 		deletePod(t, r.manifest)
-		// A Pod that already carries a record is left as created by the
-		// policy (injected at build time, or re-invoked), where the core
-		// would update a stale record: compare with the manifest itself.
 		_, hadStatus := annotation(podFrom(t, r.manifest).Object, in.StatusAnnotation())
+		// The core's output; a Pod the policy leaves alone carries the
+		// reason and the core's message as they are.
 		expected := r.coreOut
-		if hadStatus {
-			expected = r.decoded
-		}
-		if code := admission.SkipCode(r.entry); code != "" && !hadStatus && selected(r.entry) {
-			// The policy marks a Pod it leaves alone with the reason.
-			expected = marked(t, r.decoded, inject.SkippedAnnotationFor(in.Profile()), podgen.SkipMark(code, r.entry))
+		code := admission.SkipCode(r.entry)
+		if code != "" && !hadStatus && selected(r.entry) {
+			mark := code
+			if r.entry.Action == inject.Failed {
+				mark += ": " + r.entry.Message
+			}
+			expected = marked(t, r.decoded, skipKey, mark)
 			counts["+marked"]++
 		}
 		want, wantErr := createPod(t, expected, false)
@@ -233,27 +290,47 @@ func runSuite(t *testing.T, s suite) map[string]int {
 		if strings.HasPrefix(strings.TrimSpace(string(r.manifest)), "{") {
 			counts["+json"]++
 		}
-		counts["compared"]++ // whole: the errors, or the stored Pods
-		switch {
-		case r.admitErr != nil || wantErr != nil:
+		if r.admitErr != nil || wantErr != nil {
 			if r.admitErr == nil || wantErr == nil || r.admitErr.Error() != wantErr.Error() {
 				t.Errorf("pod %d (%s): created with the policy: %v; created from the core's output: %v\n%s", i, name, r.admitErr, wantErr, r.manifest)
+				continue
 			}
+			counts["compared"]++ // the same error
+			counts["compared-whole"]++
 			continue
-		case !reflect.DeepEqual(r.admitted, want):
+		}
+		counts["created"]++
+		if reasons, ok := r.compare(t, want, hadStatus, skipKey); !ok {
 			t.Errorf("pod %d (%s, core: %s %s): the stored Pods differ\n--- manifest:\n%s--- with the policy:\n%s\n--- from kubectl inject --local:\n%s",
 				i, name, r.entry.Action, r.entry.Message, r.manifest, toJSON(r.admitted), toJSON(want))
+			continue
+		} else {
+			counts["compared"]++
+			if len(reasons) == 0 {
+				counts["compared-whole"]++
+			} else {
+				counts["compared-excluding"]++
+			}
+			for _, reason := range reasons {
+				excluded[reason]++
+			}
 		}
 		_, admitted := annotation(r.admitted, in.StatusAnnotation())
 		injectedByPolicy := admitted && !hadStatus
 		if injectedByPolicy {
 			counts["policy-injected"]++
+			// The Envoy sidecar the template adds, or one the Pod carried
+			// from another profile's injection at build time.
+			decodedSpec, _ := podFrom(t, r.decoded).Object["spec"].(map[string]any)
+			if envoy || envoycheck.Sidecar(decodedSpec) != nil {
+				counts["policy-injected-envoy"]++
+			}
 			// What the API server stored runs as Envoy would load it.
 			spec, _ := r.admitted["spec"].(map[string]any)
 			if b, err := envoycheck.Pod(spec); err != nil {
 				t.Errorf("pod %d (%s): the sidecar's bootstrap as admitted: %v", i, name, err)
 			} else if b != nil {
-				bootstraps++
+				counts["bootstraps"]++
 			}
 		}
 		if r.entry.Action == inject.Injected {
@@ -263,8 +340,8 @@ func runSuite(t *testing.T, s suite) map[string]int {
 			t.Errorf("pod %d (%s): the policy injected=%v, the core %s %s", i, name, injectedByPolicy, r.entry.Action, r.entry.Reason)
 		}
 	}
-	t.Logf("suite %s: %d Pods, core actions %v, %d Envoy bootstraps checked", s.name, len(runs), counts, bootstraps)
-	return counts
+	t.Logf("suite %s: %d Pods, core actions %v, excluded in part %v (predicted %v)", s.name, len(runs), counts, excluded, predicted)
+	return suiteOutcome{counts: counts, excluded: excluded, predicted: predicted}
 }
 
 // renamed is manifest with another name, for a dry-run probe that must not
@@ -303,86 +380,4 @@ func marked(t testing.TB, manifest []byte, key, value string) []byte {
 		t.Fatal(err)
 	}
 	return out
-}
-
-// explainRuns asks kubectl inject explain, against the installed policy,
-// about every Pod the API server created (as it decoded them), in one
-// run: the verdicts by Pod name.
-func explainRuns(t *testing.T, in *inject.Injector, runs []podRun) map[string]cmd.Verdict {
-	t.Helper()
-	var docs [][]byte
-	for _, r := range runs {
-		if r.admitErr == nil {
-			docs = append(docs, r.decoded)
-		}
-	}
-	file := writeFile(t, "pods.yaml", bytes.Join(docs, []byte("\n---\n")))
-	args := []string{"explain", "-f", file, "-o", "json"}
-	if in.Profile() != "" {
-		args = append(args, "--profile", in.Profile())
-	}
-	out, errOut, code := kubectlInject(t, args...)
-	if code > 1 {
-		t.Fatalf("explain: exit %d\n%s", code, errOut)
-	}
-	var list struct {
-		Items []cmd.Verdict `json:"items"`
-	}
-	if err := json.Unmarshal([]byte(out), &list); err != nil {
-		t.Fatalf("explain -o json: %v\n%s", err, out)
-	}
-	byName := map[string]cmd.Verdict{}
-	for _, v := range list.Items {
-		byName[v.Namespace+"/"+strings.TrimPrefix(v.Object, "pod/")] = v
-	}
-	return byName
-}
-
-// namespaceReasons are explain's reasons for a namespace the binding
-// leaves out.
-var namespaceReasons = map[string]bool{"namespace_not_enabled": true, "namespace_not_selected": true, "namespace_excluded": true, "system_namespace": true}
-
-// agreeWithExplain holds explain's verdict on each Pod to what the API
-// server did: injected or not, and the reason the policy wrote on a Pod
-// it left alone (the binding's and the opt-in mode's, which it does not
-// write, by the core's reason).
-func agreeWithExplain(t *testing.T, in *inject.Injector, runs []podRun, verdicts map[string]cmd.Verdict, counts map[string]int) {
-	t.Helper()
-	unmarked := map[inject.Reason]string{
-		inject.ReasonNamespaceNotSelect: "namespace_not_enabled", inject.ReasonLabelsNotSelected: "labels_not_selected", inject.ReasonNotOptedIn: "not_opted_in",
-	}
-	for i, r := range runs {
-		if r.admitErr != nil {
-			continue
-		}
-		u := podFrom(t, r.decoded)
-		v, ok := verdicts[u.GetNamespace()+"/"+u.GetName()]
-		if !ok {
-			t.Errorf("pod %d (%s): explain gave no verdict", i, u.GetName())
-			continue
-		}
-		counts["explained"]++
-		_, hadStatus := u.GetAnnotations()[in.StatusAnnotation()]
-		_, injected := annotation(r.admitted, in.StatusAnnotation())
-		injected = injected && !hadStatus
-		mark, marked := annotation(r.admitted, inject.SkippedAnnotationFor(in.Profile()))
-		want, _ := admission.MarkReason(mark)
-		switch {
-		case injected:
-			want = ""
-		case hadStatus:
-			want = "already_injected"
-		case !marked:
-			want = unmarked[r.entry.Reason]
-		}
-		if r.entry.Reason == inject.ReasonNamespaceNotSelect && !injected && !marked && namespaceReasons[v.Reason] {
-			want = v.Reason // the binding's namespace selector, in the words of the settings
-		}
-		if v.Injected != injected || v.Reason != want {
-			t.Errorf("pod %d (%s): explain says injected=%v %s (%s); the API server injected=%v, reason %q (core: %s %s)",
-				i, u.GetName(), v.Injected, v.Reason, v.Message, injected, want, r.entry.Action, r.entry.Reason)
-			continue
-		}
-		counts["explain-agrees"]++
-	}
 }

@@ -228,8 +228,9 @@ func (c *Cluster) RestartAPIServer(ctx context.Context) error {
 }
 
 // MustStart is Start for TestMain. When the binaries are missing it returns a
-// cluster on which Require skips the test, except with CI=true, where it
-// exits the process. Any other failure exits the process.
+// cluster on which Require fails each test (skips it with -short), except
+// with CI=true, where it exits the process. Any other failure exits the
+// process.
 func MustStart(extraArgs ...string) *Cluster {
 	return MustStartWith(Options{APIServerArgs: extraArgs})
 }
@@ -241,7 +242,7 @@ func MustStartWith(opts Options) *Cluster {
 	c, err := StartWith(ctx, opts)
 	switch {
 	case errors.Is(err, ErrMissingBinaries) && !testbin.InCI():
-		fmt.Fprintf(os.Stderr, "cluster: skipping live tests: %v\n", err)
+		fmt.Fprintf(os.Stderr, "cluster: not started (each test that needs it fails; -short skips them): %v\n", err)
 		return &Cluster{skip: err.Error()}
 	case err != nil:
 		fmt.Fprintf(os.Stderr, "cluster: FATAL: %v\n", err)
@@ -250,8 +251,9 @@ func MustStartWith(opts Options) *Cluster {
 	return c
 }
 
-// Require skips t when the cluster could not be started because binaries
-// are missing (see MustStart).
+// Require fails t when the cluster could not be started because binaries
+// are missing, naming the commands that install them (testbin.Missing: a
+// -short run skips instead).
 func (c *Cluster) Require(t testing.TB) {
 	t.Helper()
 	if c == nil || c.skip != "" {
@@ -259,7 +261,7 @@ func (c *Cluster) Require(t testing.TB) {
 		if c != nil {
 			reason = c.skip
 		}
-		t.Skip(reason)
+		testbin.Missing(t, "%s", reason)
 	}
 }
 

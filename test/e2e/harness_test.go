@@ -65,7 +65,7 @@ func need(t *testing.T, tool string) string {
 		}
 	case "docker":
 		if out, err := exec.Command(path, "version", "--format", "{{.Server.Version}}").CombinedOutput(); err != nil {
-			testbin.Missing(t, "docker daemon not reachable: %v: %s", err, out)
+			testbin.Unavailable(t, "docker daemon not reachable: %v: %s", err, out)
 		}
 	}
 	return path

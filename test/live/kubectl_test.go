@@ -33,7 +33,7 @@ var (
 func pluginDir(t *testing.T) string {
 	t.Helper()
 	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Skip("kubectl not in PATH")
+		testbin.Missing(t, "kubectl not in PATH: install kubectl (the README's prerequisites)")
 	}
 	dir := testbin.PluginDir(t)
 	scriptOnce.Do(func() {

@@ -52,8 +52,11 @@ type Node struct {
 	kubelet    *cluster.Process
 	lock       net.Listener
 	skip       string
-	stopOnce   sync.Once
-	stopErr    error
+	// missing: skip is for binaries a command of ours installs (a test
+	// that needs the node then fails, as testbin.Missing says).
+	missing  bool
+	stopOnce sync.Once
+	stopErr  error
 }
 
 // Start takes the machine's node lock, builds the images, undoes what a
@@ -238,13 +241,13 @@ func MustStart(c *cluster.Cluster, also ...func()) *Node {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	if c.Skipped() != "" {
-		return &Node{skip: c.Skipped()}
+		return &Node{skip: c.Skipped(), missing: true}
 	}
 	n, err := Start(ctx, c)
 	switch {
 	case (errors.Is(err, ErrUnavailable) || errors.Is(err, cluster.ErrMissingBinaries)) && !testbin.InCI():
-		fmt.Fprintf(os.Stderr, "node: skipping the real node's tests: %v\n", err)
-		return &Node{skip: err.Error()}
+		fmt.Fprintf(os.Stderr, "node: not started: %v\n", err)
+		return &Node{skip: err.Error(), missing: errors.Is(err, cluster.ErrMissingBinaries)}
 	case err != nil:
 		fmt.Fprintf(os.Stderr, "node: FATAL: %v\n", err)
 		for _, f := range also {
@@ -297,15 +300,19 @@ func (n *Node) exit(also []func()) {
 	os.Exit(1)
 }
 
-// Require skips t when the node could not be started (see MustStart).
+// Require fails t when the node could not be started for binaries a
+// command of ours installs (testbin.Missing: a -short run skips instead),
+// and skips it, or fails it in CI, when the host cannot run a node (not
+// root, no containerd: testbin.Unavailable).
 func (n *Node) Require(t testing.TB) {
 	t.Helper()
-	if n == nil || n.skip != "" {
-		reason := "node not started"
-		if n != nil {
-			reason = n.skip
-		}
-		t.Skip(reason)
+	switch {
+	case n == nil:
+		testbin.Unavailable(t, "node not started")
+	case n.skip != "" && n.missing:
+		testbin.Missing(t, "%s", n.skip)
+	case n.skip != "":
+		testbin.Unavailable(t, "%s", n.skip)
 	}
 }
 

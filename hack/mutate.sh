@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Mutation testing: runs gremlins (pinned, installed into the tool cache
+# from the Go module proxy on first use) over the packages whose tests
+# guard the rules the core and the admission policy share, and reports the
+# mutants that survive (LIVED: a test ran the code and passed anyway; NOT
+# COVERED: no test of the package runs it). gremlins runs each package's
+# own tests for each mutant, so a package tested only from elsewhere
+# (internal/envoycheck from test/envoy) scores as uncovered.
+#
+# Usage: hack/mutate.sh [PACKAGE|FILE...]   (default: internal/envoycheck pkg/admission pkg/inject)
+#        A FILE (pkg/inject/policy.go) mutates that file only, with its package's tests.
+# Env:   MUTATE_WORKERS (default 1), MUTATE_TIMEOUT_COEFFICIENT (default 3):
+#        on a loaded 2-core machine a lower coefficient reports slow tests as timed out.
+set -euo pipefail
+
+version=v0.6.0
+cache="${KINJECT_CACHE:-${HOME}/.cache/kubectl-inject}"
+bin="${cache}/bin/gremlins"
+if [[ ! -x "${bin}" || "$(go version -m "${bin}" 2>/dev/null | awk '$1 == "mod" { print $3; exit }')" != "${version}" ]]; then
+  echo "installing github.com/go-gremlins/gremlins/cmd/gremlins@${version}" >&2
+  mkdir -p "${cache}/bin"
+  GOBIN="${cache}/bin" CGO_ENABLED=0 go install "github.com/go-gremlins/gremlins/cmd/gremlins@${version}"
+fi
+
+cd "$(dirname "$0")/.."
+# gremlins times each mutant's tests against the coverage run: a coverage
+# run answered from the test cache would make every mutant time out.
+export GOFLAGS="$(go env GOFLAGS) -count=1"
+targets=("$@")
+[[ ${#targets[@]} -gt 0 ]] || targets=(internal/envoycheck pkg/admission pkg/inject)
+status=0
+for target in "${targets[@]}"; do
+  dir="${target}" keep=""
+  if [[ "${target}" == *.go ]]; then dir="$(dirname "${target}")" keep="$(basename "${target}")"; fi
+  # gremlins walks the directories below the package too: leave them (other
+  # packages) out, and with a FILE every other file of the package.
+  excludes=()
+  # gremlins matches -E against paths relative to the package's directory.
+  for sub in "${dir}"/*/; do [[ -d "${sub}" ]] && excludes+=(-E "^${sub#"${dir}"/}"); done
+  if [[ -n "${keep}" ]]; then
+    for f in "${dir}"/*.go; do [[ "$(basename "${f}")" == "${keep}" ]] || excludes+=(-E "(^|/)$(basename "${f}")\$"); done
+  fi
+  echo "== ${target}"
+  # -S lc: print the surviving mutants only (lived, not covered).
+  "${bin}" unleash --workers "${MUTATE_WORKERS:-1}" --timeout-coefficient "${MUTATE_TIMEOUT_COEFFICIENT:-3}" \
+    -S lc "${excludes[@]}" "./${dir}" || status=1
+done
+exit "${status}"
