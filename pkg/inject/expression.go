@@ -270,7 +270,14 @@ func scalarValue(n *yaml.Node) any {
 	switch n.ShortTag() {
 	case "!!null":
 		return nil
-	case "!!bool", "!!int", "!!float":
+	case "!!int":
+		// A plain decimal (a port, say) reads the same without the
+		// decoder's reflection; 0x1F, 0o17, 017, 1_000 take the decoder.
+		if i, ok := decimalInt(n.Value); ok {
+			return i
+		}
+		fallthrough
+	case "!!bool", "!!float":
 		var v any
 		if err := n.Decode(&v); err == nil {
 			if i, ok := v.(int); ok {
@@ -280,6 +287,15 @@ func scalarValue(n *yaml.Node) any {
 		}
 	}
 	return n.Value
+}
+
+// decimalInt reads s when it is -?(0|[1-9][0-9]{0,17}).
+func decimalInt(s string) (int64, bool) {
+	if !validInt(s) {
+		return 0, false
+	}
+	i, err := strconv.ParseInt(s, 10, 64)
+	return i, err == nil
 }
 
 // shallowCopy copies m, whose values may be shared with other maps.

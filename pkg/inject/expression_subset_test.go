@@ -249,3 +249,25 @@ func FuzzSubsetAgreesWithCEL(f *testing.F) {
 		}
 	})
 }
+
+// TestScalarValueInts: the decimal shortcut reads an int as the decoder
+// does, and leaves the other forms to it.
+func TestScalarValueInts(t *testing.T) {
+	t.Parallel()
+	for _, text := range []string{"0", "-0", "8080", "-12", "017", "0x1F", "0o17", "1_000", "+5", "999999999999999999", "9999999999999999999"} {
+		t.Run(text, func(t *testing.T) {
+			t.Parallel()
+			n := &yaml.Node{Kind: yaml.ScalarNode, Value: text}
+			var want any
+			if err := n.Decode(&want); err != nil {
+				t.Fatal(err)
+			}
+			if i, ok := want.(int); ok {
+				want = int64(i)
+			}
+			if got := scalarValue(n); got != want {
+				t.Errorf("scalarValue = %#v, the decoder gives %#v", got, want)
+			}
+		})
+	}
+}
