@@ -271,3 +271,50 @@ func TestScalarValueInts(t *testing.T) {
 		})
 	}
 }
+
+// FuzzSubsetExpressions: any expression in the subset that cel-go
+// compiles gives, over any Pod, what cel-go gives, wherever the subset's
+// evaluator does not leave it to cel-go.
+func FuzzSubsetExpressions(f *testing.F) {
+	seeds := []string{
+		DefaultTemplate().Parameters[0].Expression,
+		"object.metadata.labels.tier",
+		"size(object.spec.containers) > 1 ? 'many' : 'one'",
+		"object.spec.containers.map(c, c.name).exists(n, n.startsWith('w')) ? 1 : null",
+		"'app' in object.metadata.labels && object.metadata.labels.app != 'x'",
+		"object.spec.containers.filter(c, has(c.ports)).all(c, c.ports.exists_one(p, p.containerPort >= 80))",
+		"[1, 2, 3].exists(x, x == 2) ? object.kind : object.apiVersion",
+	}
+	for _, s := range seeds {
+		f.Add(s, subsetDeployment)
+	}
+	f.Fuzz(func(t *testing.T, text, doc string) {
+		n, ok := parseSubset(text)
+		if !ok {
+			return
+		}
+		e := &expression{text: text}
+		if _, err := e.program(); err != nil {
+			return // not a valid template: cel-go says so before any evaluation
+		}
+		pod, ok := subsetPod(t, doc)
+		if !ok {
+			return
+		}
+		view, err := pod.view()
+		if err != nil {
+			return
+		}
+		v, err := evalSubset(n, view)
+		if err != nil {
+			return
+		}
+		for _, pt := range []ParameterType{TypeString, TypeInt} {
+			got, gotErr := expressionValue(v, pt)
+			want, wantErr := e.evalCEL(pod, pt)
+			if got != want || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+				t.Errorf("%q as %s: subset %q, %v; cel-go %q, %v", text, pt, got, gotErr, want, wantErr)
+			}
+		}
+	})
+}
