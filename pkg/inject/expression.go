@@ -47,9 +47,10 @@ var celEnv = sync.OnceValues(func() (*cel.Env, error) {
 })
 
 // expression is a parameter's expression, prepared on first use and
-// shared by every copy of the template. An expression in the subset
-// (expression_parse.go) is evaluated over the pod template's nodes; cel-go
-// runs the others, and whatever the subset's evaluator is unsure of.
+// shared by every template carrying its text (newExpression). An
+// expression in the subset (expression_parse.go) is evaluated over the pod
+// template's nodes; cel-go runs the others, and whatever the subset's
+// evaluator is unsure of.
 type expression struct {
 	text string
 
@@ -62,7 +63,33 @@ type expression struct {
 	err  error
 }
 
-func newExpression(text string) *expression { return &expression{text: text} }
+// sharedExpressions holds the expressions met so far by text, so that
+// every template and profile carrying the same text (the default, parsed
+// again for each profile that uses it) shares one, prepared and compiled
+// once per process. It stops growing at maxSharedExpressions texts.
+var sharedExpressions struct {
+	sync.Mutex
+	m map[string]*expression
+}
+
+const maxSharedExpressions = 256
+
+func newExpression(text string) *expression {
+	s := &sharedExpressions
+	s.Lock()
+	defer s.Unlock()
+	if e, ok := s.m[text]; ok {
+		return e
+	}
+	e := &expression{text: text}
+	if s.m == nil {
+		s.m = map[string]*expression{}
+	}
+	if len(s.m) < maxSharedExpressions {
+		s.m[text] = e
+	}
+	return e
+}
 
 // prepare parses the text in the subset and makes sure it compiles: a
 // precompiled text is known to (TestPrecompiledExpressions), any other is
