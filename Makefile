@@ -78,6 +78,8 @@ fuzz:
 	hack/fuzz.sh ./pkg/inject FuzzParseConfig $(FUZZTIME)
 	hack/fuzz.sh ./pkg/inject FuzzParseStatus $(FUZZTIME)
 	hack/fuzz.sh ./pkg/inject FuzzQuantityPattern $(FUZZTIME)
+	hack/fuzz.sh ./pkg/inject FuzzSubsetAgreesWithCEL $(FUZZTIME)
+	hack/fuzz.sh ./pkg/inject FuzzSubsetExpressions $(FUZZTIME)
 	hack/fuzz.sh ./pkg/inject FuzzProfiles $(FUZZTIME)
 	hack/fuzz.sh ./pkg/inject FuzzParameterChecks $(FUZZTIME)
 	hack/fuzz.sh ./fn/processor FuzzResourceList $(FUZZTIME)

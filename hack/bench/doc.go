@@ -33,6 +33,13 @@
 //  8. overrides: kubectl-inject --local with override annotations (one set
 //     of values, or one per Deployment), a second profile and --uninject,
 //     each against plain injection of the same apps, round-robin.
+//  9. restart: kubectl inject restart against a kubectl rollout loop.
+//  10. computed: kubectl-inject --local with the default template (its app
+//     port computed from each pod template) against the floor and against
+//     the same template with the port fixed, at -computed-ns; start-up of
+//     inject-fn against a kyaml ResourceList round trip and of --local
+//     against the fixed-port template; with -before DIR, another build's
+//     binaries in the same rounds. Wall time, CPU time and peak RSS.
 //
 // Usage (from the repository root; make bench builds bin/ first and puts the
 // tool cache on PATH):
@@ -41,6 +48,7 @@
 //	go run ./hack/bench -skip-live -ns 100,1000
 //	go run ./hack/bench -skip-core -skip-kustomize -skip-startup -skip-live -skip-profile -skip-status -skip-overrides -out /tmp/adm.md
 //	go run ./hack/bench -skip-core -skip-kustomize -skip-startup -skip-live -skip-profile -skip-admission -skip-overrides -out /tmp/status.md
+//	go run ./hack/bench -skip-core -skip-kustomize -skip-startup -skip-live -skip-profile -skip-admission -skip-status -skip-overrides -skip-restart -before /tmp/old-bin -out /tmp/computed.md
 //
 // The helper programs are built into a temporary directory with the same
 // flags as bin/ (-trimpath, -ldflags "-s -w").

@@ -50,6 +50,10 @@ type options struct {
 	restartLoopSample  int
 	restartMaxInFlight int
 	keep               bool
+	// computed part: app counts, and another build's bin/ run beside this one
+	computedNs   []int
+	skipComputed bool
+	before       string
 }
 
 // env is what every part shares.
@@ -71,7 +75,7 @@ type env struct {
 // with status 1.
 func main() {
 	var o options
-	var ns, kns, lns string
+	var ns, kns, lns, cns string
 	flag.StringVar(&o.out, "out", "", "write the Markdown report to this file (stdout always gets the tables)")
 	flag.StringVar(&o.binDir, "bin", "bin", "directory holding kubectl-inject and inject-fn (make build)")
 	flag.StringVar(&ns, "ns", "100,1000,10000", "app counts for the core part (each app: Deployment + Service + ConfigMap)")
@@ -101,6 +105,9 @@ func main() {
 	flag.IntVar(&o.restartDeployments, "restart-deployments", 200, "restart part: outdated one-Pod Deployments restarted by kubectl inject restart")
 	flag.IntVar(&o.restartLoopSample, "restart-loop-sample", 50, "restart part: Deployments the kubectl rollout restart + status loop handles (its figures are per Deployment)")
 	flag.IntVar(&o.restartMaxInFlight, "restart-max-in-flight", 3, "restart part: --max-in-flight of kubectl inject restart")
+	flag.BoolVar(&o.skipComputed, "skip-computed", false, "skip part 10 (the computed default against the floor and a fixed port; start-up)")
+	flag.StringVar(&cns, "computed-ns", "1000,5000", "app counts for part 10")
+	flag.StringVar(&o.before, "before", "", "part 10: also run kubectl-inject and inject-fn from this directory (another build) in the same rounds")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory")
 	flag.Parse()
 	if o.admissionPods <= 0 || o.admissionRounds <= 0 || o.admissionWorkers <= 0 {
@@ -116,7 +123,7 @@ func main() {
 	for _, p := range []struct {
 		s   string
 		dst *[]int
-	}{{ns, &o.ns}, {kns, &o.kustomizeNs}, {lns, &o.liveNs}} {
+	}{{ns, &o.ns}, {kns, &o.kustomizeNs}, {lns, &o.liveNs}, {cns, &o.computedNs}} {
 		if *p.dst, err = parseInts(p.s); err != nil {
 			fatal(err)
 		}
@@ -181,6 +188,7 @@ func mainErr(o options) error {
 		{o.skipStatus, "status", e.status},
 		{o.skipOverrides, "overrides", e.overrides},
 		{o.skipRestart, "restart", e.restart},
+		{o.skipComputed, "computed", e.computed},
 	}
 	for _, p := range parts {
 		if p.skip {
@@ -220,7 +228,7 @@ func (e *env) setup() error {
 	e.plugin = filepath.Join(bin, "kubectl-inject")
 	e.pluginLive = filepath.Join(bin, "kinject-live")
 	e.fn = filepath.Join(bin, "inject-fn")
-	if o := e.opts; o.skipCore && o.skipKustomize && o.skipStartup && o.skipLive && o.skipStatus && o.skipOverrides && o.skipRestart {
+	if o := e.opts; o.skipCore && o.skipKustomize && o.skipStartup && o.skipLive && o.skipStatus && o.skipOverrides && o.skipRestart && o.skipComputed {
 		return nil // the profile and admission parts run no binary of bin/
 	}
 	for _, p := range []string{e.plugin, e.pluginLive, e.fn} {

@@ -15,13 +15,15 @@ import (
 // run is one finished subprocess.
 type run struct {
 	Wall   time.Duration
-	MaxRSS int64 // bytes
+	MaxRSS int64         // bytes
+	CPU    time.Duration // user + system: what a loaded machine distorts least
 }
 
 // sample is the median of several runs.
 type sample struct {
 	Wall   time.Duration
 	MaxRSS int64
+	CPU    time.Duration
 	Runs   int
 }
 
@@ -81,12 +83,12 @@ func runTo(c cmdSpec, outPath, resFile string) (run, error) {
 	if err != nil {
 		return run{}, err
 	}
-	var ns, kb int64
+	var ns, kb, cpu int64
 	var code int
-	if _, err := fmt.Sscan(string(res), &ns, &kb, &code); err != nil {
+	if _, err := fmt.Sscan(string(res), &ns, &kb, &code, &cpu); err != nil {
 		return run{}, fmt.Errorf("%s: rusage result %q: %v", c.Name, res, err)
 	}
-	return run{Wall: time.Duration(ns), MaxRSS: kb * 1024}, nil
+	return run{Wall: time.Duration(ns), MaxRSS: kb * 1024, CPU: time.Duration(cpu)}, nil
 }
 
 // measureRounds runs every spec n times, round-robin (so drift hits all of
@@ -127,16 +129,19 @@ func measureAll(specs []cmdSpec, n int, outPath string) ([]sample, error) {
 // mean of the middle two for an even count).
 func median(rs []run) sample {
 	walls := make([]time.Duration, len(rs))
+	cpus := make([]time.Duration, len(rs))
 	rss := make([]int64, len(rs))
 	for i, r := range rs {
-		walls[i], rss[i] = r.Wall, r.MaxRSS
+		walls[i], rss[i], cpus[i] = r.Wall, r.MaxRSS, r.CPU
 	}
 	sort.Slice(walls, func(a, b int) bool { return walls[a] < walls[b] })
+	sort.Slice(cpus, func(a, b int) bool { return cpus[a] < cpus[b] })
 	sort.Slice(rss, func(a, b int) bool { return rss[a] < rss[b] })
 	m := len(rs) / 2
-	s := sample{Wall: walls[m], MaxRSS: rss[m], Runs: len(rs)}
+	s := sample{Wall: walls[m], MaxRSS: rss[m], CPU: cpus[m], Runs: len(rs)}
 	if len(rs)%2 == 0 {
 		s.Wall = (walls[m-1] + walls[m]) / 2
+		s.CPU = (cpus[m-1] + cpus[m]) / 2
 		s.MaxRSS = (rss[m-1] + rss[m]) / 2
 	}
 	return s

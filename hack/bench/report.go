@@ -23,6 +23,7 @@ type report struct {
 	status           *statusResult
 	overrides        []*overridesRow
 	restart          *restartResult
+	computed         *computedResult
 	goals            []goal
 	loadStart        string
 }
@@ -91,6 +92,7 @@ func (r *report) markdown(e *env) string {
 	sts := r.statusSection()
 	ovr := r.overridesSection()
 	rst := r.restartSection()
+	cmp := r.computedSection()
 
 	if len(r.goals) > 0 {
 		p("## Goals\n\n")
@@ -100,7 +102,7 @@ func (r *report) markdown(e *env) string {
 		}
 		p("%s\n", t)
 	}
-	for _, s := range []string{core, kz, st, lv, pr, adm, sts, ovr, rst} {
+	for _, s := range []string{core, kz, st, lv, pr, adm, sts, ovr, rst, cmp} {
 		b.WriteString(s)
 	}
 	return b.String()

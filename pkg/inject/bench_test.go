@@ -3,6 +3,7 @@ package inject_test
 import (
 	"bytes"
 	"io"
+	"strings"
 	"testing"
 
 	"sigs.k8s.io/kustomize/kyaml/kio"
@@ -133,4 +134,46 @@ func BenchmarkInjectTextOverridesDistinct(b *testing.B) {
 	for b.Loop() {
 		injectStream(b, benchInjector(b), src, io.Discard)
 	}
+}
+
+// fixedPortTemplate is the default template with the app port fixed: its
+// app-port parameter has no expression, so nothing is computed.
+func fixedPortTemplate(b *testing.B) *inject.Template {
+	src := inject.DefaultTemplateYAML()
+	start := strings.Index(src, "  expression: |-")
+	end := strings.Index(src, "- annotation: image")
+	if start < 0 || end < start {
+		b.Fatal("the default template's app-port expression moved")
+	}
+	tpl, err := inject.ParseTemplate([]byte(src[:start] + src[end:]))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return tpl
+}
+
+// benchRun is one kubectl inject --local run: a fresh injector with tpl
+// over src.
+func benchRun(b *testing.B, tpl *inject.Template, src []byte) {
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		in, err := inject.New(tpl, inject.Settings{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		injectStream(b, in, src, io.Discard)
+	}
+}
+
+// BenchmarkInjectTextRun is one --local run with the default template,
+// whose app port is computed from each pod template.
+func BenchmarkInjectTextRun(b *testing.B) {
+	benchRun(b, inject.DefaultTemplate(), benchInput(b, 100))
+}
+
+// BenchmarkInjectTextRunFixedPort is the same with the app port fixed:
+// BenchmarkInjectTextRun less this is what computing the port costs.
+func BenchmarkInjectTextRunFixedPort(b *testing.B) {
+	benchRun(b, fixedPortTemplate(b), benchInput(b, 100))
 }

@@ -56,13 +56,20 @@
 //
 // A parameter may also compute its value from the pod template: its
 // Expression is CEL over the pod template seen as a Pod (object.metadata,
-// object.spec), evaluated with cel-go in the environment of Kubernetes'
-// admission policies (expression.go), under the API server's cost limit,
-// and used when the annotation is not set; the value is recorded like an
-// override's, so a changed port makes the object stale. The expression sees
-// the pod template without what the profile itself injected, so that an
-// update computes what the first injection did. The embedded default
-// (default_template.yaml) computes the port its Envoy proxies to this way;
-// its expressions are precompiled (expressions.json), since cel-go's first
-// parse costs more than a small run.
+// object.spec), in the environment of Kubernetes' admission policies
+// (expression.go), under the API server's cost limit, and used when the
+// annotation is not set; the value is recorded like an override's, so a
+// changed port makes the object stale. The expression sees the pod
+// template without what the profile itself injected, so that an update
+// computes what the first injection did. An expression written in the
+// subset of CEL that templates use (fields, indexes, has, size, the
+// comprehension macros, comparisons: expression_parse.go) is evaluated
+// over the pod template's nodes, reading only what it touches
+// (expression_eval.go, expression_object.go); cel-go evaluates the others,
+// and any evaluation the subset's evaluator is not sure to give as cel-go
+// would (an error, a comparison across types, an alias). The embedded
+// default (default_template.yaml) computes the port its Envoy proxies to
+// this way, in the subset; its expressions are also precompiled
+// (expressions.json): known to compile, so the default path creates no
+// cel-go environment, and parsed already when cel-go runs them.
 package inject

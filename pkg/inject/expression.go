@@ -46,16 +46,61 @@ var celEnv = sync.OnceValues(func() (*cel.Env, error) {
 	)
 })
 
-// expression is a parameter's compiled expression, compiled on first use
-// and shared by every copy of the template.
+// expression is a parameter's expression, prepared on first use and
+// shared by every template carrying its text (newExpression). An
+// expression in the subset (expression_parse.go) is evaluated over the pod
+// template's nodes; cel-go runs the others, and whatever the subset's
+// evaluator is unsure of.
 type expression struct {
 	text string
+
+	prepared sync.Once
+	subset   *subsetNode // nil: outside the subset
+	invalid  error       // the text does not compile
+
 	once sync.Once
 	prg  cel.Program
 	err  error
 }
 
-func newExpression(text string) *expression { return &expression{text: text} }
+// sharedExpressions holds the expressions met so far by text, so that
+// every template and profile carrying the same text (the default, parsed
+// again for each profile that uses it) shares one, prepared and compiled
+// once per process. It stops growing at maxSharedExpressions texts.
+var sharedExpressions struct {
+	sync.Mutex
+	m map[string]*expression
+}
+
+const maxSharedExpressions = 256
+
+func newExpression(text string) *expression {
+	s := &sharedExpressions
+	s.Lock()
+	defer s.Unlock()
+	if e, ok := s.m[text]; ok {
+		return e
+	}
+	e := &expression{text: text}
+	if s.m == nil {
+		s.m = map[string]*expression{}
+	}
+	if len(s.m) < maxSharedExpressions {
+		s.m[text] = e
+	}
+	return e
+}
+
+// prepare parses the text in the subset and makes sure it compiles: a
+// precompiled text is known to (TestPrecompiledExpressions), any other is
+// compiled by cel-go once, so that a template's mistake reads as cel-go
+// words it whichever evaluator runs.
+func (e *expression) prepare() {
+	e.subset, _ = parseSubset(e.text)
+	if _, ok := precompiled()[e.text]; !ok {
+		_, e.invalid = e.program()
+	}
+}
 
 func (e *expression) program() (cel.Program, error) {
 	e.once.Do(func() {
@@ -80,28 +125,54 @@ func (e *expression) program() (cel.Program, error) {
 // errNoValue is an expression's null: the Pod gives no value.
 var errNoValue = errors.New("no value")
 
-// eval evaluates the expression over object and returns the value as
-// the parameter's type writes it: an int parameter takes a CEL int, the
+// eval evaluates the expression over the pod and returns the value as the
+// parameter's type writes it: an int parameter takes a CEL int, the
 // others a CEL string. null is errNoValue.
-func (e *expression) eval(object map[string]any, pt ParameterType) (string, error) {
+func (e *expression) eval(pod *exprPod, pt ParameterType) (string, error) {
+	e.prepared.Do(e.prepare)
+	if e.invalid != nil {
+		return "", e.invalid
+	}
+	if e.subset != nil {
+		if view, err := pod.view(); err == nil {
+			if v, err := evalSubset(e.subset, view); err == nil {
+				return expressionValue(v, pt)
+			}
+		}
+	}
 	prg, err := e.program()
 	if err != nil {
 		return "", err
 	}
-	out, _, err := prg.Eval(map[string]any{"object": object})
+	out, _, err := prg.Eval(map[string]any{"object": pod.object()})
 	if err != nil {
 		return "", err
 	}
-	return expressionValue(out, pt)
+	return expressionValue(celValue(out), pt)
 }
 
-func expressionValue(v ref.Val, pt ParameterType) (string, error) {
+// celValue is a result of cel-go as the subset's evaluator gives it: nil,
+// int64 or string, or v itself for the types no parameter takes.
+func celValue(v ref.Val) any {
 	switch v.Type() {
 	case types.NullType:
-		return "", errNoValue
+		return nil
 	case types.IntType:
+		return int64(v.(types.Int))
+	case types.StringType:
+		return string(v.(types.String))
+	}
+	return v
+}
+
+// expressionValue is the parameter's value for an expression's result.
+func expressionValue(v any, pt ParameterType) (string, error) {
+	switch v := v.(type) {
+	case nil:
+		return "", errNoValue
+	case int64:
 		if pt.Integer() {
-			s := strconv.FormatInt(int64(v.(types.Int)), 10)
+			s := strconv.FormatInt(v, 10)
 			// Any int is an int; a port must be in range (the policy
 			// checks the same pattern).
 			if pt == TypePort {
@@ -111,13 +182,12 @@ func expressionValue(v ref.Val, pt ParameterType) (string, error) {
 			}
 			return s, nil
 		}
-	case types.StringType:
+	case string:
 		if !pt.Integer() {
-			s := string(v.(types.String))
-			if err := pt.Check(s); err != nil {
+			if err := pt.Check(v); err != nil {
 				return "", err
 			}
-			return s, nil
+			return v, nil
 		}
 	}
 	return "", errors.New(ExpressionTypeError(pt))
@@ -227,7 +297,14 @@ func scalarValue(n *yaml.Node) any {
 	switch n.ShortTag() {
 	case "!!null":
 		return nil
-	case "!!bool", "!!int", "!!float":
+	case "!!int":
+		// A plain decimal (a port, say) reads the same without the
+		// decoder's reflection; 0x1F, 0o17, 017, 1_000 take the decoder.
+		if i, ok := decimalInt(n.Value); ok {
+			return i
+		}
+		fallthrough
+	case "!!bool", "!!float":
 		var v any
 		if err := n.Decode(&v); err == nil {
 			if i, ok := v.(int); ok {
@@ -237,6 +314,15 @@ func scalarValue(n *yaml.Node) any {
 		}
 	}
 	return n.Value
+}
+
+// decimalInt reads s when it is -?(0|[1-9][0-9]{0,17}).
+func decimalInt(s string) (int64, bool) {
+	if !validInt(s) {
+		return 0, false
+	}
+	i, err := strconv.ParseInt(s, 10, 64)
+	return i, err == nil
 }
 
 // shallowCopy copies m, whose values may be shared with other maps.

@@ -12,11 +12,13 @@ import (
 )
 
 // The checked ASTs of the embedded default's expressions, by expression
-// text (base64 of a CheckedExpr). cel-go's parser costs about 7 ms the
-// first time it runs in a process (ANTLR builds its tables), more than the
-// rest of a small --local or inject-fn run; a known text skips the parse
-// and the check. TestPrecompiledExpressions compiles every text again and
-// fails when this file is stale (go test ./pkg/inject -update rewrites it).
+// text (base64 of a CheckedExpr). A text here is known to compile, so the
+// default's expressions, in the subset the core evaluates itself, need no
+// cel-go environment at all; when cel-go does run one (an evaluation the
+// subset leaves to it), the parse and the check, whose first run in a
+// process costs more than a small --local or inject-fn run, are skipped.
+// TestPrecompiledExpressions compiles every text again and fails when this
+// file is stale (go test ./pkg/inject -update rewrites it).
 //
 //go:embed expressions.json
 var precompiledJSON []byte

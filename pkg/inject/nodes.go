@@ -78,7 +78,61 @@ func newSequence(items ...*yaml.Node) *yaml.Node {
 // content. Each node is copied once, so an alias shares the copy of its
 // anchor as it shared the original: an alias bomb costs linear time.
 func deepCopy(n *yaml.Node) *yaml.Node {
-	return deepCopyShared(n, map[*yaml.Node]*yaml.Node{})
+	if n == nil {
+		return nil
+	}
+	nodes, children, alias := treeSize(n)
+	if alias {
+		return deepCopyShared(n, map[*yaml.Node]*yaml.Node{})
+	}
+	// A tree without aliases (a template's item, every time it is
+	// injected) is copied into two allocations instead of one per node.
+	c := treeCopy{nodes: make([]yaml.Node, 0, nodes), content: make([]*yaml.Node, 0, children)}
+	return c.copy(n)
+}
+
+// treeSize counts the nodes of the tree at n and their children, and
+// reports whether it holds an alias.
+func treeSize(n *yaml.Node) (nodes, children int, alias bool) {
+	nodes, children = 1, len(n.Content)
+	if n.Kind == yaml.AliasNode || n.Alias != nil {
+		return nodes, children, true
+	}
+	for _, child := range n.Content {
+		if child == nil {
+			continue
+		}
+		cn, cc, ca := treeSize(child)
+		nodes, children = nodes+cn, children+cc
+		if ca {
+			return nodes, children, true
+		}
+	}
+	return nodes, children, false
+}
+
+// treeCopy copies a tree without aliases into preallocated storage.
+type treeCopy struct {
+	nodes   []yaml.Node
+	content []*yaml.Node
+}
+
+func (t *treeCopy) copy(n *yaml.Node) *yaml.Node {
+	if n == nil {
+		return nil
+	}
+	t.nodes = append(t.nodes, *n)
+	c := &t.nodes[len(t.nodes)-1]
+	c.Line, c.Column = 0, 0
+	if n.Content != nil {
+		start := len(t.content)
+		t.content = append(t.content, n.Content...)
+		c.Content = t.content[start:len(t.content):len(t.content)]
+		for i, child := range n.Content {
+			c.Content[i] = t.copy(child)
+		}
+	}
+	return c
 }
 
 func deepCopyShared(n *yaml.Node, copied map[*yaml.Node]*yaml.Node) *yaml.Node {

@@ -284,7 +284,7 @@ func parameterValues(t *podTarget, profile string, tpl *Template, own *record) (
 	}
 	objMeta := mapValue(t.obj, "metadata")
 	var values map[string]string
-	var object map[string]any
+	var pod *exprPod
 	for _, p := range params {
 		key := ProfileAnnotation(profile, p.Annotation)
 		where, v := joinField(t.field, "metadata.annotations"), mapValue(mapValue(t.meta, "annotations"), key)
@@ -292,10 +292,10 @@ func parameterValues(t *podTarget, profile string, tpl *Template, own *record) (
 			where, v = "metadata.annotations", mapValue(mapValue(objMeta, "annotations"), key)
 		}
 		if v == nil && p.expr != nil {
-			if object == nil {
-				object = podObject(t, own)
+			if pod == nil {
+				pod = &exprPod{t: t, rec: own}
 			}
-			value, err := p.expr.eval(object, p.Type)
+			value, err := p.expr.eval(pod, p.Type)
 			if errors.Is(err, errNoValue) {
 				continue // the default, as without an expression
 			}

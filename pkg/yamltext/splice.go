@@ -55,8 +55,8 @@ type change struct {
 // Splice applies edits to src, the text of one document, at the positions
 // the parser recorded in the edits' nodes (parse src with Decode), and
 // returns the new text. Every byte outside the edited lines is kept.
-// renders, when not nil, keeps the text of inserts that name their Origin
-// for the next documents. An edit that cannot be made in place gives
+// renders, when not nil, keeps the text of inserts that name their Origin,
+// and of small created fields by their content, for the next documents. An edit that cannot be made in place gives
 // ErrNotSpliceable.
 //
 // sure reports whether every position was found by plain rules alone (no

@@ -28,8 +28,9 @@ func main() {
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		maxrss = int64(ru.Maxrss)
 	}
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	code := cmd.ProcessState.ExitCode()
-	if err := os.WriteFile(os.Args[1], fmt.Appendf(nil, "%d %d %d\n", wall.Nanoseconds(), maxrss, code), 0o644); err != nil {
+	if err := os.WriteFile(os.Args[1], fmt.Appendf(nil, "%d %d %d %d\n", wall.Nanoseconds(), maxrss, code, cpu.Nanoseconds()), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "rusage:", err)
 		os.Exit(2)
 	}
