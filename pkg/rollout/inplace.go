@@ -94,6 +94,9 @@ func DecideUpgrade(in *inject.Injector, pod *unstructured.Unstructured) Upgrade 
 	case inject.Injected:
 		u.Reason, u.Message = ReasonNotInjectedPod, "the Pod has no sidecar: it gains containers only when created again"
 		return u
+	case inject.Skipped:
+		u.Reason, u.Message = ReasonNotInjectedPod, fmt.Sprintf("not injected: %s: %s", entry.Reason, entry.Message)
+		return u
 	default:
 		u.Reason, u.Message = ReasonInvalidPod, fmt.Sprintf("%s: %s", entry.Reason, entry.Message)
 		return u
