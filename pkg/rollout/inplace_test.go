@@ -75,13 +75,19 @@ func TestDecideUpgrade(t *testing.T) {
 		wantReason string
 		wantImages []ImageChange
 	}{
-		{"image only, native sidecar", func(t *testing.T) *unstructured.Unstructured { return injectedPod(t, injector(t, "envoy:a", true), nil) },
+		{"image only, native sidecar", func(t *testing.T) *unstructured.Unstructured {
+			return injectedPod(t, injector(t, "envoy:a", true), nil)
+		},
 			func(t *testing.T) *inject.Injector { return injector(t, "envoy:b", true) },
 			"", []ImageChange{{Container: "envoy", Init: true, From: "envoy:a", To: "envoy:b"}}},
-		{"image only, classic sidecar", func(t *testing.T) *unstructured.Unstructured { return injectedPod(t, injector(t, "envoy:a", false), nil) },
+		{"image only, classic sidecar", func(t *testing.T) *unstructured.Unstructured {
+			return injectedPod(t, injector(t, "envoy:a", false), nil)
+		},
 			func(t *testing.T) *inject.Injector { return injector(t, "envoy:b", false) },
 			"", []ImageChange{{Container: "envoy", From: "envoy:a", To: "envoy:b"}}},
-		{"native to classic", func(t *testing.T) *unstructured.Unstructured { return injectedPod(t, injector(t, "envoy:a", true), nil) },
+		{"native to classic", func(t *testing.T) *unstructured.Unstructured {
+			return injectedPod(t, injector(t, "envoy:a", true), nil)
+		},
 			func(t *testing.T) *inject.Injector { return injector(t, "envoy:b", false) },
 			ReasonNotImageOnly, nil},
 		{"a field of the sidecar the template no longer has", func(t *testing.T) *unstructured.Unstructured {
@@ -90,7 +96,9 @@ func TestDecideUpgrade(t *testing.T) {
 				c["workingDir"] = "/tmp"
 			})
 		}, func(t *testing.T) *inject.Injector { return injector(t, "envoy:b", true) }, ReasonNotImageOnly, nil},
-		{"already current", func(t *testing.T) *unstructured.Unstructured { return injectedPod(t, injector(t, "envoy:a", true), nil) },
+		{"already current", func(t *testing.T) *unstructured.Unstructured {
+			return injectedPod(t, injector(t, "envoy:a", true), nil)
+		},
 			func(t *testing.T) *inject.Injector { return injector(t, "envoy:a", true) }, ReasonAlreadyCurrent, nil},
 		{"not injected", func(t *testing.T) *unstructured.Unstructured { return object(t, appPod) },
 			func(t *testing.T) *inject.Injector { return injector(t, "envoy:b", true) }, ReasonNotInjectedPod, nil},
