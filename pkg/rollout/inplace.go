@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strings"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -24,6 +26,9 @@ const (
 	ReasonAlreadyCurrent = "already_current"
 	// ReasonInvalidPod: the Pod could not be read or injected.
 	ReasonInvalidPod = "invalid_object"
+	// ReasonRolledBack: a Pod upgraded in place was not Ready on its new
+	// sidecar within the deadline and was patched back to its old images.
+	ReasonRolledBack = "rolled_back"
 )
 
 // upgradedInPlace is the annotation, beside a profile's record, that an
@@ -218,7 +223,7 @@ func containersOnly(field string, b, a []any, sidecars []string, images *[]Image
 		return "spec." + field
 	}
 	for i := range b {
-		bc, ac := asMap(b[i]), asMap(a[i])
+		bc, ac := withoutTokenMounts(asMap(b[i]), asMap(a[i])), asMap(a[i])
 		name, _ := bc["name"].(string)
 		where := fmt.Sprintf("spec.%s[%s]", field, name)
 		if ac["name"] != name {
@@ -241,6 +246,34 @@ func containersOnly(field string, b, a []any, sidecars []string, images *[]Image
 		}
 	}
 	return ""
+}
+
+// tokenVolumePrefix starts the name of the service account token volume
+// the API server mounts in every container of a Pod it admits.
+const tokenVolumePrefix = "kube-api-access-"
+
+// withoutTokenMounts returns a copy of the Pod's container b without the
+// service account token mounts the API server added, unless its injected
+// copy a holds them too.
+func withoutTokenMounts(b, a map[string]any) map[string]any {
+	mounts := asList(b["volumeMounts"])
+	kept := make([]any, 0, len(mounts))
+	for _, m := range mounts {
+		name, _ := asMap(m)["name"].(string)
+		if strings.HasPrefix(name, tokenVolumePrefix) && !hasNamed(asList(a["volumeMounts"]), name) {
+			continue
+		}
+		kept = append(kept, m)
+	}
+	if len(kept) == len(mounts) {
+		return b
+	}
+	out := shallow(b)
+	delete(out, "volumeMounts")
+	if len(kept) > 0 {
+		out["volumeMounts"] = kept
+	}
+	return out
 }
 
 // serverDefaults are the fields the API server fills in on a Pod when a
@@ -282,10 +315,38 @@ func covers(b, a any) bool {
 }
 
 func coversKey(key string, b, a any) bool {
-	if a == nil && b != nil {
+	switch {
+	case a == nil && b != nil:
 		return serverDefaults[key]
+	case key == "limits" || key == "requests":
+		return sameQuantities(b, a)
 	}
 	return covers(b, a)
+}
+
+// sameQuantities compares resource lists by value: the API server writes
+// a quantity in its canonical form (1000m as 1).
+func sameQuantities(b, a any) bool {
+	bm, am := asMap(b), asMap(a)
+	if len(bm) != len(am) {
+		return false
+	}
+	for name, av := range am {
+		as, _ := av.(string)
+		bs, _ := bm[name].(string)
+		aq, aerr := resource.ParseQuantity(as)
+		bq, berr := resource.ParseQuantity(bs)
+		if aerr != nil || berr != nil {
+			if !reflect.DeepEqual(av, bm[name]) {
+				return false
+			}
+			continue
+		}
+		if aq.Cmp(bq) != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func unionKeys(maps ...map[string]any) []string {
@@ -319,6 +380,15 @@ func shallow(m map[string]any) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+func hasNamed(list []any, name string) bool {
+	for _, item := range list {
+		if asMap(item)["name"] == name {
+			return true
+		}
+	}
+	return false
 }
 
 func contains(list []string, s string) bool {

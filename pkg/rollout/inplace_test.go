@@ -57,6 +57,20 @@ func injectedPod(t *testing.T, in *inject.Injector, edit func(map[string]any)) *
 		}
 	}
 	spec["restartPolicy"], spec["dnsPolicy"] = "Always", "ClusterFirst"
+	// the service account token, mounted in every container
+	token := map[string]any{"name": "kube-api-access-x1", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "readOnly": true}
+	spec["volumes"] = append(asList(spec["volumes"]), map[string]any{"name": "kube-api-access-x1", "projected": map[string]any{"sources": []any{}}})
+	for _, field := range []string{"containers", "initContainers"} {
+		for _, c := range asList(spec[field]) {
+			c := c.(map[string]any)
+			c["volumeMounts"] = append(asList(c["volumeMounts"]), token)
+		}
+	}
+	// in its canonical form, as the API server writes it (1000m is 1)
+	if c, ok := spec["initContainers"].([]any); ok {
+		limits := c[0].(map[string]any)["resources"].(map[string]any)["limits"].(map[string]any)
+		limits["cpu"] = "1"
+	}
 	if edit != nil {
 		edit(obj)
 	}
