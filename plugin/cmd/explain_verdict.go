@@ -16,6 +16,7 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/admission/inprocess"
 	"github.com/kinject/kubectl-inject/pkg/fleet"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/rollout"
 	"github.com/kinject/kubectl-inject/pkg/live"
 )
 
@@ -121,6 +122,7 @@ func (ev *explainer) explain(ctx context.Context, t explainTarget) (Verdict, err
 			if v.Sidecar == fleet.Outdated {
 				v.Restart = restartHint(t.obj, ev.in.Profile())
 			}
+			v.UpgradedInPlaceFrom = t.obj.GetAnnotations()[rollout.UpgradedInPlaceAnnotation(ev.in.Profile())]
 		}
 		pod = plain
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kinject/kubectl-inject/pkg/rollout"
@@ -125,7 +126,7 @@ func TestRestartInPlace(t *testing.T) {
 	}
 	expectCode(t, kinject(t, "status", "-A", "--check"), 0)
 	ex := kinject(t, "explain", "-n", tpl, "pod/db-0")
-	if !strings.Contains(ex.stdout+ex.stderr, "sidecar: current (upgraded in place)") {
+	if !strings.Contains(ex.stdout+ex.stderr, "sidecar:  current (upgraded in place)") {
 		t.Errorf("explain pod/db-0 does not say it was upgraded in place:\n%s%s", ex.stdout, ex.stderr)
 	}
 }
@@ -208,4 +209,45 @@ func TestRestartInPlaceRollsBack(t *testing.T) {
 	}
 	sort.Strings(names)
 	t.Logf("rolled back %s in %s; Pods %v", pod, time.Since(start).Round(time.Second), names)
+}
+
+// TestRestartInPlaceBudget: a PodDisruptionBudget that allows no
+// disruption holds the upgrade in place of the Pods it selects: check
+// warns about it, and restart waits on it until --progress-deadline,
+// then exits 1 naming it, with the Pod untouched.
+func TestRestartInPlaceBudget(t *testing.T) {
+	c.Require(t)
+	imageA := defaultImage(t)
+	const imageB = "registry.example/envoy:b"
+	ns := namespace(t, "pdb")
+	expectCode(t, kinject(t, "policy", "--apply"), 0)
+	t.Cleanup(func() { kinject(t, "policy", "--delete") })
+	expectCode(t, kinject(t, "enable", ns), 0)
+	waitPolicyImage(t, imageA, ns)
+	create(t, ns, deployments, deployment("idle", 1, nil, nil))
+	create(t, ns, pdbs, strings.Replace(pdb("idle"), "maxUnavailable: 1", "minAvailable: 1", 1))
+	settled(t, ns)
+	eventually(t, time.Minute, "the PodDisruptionBudget's status", func() bool {
+		expected, _, _ := unstructured.NestedInt64(get(t, ns, pdbs, "idle").Object, "status", "expectedPods")
+		return expected == 1
+	})
+	onlyNamespaces(t, ns)
+	check := kinject(t, "check")
+	if want := "1 PodDisruptionBudgets allow no disruption (poddisruptionbudget/idle in " + ns + ")"; !strings.Contains(check.stdout, want) {
+		t.Errorf("check does not warn %q:\n%s", want, check.stdout)
+	}
+	before := podUIDs(t, ns)
+	expectCode(t, kinject(t, "policy", "--apply", "--image", imageB), 0)
+	waitPolicyImage(t, imageB, ns)
+
+	r := kinject(t, "restart", "-n", ns, "--progress-deadline", "3s")
+	expectCode(t, r, 1)
+	if want := "deployment.apps/idle in " + ns + ": progress_deadline_exceeded: no progress for 3s (PodDisruptionBudget idle allows no disruption of Pod "; !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+	}
+	for _, p := range list(t, ns, pods) {
+		if !hasImage(p, imageA) || before[p.GetName()] != string(p.GetUID()) {
+			t.Errorf("Pod %s was changed: %v", p.GetName(), images(p))
+		}
+	}
 }
