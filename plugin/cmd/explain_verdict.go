@@ -16,8 +16,8 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/admission/inprocess"
 	"github.com/kinject/kubectl-inject/pkg/fleet"
 	"github.com/kinject/kubectl-inject/pkg/inject"
-	"github.com/kinject/kubectl-inject/pkg/rollout"
 	"github.com/kinject/kubectl-inject/pkg/live"
+	"github.com/kinject/kubectl-inject/pkg/rollout"
 )
 
 // explainer holds the policy of one profile, compiled and loaded.
