@@ -107,15 +107,23 @@ func DecideUpgrade(in *inject.Injector, pod *unstructured.Unstructured) Upgrade 
 		return u
 	}
 	u.OldRecord = pod.GetAnnotations()[u.RecordKey]
-	u.Record, _, _ = unstructured.NestedString(after, "metadata", "annotations", u.RecordKey)
-	if old, err := inject.ParseStatusAt(u.RecordKey, u.OldRecord); err == nil {
-		u.FromTemplate = old.Template
-	}
-	rec, err := inject.ParseStatusAt(u.RecordKey, u.Record)
+	injected, _, _ := unstructured.NestedString(after, "metadata", "annotations", u.RecordKey)
+	rec, err := inject.ParseStatusAt(u.RecordKey, injected)
 	if err != nil {
 		u.Reason, u.Message = ReasonInvalidPod, err.Error()
 		return u
 	}
+	old, err := inject.ParseStatusAt(u.RecordKey, u.OldRecord)
+	if err != nil {
+		u.Reason, u.Message = ReasonInvalidPod, err.Error()
+		return u
+	}
+	// The Pod keeps what the first injection made (the fields it created,
+	// those that were empty): only the template and its values change.
+	u.FromTemplate = old.Template
+	kept := *old
+	kept.Template, kept.Values = rec.Template, rec.Values
+	u.Record = kept.Encode()
 	if field := imageOnly(before, after, u.RecordKey, u.MarkerKey, rec, &u.Images); field != "" {
 		u.Reason, u.Message = ReasonNotImageOnly, field+" changes, not only the sidecar's image: a running Pod cannot take it"
 	}

@@ -171,3 +171,34 @@ func TestUpgradePatch(t *testing.T) {
 		}
 	})
 }
+
+// TestUpgradeRecord: the record an upgrade in place writes is the Pod's,
+// with the current template's hash and values: what the first injection
+// created (metadata.annotations on a Pod that had none) stays recorded,
+// though an annotation added since would keep the map on its own.
+func TestUpgradeRecord(t *testing.T) {
+	t.Parallel()
+	current := injector(t, "envoy:b", true)
+	pod := injectedPod(t, injector(t, "envoy:a", true), func(obj map[string]any) {
+		obj["metadata"].(map[string]any)["annotations"].(map[string]any)["example.com/added"] = "later"
+	})
+	u := DecideUpgrade(current, pod)
+	if !u.InPlace() {
+		t.Fatalf("%s: %s", u.Reason, u.Message)
+	}
+	old, err := inject.ParseStatus(u.OldRecord)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := inject.ParseStatus(u.Record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Template != current.TemplateHash() || u.FromTemplate != old.Template {
+		t.Errorf("template %s (from %s), want %s (from %s)", got.Template, u.FromTemplate, current.TemplateHash(), old.Template)
+	}
+	old.Template = got.Template
+	if got.Encode() != old.Encode() {
+		t.Errorf("record\n%s\nwant the Pod's with the new template\n%s", got.Encode(), old.Encode())
+	}
+}
