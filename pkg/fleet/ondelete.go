@@ -78,3 +78,16 @@ func OlderRevision(workload, pod *unstructured.Unstructured) bool {
 	rev, _ := revisionOf(workload)
 	return rev.older(pod)
 }
+
+// RevisionLabel returns the label by which a StatefulSet's or DaemonSet's
+// controller marks a Pod made from its template as it is now, and its
+// value: a Pod upgraded in place to the template gets it, so that the
+// controller and status count it as updated. ok is false for other kinds
+// and while the controller has not said.
+func RevisionLabel(workload *unstructured.Unstructured) (label, value string, ok bool) {
+	rev, _ := revisionOf(workload)
+	if rev == nil {
+		return "", "", false
+	}
+	return rev.label, rev.value, true
+}

@@ -20,9 +20,21 @@
 //   - Wait: a rollout already under way (an earlier run that was stopped)
 //     is only waited on, so that a second run resumes rather than
 //     restarting again;
+//   - InPlace: for Pods injected at admission and OnDelete workloads whose
+//     Pods behind differ from the current template only in the sidecars'
+//     images (PlanOptions.Strategy auto or in-place), each Pod is upgraded
+//     in place, one PATCH of its images and record, one at a time
+//     (after injection, when an OnDelete template is outdated);
 //   - Report: bare Pods (unless Recreate) and Jobs are left alone and
 //     reported: a Pod cannot gain containers, and a Job's Pods finish on
 //     their own (the next Job of a CronJob gets the current template).
+//
+// DecideUpgrade judges one Pod: the core injects a copy, and the Pod can
+// be upgraded in place when the copy differs from it only in the recorded
+// sidecars' images and the record (fields the API server fills in do not
+// count); Upgrade.Patch is the one request that does it, RollbackPatch
+// the one that undoes it. PodUpgrades judges a workload's Pods, and each
+// step names its Strategy and why.
 //
 // Status judges, from a workload as the API server returns it, whether
 // its rollout is complete, under way or failed, as kubectl rollout status

@@ -19,6 +19,7 @@ const (
 	DeletePods Action = "delete-pods"
 	Wait       Action = "wait"
 	Recreate   Action = "recreate"
+	InPlace    Action = "in-place"
 	Report     Action = "report"
 )
 
@@ -34,6 +35,12 @@ type Step struct {
 	// Pods and PodsBehind are the status row's counts.
 	Pods       int `json:"pods"`
 	PodsBehind int `json:"podsBehind"`
+	// Strategy is how the step's Pods get the current sidecar (in-place,
+	// recreate) and StrategyReason why; PodsInPlace counts the Pods it
+	// upgrades in place.
+	Strategy       string `json:"strategy,omitempty"`
+	StrategyReason string `json:"strategyReason,omitempty"`
+	PodsInPlace    int    `json:"podsInPlace,omitempty"`
 	// Reason and Message say why a Report step is left alone.
 	Reason  string `json:"reason,omitempty"`
 	Message string `json:"message,omitempty"`
@@ -59,6 +66,12 @@ type PlanOptions struct {
 	// SystemNamespaces lets the plan reach system namespaces (kube-system,
 	// ...): the command sets it when -n names one.
 	SystemNamespaces bool
+	// Strategy is StrategyAuto, StrategyInPlace or StrategyRecreate ("" is
+	// StrategyRecreate). Upgrades in place are judged with Injector on
+	// the Pods that Pods finds.
+	Strategy string
+	Injector *inject.Injector
+	Pods     Pods
 }
 
 // Object finds the object a status row was built from (nil when it is
@@ -130,14 +143,35 @@ func plan(s *Step, r fleet.Row, obj *unstructured.Unstructured, opts PlanOptions
 		report(ReasonWaitingForReference, "the sidecar needs "+strings.Join(r.WaitingFor, ", ")+", which the namespace lacks")
 	case obj != nil && OnDelete(obj):
 		s.Action, s.Inject = DeletePods, outdated
+		inPlaceOr(s, obj, opts)
 	case !outdated && obj != nil && Rolls(obj.GetKind()) && !Status(obj).Done:
 		// under way (or stuck): restarting again would only start
 		// another rollout; waiting resumes it, or names why it fails.
 		s.Action = Wait
 	case outdated:
 		s.Action = Reinject
+		if Rolls(r.Kind) {
+			s.Strategy, s.StrategyReason = StrategyRecreate, "the template carries the sidecar and the "+r.Kind+" rolls on a template change"
+			if opts.Strategy == StrategyInPlace {
+				report(ReasonInPlaceNotPossible, s.StrategyReason)
+			}
+		}
 	default:
 		s.Action = Restart
+		inPlaceOr(s, obj, opts)
+	}
+}
+
+// inPlaceOr makes s an upgrade in place when its Pods can all take it, and
+// otherwise leaves its action (with --strategy in-place, reports it).
+func inPlaceOr(s *Step, obj *unstructured.Unstructured, opts PlanOptions) {
+	if strategyFor(s, obj, opts) {
+		s.Action, s.Strategy = InPlace, StrategyInPlace
+		return
+	}
+	s.Strategy = StrategyRecreate
+	if opts.Strategy == StrategyInPlace {
+		s.Action, s.Reason, s.Message = Report, ReasonInPlaceNotPossible, s.StrategyReason
 	}
 }
 

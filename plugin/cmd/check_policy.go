@@ -261,6 +261,7 @@ func (o *CheckOptions) checkWorkloads(ctx context.Context, c *checkClients, in *
 		}
 	}
 	o.checkCompletion(in, objs)
+	o.checkBudgets(ctx, c, namespaces)
 	rows := fleet.Build(in, objs)
 	attention := 0
 	for _, r := range rows {

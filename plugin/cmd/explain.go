@@ -146,6 +146,9 @@ type Verdict struct {
 	// current.
 	Sidecar string `json:"sidecar,omitempty"`
 	Restart string `json:"restart,omitempty"`
+	// UpgradedInPlaceFrom is, for a Pod whose sidecar restart upgraded in
+	// place, the template it was created with.
+	UpgradedInPlaceFrom string `json:"upgradedInPlaceFrom,omitempty"`
 }
 
 // ok reports a verdict that needs nothing done.
@@ -272,7 +275,10 @@ func (o *ExplainOptions) print(verdicts []Verdict) error {
 		if v.Hint != "" {
 			fmt.Fprintf(&b, "  to change: %s\n", v.Hint)
 		}
-		if v.Sidecar != "" {
+		switch {
+		case v.Sidecar != "" && v.UpgradedInPlaceFrom != "":
+			fmt.Fprintf(&b, "  sidecar:  %s (upgraded in place)\n", v.Sidecar)
+		case v.Sidecar != "":
 			fmt.Fprintf(&b, "  sidecar:  %s\n", v.Sidecar)
 		}
 		if v.Restart != "" {

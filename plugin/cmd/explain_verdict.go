@@ -17,6 +17,7 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/fleet"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/live"
+	"github.com/kinject/kubectl-inject/pkg/rollout"
 )
 
 // explainer holds the policy of one profile, compiled and loaded.
@@ -121,6 +122,7 @@ func (ev *explainer) explain(ctx context.Context, t explainTarget) (Verdict, err
 			if v.Sidecar == fleet.Outdated {
 				v.Restart = restartHint(t.obj, ev.in.Profile())
 			}
+			v.UpgradedInPlaceFrom = t.obj.GetAnnotations()[rollout.UpgradedInPlaceAnnotation(ev.in.Profile())]
 		}
 		pod = plain
 	}

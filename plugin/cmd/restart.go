@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -55,7 +56,10 @@ type RestartOptions struct {
 	MaxInFlight      int
 	ProgressDeadline time.Duration
 	Recreate         bool
-	FieldManager     string
+	// Strategy is how Pods get the current sidecar: rollout.StrategyAuto,
+	// StrategyInPlace or StrategyRecreate.
+	Strategy     string
+	FieldManager string
 	// Signals, when set, replaces SIGINT and SIGTERM (tests): the first
 	// value stops new starts, the second stops waiting.
 	Signals <-chan os.Signal
@@ -64,7 +68,7 @@ type RestartOptions struct {
 // NewCmdRestart returns the restart subcommand.
 func NewCmdRestart(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	o := &RestartOptions{ConfigFlags: configFlags, IOStreams: streams, Flags: local.NewFlags(),
-		MaxInFlight: rollout.DefaultMaxInFlight, ProgressDeadline: 10 * time.Minute, FieldManager: "kubectl-inject"}
+		MaxInFlight: rollout.DefaultMaxInFlight, ProgressDeadline: 10 * time.Minute, Strategy: rollout.StrategyAuto, FieldManager: "kubectl-inject"}
 	c := &cobra.Command{
 		Use:   "restart [TYPE[/NAME]...] [flags]",
 		Short: "Bring the Pods that run an outdated or missing sidecar to the current template, in waves",
@@ -72,6 +76,13 @@ func NewCmdRestart(configFlags *genericclioptions.ConfigFlags, streams genericio
 kubectl inject status reports as outdated or with Pods behind) to the current
 template:
 
+  - injected at admission, or a StatefulSet or DaemonSet with the OnDelete
+    strategy, whose Pods differ from the current template only in the
+    sidecar's image: each Pod is upgraded in place, one PATCH of the image
+    (the kubelet restarts the sidecar alone, the app keeps running), one
+    Pod at a time per workload, each waited on until Ready on the new
+    image and rolled back to its old image if it is not within
+    --progress-deadline (--strategy recreate recreates them instead);
   - injected at admission: a rollout restart (the kubectl.kubernetes.io/restartedAt
     annotation on the pod template, as kubectl rollout restart sets it);
   - injected through its template: injection with the current template, which
@@ -124,10 +135,12 @@ rather than roll the fleet to a guess.`,
 	f.IntVar(&o.MaxInFlight, "max-in-flight", o.MaxInFlight, "Workloads rolling at once, across namespaces")
 	f.DurationVar(&o.ProgressDeadline, "progress-deadline", o.ProgressDeadline, "Fail a workload whose rollout makes no progress for this long")
 	f.BoolVar(&o.Recreate, "recreate", false, "Delete and create again the bare Pods that are behind")
+	f.StringVar(&o.Strategy, "strategy", o.Strategy, "in-place|recreate|auto: upgrade the sidecar's image in place in running Pods, recreate the Pods, or in place where Kubernetes allows it")
 	f.StringVar(&o.FieldManager, "field-manager", o.FieldManager, "Field manager of the patches")
 	o.Flags.AddTemplateFlags(f)
 	_ = c.RegisterFlagCompletionFunc("profile", completeProfiles(o.ConfigFlags))
 	_ = c.RegisterFlagCompletionFunc("output", fixedCompletion("json"))
+	_ = c.RegisterFlagCompletionFunc("strategy", fixedCompletion(rollout.Strategies...))
 	return c
 }
 
@@ -138,6 +151,9 @@ func (o *RestartOptions) Validate(args []string) error {
 	case "", "json":
 	default:
 		errs = append(errs, fmt.Errorf("--output must be json, not %q", o.Flags.Output))
+	}
+	if !slices.Contains(rollout.Strategies, o.Strategy) {
+		errs = append(errs, fmt.Errorf("--strategy must be one of %s, not %q", strings.Join(rollout.Strategies, ", "), o.Strategy))
 	}
 	if o.MaxInFlight < 1 {
 		errs = append(errs, errors.New("--max-in-flight must be at least 1"))
@@ -206,6 +222,8 @@ func (o *RestartOptions) Run(ctx context.Context, args []string) error {
 		// -n NAMESPACE names a system namespace; -A and the
 		// kubeconfig's namespace do not.
 		SystemNamespaces: named && o.ConfigFlags.Namespace != nil && *o.ConfigFlags.Namespace != "",
+		Strategy:         o.Strategy, Injector: in,
+		Pods: func(w *unstructured.Unstructured) []*unstructured.Unstructured { return fc.owned(w).Pods },
 	})
 	if o.DryRunPlan {
 		return o.printPlan(steps)

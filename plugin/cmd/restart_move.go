@@ -72,6 +72,15 @@ func (m *restartMover) Move(ctx context.Context, s rollout.Step) error {
 			}
 		}
 		return m.deletePods(ctx, resource, s, generation(out))
+	case rollout.InPlace:
+		var out *unstructured.Unstructured
+		if s.Inject {
+			var err error
+			if out, err = m.reinject(ctx, resource, s, false); err != nil {
+				return err
+			}
+		}
+		return m.upgradeInPlace(ctx, resource, s, generation(out))
 	case rollout.Recreate:
 		out, err := m.reinject(ctx, resource, s, true)
 		if err != nil || out == nil {
@@ -289,7 +298,7 @@ func (m *restartMover) settle(ctx context.Context, resource string, s rollout.St
 			return nil, rollout.Fail(rollout.ReasonGone, "the %s was deleted", s.Kind)
 		}
 		ready, present := 0, false
-		for _, p := range m.cache.podsOf(obj) {
+		for _, p := range m.cache.owned(obj).Pods {
 			if p.GetUID() == gone {
 				present = true
 			}

@@ -73,6 +73,11 @@ func describeAction(s rollout.Step) string {
 		return "wait for the rollout under way"
 	case rollout.Recreate:
 		return "recreation of the bare Pod"
+	case rollout.InPlace:
+		if s.Inject {
+			return fmt.Sprintf("injection of the current template, then upgrade in place of its %d Pods one at a time", s.PodsInPlace)
+		}
+		return fmt.Sprintf("upgrade in place of its %d Pods behind, one at a time", s.PodsInPlace)
 	}
 	return string(s.Action)
 }
@@ -101,13 +106,13 @@ func (o *RestartOptions) printPlan(steps []rollout.Step) error {
 		return nil
 	}
 	w := tabwriter.NewWriter(o.Out, 0, 8, 3, ' ', 0)
-	fmt.Fprintln(w, "NAMESPACE\tNAME\tACTION\tPODS\tBEHIND\tREASON")
+	fmt.Fprintln(w, "NAMESPACE\tNAME\tACTION\tPODS\tBEHIND\tREASON\tSTRATEGY\tWHY")
 	for _, s := range steps {
 		action := string(s.Action)
 		if s.Inject {
 			action = "reinject+" + action
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%s\n", s.Namespace, s.Ref(), action, s.Pods, s.PodsBehind, orNone(s.Reason))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", s.Namespace, s.Ref(), action, s.Pods, s.PodsBehind, orNone(s.Reason), orNone(s.Strategy), orNone(s.StrategyReason))
 	}
 	moving, _ := rollout.Count(steps)
 	fmt.Fprintf(o.ErrOut, "restart (dry run): %d workloads would move, at most %d at once\n", moving, o.MaxInFlight)

@@ -23,6 +23,7 @@ var Controllers = []string{
 	"deployment-controller", "replicaset-controller", "statefulset-controller",
 	"daemonset-controller", "job-controller", "cronjob-controller",
 	"garbage-collector-controller", "serviceaccount-controller", "namespace-controller",
+	"disruption-controller",
 }
 
 // NodeControllers are the controllers added for a real Node: its Pods

@@ -7,7 +7,10 @@
 // through admission; the scheduler binds them; kwok marks them Running and
 // Ready with no container runtime, so rollouts complete and Jobs succeed.
 // Pods can ask kwok to stay NotReady (HoldLabel) or to become Ready late
-// (ReadyAfterAnnotation). Suites that only store objects leave the control
+// (ReadyAfterAnnotation). A container image changed in place is answered
+// as a kubelet would: the Pod Ready on the new image, or, for the image
+// HoldImageAnnotation names, NotReady with the container waiting in
+// ImagePullBackOff. Suites that only store objects leave the control
 // plane off: it adds 6-11 s to the start on 2 cores (the Nodes Ready, the
 // controllers running). The control plane runs on etcd v3.6 (ControlPlaneEtcd):
 // kube-apiserver serves the streaming lists kwok asks for only over etcd

@@ -12,7 +12,8 @@ import (
 
 // TestRestart injects a Deployment each way, upgrades the sidecar (the
 // installed policy's image: the stand-in under its other tag), and runs
-// kubectl inject restart -A: when it returns, kubectl inject status -A
+// kubectl inject restart -A --strategy recreate (TestRestartInPlace
+// upgrades in place): when it returns, kubectl inject status -A
 // --check passes at once, and every Pod has been recreated and runs the
 // new sidecar, Ready.
 func TestRestart(t *testing.T) {
@@ -50,7 +51,7 @@ func TestRestart(t *testing.T) {
 		}
 	}
 	begin := time.Now()
-	mustSucceed(t, inject(t, "restart", "-A"), "restart")
+	mustSucceed(t, inject(t, "restart", "-A", "--strategy", "recreate"), "restart")
 	t.Logf("restart took %s", time.Since(begin).Round(100*time.Millisecond))
 	if r := inject(t, "status", "-A", "--check"); r.code != 0 {
 		t.Errorf("status -A --check right after restart: exit %d\n%s%s", r.code, r.stdout, r.stderr)

@@ -21,9 +21,11 @@ import (
 // injected at admission, 3 Deployments and an OnDelete StatefulSet
 // injected through their templates, a bare Pod and a Job), then kubectl
 // inject policy --apply --image B. kubectl inject restart -A
-// --max-in-flight 2, with no other flag, reads "current" from the
-// installed policy and brings every Pod to B, never more than 2 in
-// flight; kubectl inject status -A --check then exits 0, and names the
+// --max-in-flight 2 --strategy recreate, with no template flag, reads
+// "current" from the installed policy and brings every Pod to B, never
+// more than 2 in flight, every Pod created again (so that the admission
+// Pods compared below are the policy's own; TestRestartInPlace upgrades
+// them in place); kubectl inject status -A --check then exits 0, and names the
 // bare Pod and the Job, which restart left alone.
 func TestRestartAfterPolicyUpgrade(t *testing.T) {
 	c.Require(t)
@@ -75,7 +77,7 @@ func TestRestartAfterPolicyUpgrade(t *testing.T) {
 	expectCode(t, kinject(t, "status", "-A", "--check"), 1)
 
 	rec := recordInFlight(t, adm1, adm2, tpl)
-	r := kinject(t, "restart", "-A", "--max-in-flight", "2", "-o", "json")
+	r := kinject(t, "restart", "-A", "--max-in-flight", "2", "--strategy", "recreate", "-o", "json")
 	peak, when := rec.stop()
 	expectCode(t, r, 0)
 	wantCurrent = fmt.Sprintf("current: template %s of the default profile (mutatingadmissionpolicy/kinject-envoy)", b.TemplateHash())
