@@ -51,14 +51,28 @@ type ImageChange struct {
 	To   string `json:"to"`
 }
 
+// ResourceChange is one sidecar whose resources an upgrade in place
+// changes through the Pod's resize subresource: requests and limits of
+// cpu and memory, within the Pod's QoS class.
+type ResourceChange struct {
+	Container string `json:"container"`
+	Init      bool   `json:"init,omitempty"`
+	// From and To are the container's resources (requests, limits).
+	From map[string]any `json:"from,omitempty"`
+	To   map[string]any `json:"to,omitempty"`
+}
+
 // Upgrade is the verdict on one Pod: upgraded in place (Reason empty)
-// with the images and the record it gets, or recreated for Reason.
+// with the images, resources and the record it gets, or recreated for
+// Reason.
 type Upgrade struct {
 	Namespace string `json:"namespace,omitempty"`
 	Pod       string `json:"pod"`
 	// Images are the sidecars whose image changes (none when only the
 	// record changes).
 	Images []ImageChange `json:"images,omitempty"`
+	// Resources are the sidecars whose resources are resized.
+	Resources []ResourceChange `json:"resources,omitempty"`
 	// RecordKey is the record's annotation; Record its new value,
 	// OldRecord the one it replaces, FromTemplate the hash it held.
 	RecordKey    string `json:"-"`
@@ -124,8 +138,17 @@ func DecideUpgrade(in *inject.Injector, pod *unstructured.Unstructured) Upgrade 
 	kept := *old
 	kept.Template, kept.Values = rec.Template, rec.Values
 	u.Record = kept.Encode()
-	if field := imageOnly(before, after, u.RecordKey, u.MarkerKey, rec, &u.Images); field != "" {
-		u.Reason, u.Message = ReasonNotImageOnly, field+" changes, not only the sidecar's image: a running Pod cannot take it"
+	changes := &changes{}
+	if field := imageOnly(before, after, u.RecordKey, u.MarkerKey, rec, changes); field != "" {
+		u.Reason, u.Message = ReasonNotImageOnly, field+" changes, not only the sidecar's image and resources: a running Pod cannot take it"
+		return u
+	}
+	u.Images, u.Resources = changes.images, changes.resources
+	if len(u.Resources) > 0 {
+		from, to := qosClass(asMap(before["spec"]), nil), qosClass(asMap(before["spec"]), u.Resources)
+		if from != to {
+			u.Reason, u.Message = ReasonNotImageOnly, fmt.Sprintf("the sidecar's resources change the Pod's QoS class from %s to %s, which a resize cannot", from, to)
+		}
 	}
 	return u
 }
@@ -157,11 +180,17 @@ func injectCopy(in *inject.Injector, pod *unstructured.Unstructured) (before, af
 	return before, after, entries[0], nil
 }
 
+// changes collects what an upgrade in place changes.
+type changes struct {
+	images    []ImageChange
+	resources []ResourceChange
+}
+
 // imageOnly compares a Pod before and after injection: it returns the
-// first field that differs other than the recorded sidecars' images and
-// the record (and the in-place marker), "" when there is none, and adds
-// the image changes to images.
-func imageOnly(before, after map[string]any, recordKey, markerKey string, rec *inject.Status, images *[]ImageChange) string {
+// first field that differs other than the recorded sidecars' images,
+// their resizable resources and the record (and the in-place marker), ""
+// when there is none, and adds the changes to ch.
+func imageOnly(before, after map[string]any, recordKey, markerKey string, rec *inject.Status, ch *changes) string {
 	for _, key := range unionKeys(before, after) {
 		switch key {
 		case "status":
@@ -171,7 +200,7 @@ func imageOnly(before, after map[string]any, recordKey, markerKey string, rec *i
 				return field
 			}
 		case "spec":
-			if field := specOnly(before[key], after[key], rec, images); field != "" {
+			if field := specOnly(before[key], after[key], rec, ch); field != "" {
 				return field
 			}
 		default:
@@ -202,7 +231,7 @@ func metadataOnly(b, a any, recordKey, markerKey string) string {
 	return ""
 }
 
-func specOnly(b, a any, rec *inject.Status, images *[]ImageChange) string {
+func specOnly(b, a any, rec *inject.Status, ch *changes) string {
 	bm, am := asMap(b), asMap(a)
 	for _, key := range unionKeys(bm, am) {
 		var sidecars []string
@@ -217,7 +246,7 @@ func specOnly(b, a any, rec *inject.Status, images *[]ImageChange) string {
 			}
 			continue
 		}
-		if field := containersOnly(key, asList(bm[key]), asList(am[key]), sidecars, images); field != "" {
+		if field := containersOnly(key, asList(bm[key]), asList(am[key]), sidecars, ch); field != "" {
 			return field
 		}
 	}
@@ -225,8 +254,8 @@ func specOnly(b, a any, rec *inject.Status, images *[]ImageChange) string {
 }
 
 // containersOnly compares a container list: the same names in the same
-// order, each the same but for a sidecar's image.
-func containersOnly(field string, b, a []any, sidecars []string, images *[]ImageChange) string {
+// order, each the same but for a sidecar's image and resizable resources.
+func containersOnly(field string, b, a []any, sidecars []string, ch *changes) string {
 	if len(b) != len(a) {
 		return "spec." + field
 	}
@@ -243,10 +272,17 @@ func containersOnly(field string, b, a []any, sidecars []string, images *[]Image
 			if !contains(sidecars, name) {
 				return where + ".image"
 			}
-			*images = append(*images, ImageChange{Container: name, Init: field == "initContainers", From: from, To: to})
+			ch.images = append(ch.images, ImageChange{Container: name, Init: field == "initContainers", From: from, To: to})
 		}
 		rest := shallow(ac)
 		rest["image"] = from
+		if !coversKey("resources", bc["resources"], ac["resources"]) && contains(sidecars, name) {
+			if what := resizable(asMap(bc["resources"]), asMap(ac["resources"])); what != "" {
+				return where + ".resources." + what
+			}
+			ch.resources = append(ch.resources, ResourceChange{Container: name, Init: field == "initContainers", From: canonicalResources(asMap(bc["resources"])), To: canonicalResources(asMap(ac["resources"]))})
+			rest["resources"] = bc["resources"]
+		}
 		for _, key := range unionKeys(bc, rest) {
 			if !coversKey(key, bc[key], rest[key]) {
 				return where + "." + key
@@ -340,8 +376,8 @@ func sameQuantities(b, a any) bool {
 		return false
 	}
 	for name, av := range am {
-		as, _ := av.(string)
-		bs, _ := bm[name].(string)
+		as, _ := quantityText(av)
+		bs, _ := quantityText(bm[name])
 		aq, aerr := resource.ParseQuantity(as)
 		bq, berr := resource.ParseQuantity(bs)
 		if aerr != nil || berr != nil {

@@ -69,7 +69,9 @@ func injectedPod(t *testing.T, in *inject.Injector, edit func(map[string]any)) *
 	// in its canonical form, as the API server writes it (1000m is 1)
 	if c, ok := spec["initContainers"].([]any); ok {
 		limits := c[0].(map[string]any)["resources"].(map[string]any)["limits"].(map[string]any)
-		limits["cpu"] = "1"
+		if limits["cpu"] == "1000m" {
+			limits["cpu"] = "1"
+		}
 	}
 	if edit != nil {
 		edit(obj)

@@ -62,7 +62,14 @@ func strategyFor(s *Step, obj *unstructured.Unstructured, opts PlanOptions) bool
 	if OnDelete(obj) {
 		kind = "updateStrategy OnDelete"
 	}
-	s.StrategyReason = fmt.Sprintf("%s; the %d Pods behind differ from the current template only in the sidecar's image", kind, len(upgrades))
+	what := "image"
+	for _, u := range upgrades {
+		if len(u.Resources) > 0 {
+			what = "image and resources (resized within their QoS class)"
+			break
+		}
+	}
+	s.StrategyReason = fmt.Sprintf("%s; the %d Pods behind differ from the current template only in the sidecar's %s", kind, len(upgrades), what)
 	return true
 }
 

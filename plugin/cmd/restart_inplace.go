@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -23,10 +24,11 @@ var pdbResource = schema.GroupVersionResource{Group: "policy", Version: "v1", Re
 // upgradeInPlace upgrades the workload's Pods that are behind in place,
 // one at a time: each once the workload has all its Pods Ready and the
 // PodDisruptionBudgets that select the Pod allow a disruption, with one
-// PATCH of its sidecars' images and record, then waited on until Ready on
-// the new images. A Pod not Ready within the deadline is patched back to
-// the images it had, and the step fails naming the Pod, the container and
-// the kubelet's reason. The workload is judged at generation gen or later
+// PATCH of its sidecars' images and record (and one of its resize
+// subresource when their resources change), then waited on until Ready on
+// the new images with the kubelet's resize done. A Pod not Ready within
+// the deadline is patched back to the images and resources it had, and
+// the step fails naming the Pod, the container and the kubelet's reason. The workload is judged at generation gen or later
 // (the one injection wrote, for an OnDelete workload's template).
 func (m *restartMover) upgradeInPlace(ctx context.Context, resource string, s rollout.Step, gen int64) error {
 	upgraded := map[string]bool{}
@@ -63,8 +65,11 @@ func (m *restartMover) upgradeInPlace(ctx context.Context, resource string, s ro
 			return err
 		}
 		upgraded[u.Pod] = true
+		if err := m.resizePod(ctx, u); err != nil {
+			return m.rollBack(ctx, u, false, err)
+		}
 		if err := m.waitUpgraded(ctx, u, pod.GetUID()); err != nil {
-			return m.rollBack(ctx, u, err)
+			return m.rollBack(ctx, u, true, err)
 		}
 	}
 }
@@ -96,7 +101,11 @@ func (m *restartMover) waitUpgraded(ctx context.Context, u rollout.Upgrade, uid 
 		if pod == nil || pod.GetUID() != uid {
 			return fmt.Errorf("deleted while it was upgraded in place")
 		}
-		if rollout.PodReady(pod) && runsImages(pod, u) {
+		resized, infeasible := resizeDone(pod, u)
+		if infeasible != "" {
+			return fmt.Errorf("the kubelet cannot resize its sidecar: %s", infeasible)
+		}
+		if rollout.PodReady(pod) && runsImages(pod, u) && resized {
 			return nil
 		}
 		if m.now().Sub(start) > m.deadline {
@@ -111,18 +120,43 @@ func (m *restartMover) waitUpgraded(ctx context.Context, u rollout.Upgrade, uid 
 	}
 }
 
-// rollBack patches the Pod back to its old images after cause, and
-// returns the step's failure naming the Pod, the container and the
-// kubelet's reason.
-func (m *restartMover) rollBack(ctx context.Context, u rollout.Upgrade, cause error) error {
+// resizePod sends the upgrade's resize of its sidecars' resources, if it
+// has one.
+func (m *restartMover) resizePod(ctx context.Context, u rollout.Upgrade) error {
+	data, err := u.ResizePatch()
+	if err != nil || data == nil {
+		return err
+	}
+	_, err = m.client.Resource(gvrOf("pods")).Namespace(u.Namespace).Patch(ctx, u.Pod, types.StrategicMergePatchType, data, metav1.PatchOptions{FieldManager: m.patcher.FieldManager}, "resize")
+	if err != nil {
+		return fmt.Errorf("resizing its sidecar: %w", err)
+	}
+	return nil
+}
+
+// rollBack patches the Pod back to its old resources (when resized) and
+// images after cause, and returns the step's failure naming the Pod, the
+// container and the kubelet's reason.
+func (m *restartMover) rollBack(ctx context.Context, u rollout.Upgrade, resized bool, cause error) error {
 	what := fmt.Sprintf("Pod %s: %v", u.Pod, cause)
-	data, err := u.RollbackPatch()
-	if err == nil {
-		// a context of its own: a rollback is sent even once the run is
-		// being stopped.
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		_, err = m.client.Resource(gvrOf("pods")).Namespace(u.Namespace).Patch(rctx, u.Pod, types.StrategicMergePatchType, data, metav1.PatchOptions{FieldManager: m.patcher.FieldManager})
+	// a context of its own: a rollback is sent even once the run is being
+	// stopped.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	pods := m.client.Resource(gvrOf("pods")).Namespace(u.Namespace)
+	opts := metav1.PatchOptions{FieldManager: m.patcher.FieldManager}
+	var err error
+	if data, perr := u.RollbackResizePatch(); perr != nil {
+		err = perr
+	} else if resized && data != nil {
+		if _, rerr := pods.Patch(rctx, u.Pod, types.StrategicMergePatchType, data, opts, "resize"); rerr != nil {
+			err = fmt.Errorf("resizing it back: %w", rerr)
+		}
+	}
+	if data, perr := u.RollbackPatch(); perr != nil {
+		err = errors.Join(err, perr)
+	} else if _, perr := pods.Patch(rctx, u.Pod, types.StrategicMergePatchType, data, opts); perr != nil {
+		err = errors.Join(err, perr)
 	}
 	if err != nil {
 		return rollout.Fail(rollout.ReasonRolledBack, "%s; rolling it back failed: %w", what, err)
@@ -135,6 +169,9 @@ func fromImages(u rollout.Upgrade) string {
 	for _, c := range u.Images {
 		out = append(out, c.Container+"="+c.From)
 	}
+	for _, r := range u.Resources {
+		out = append(out, fmt.Sprintf("%s resources %s", r.Container, rollout.FormatResources(r.From)))
+	}
 	return strings.Join(out, ", ")
 }
 
@@ -143,7 +180,7 @@ func fromImages(u rollout.Upgrade) string {
 // docker.io/envoyproxy/envoy:v1.41.0).
 func runsImages(pod *unstructured.Unstructured, u rollout.Upgrade) bool {
 	for _, c := range u.Images {
-		st := containerStatus(pod, c)
+		st := containerStatus(pod, c.Container, c.Init)
 		image, _ := st["image"].(string)
 		if st == nil || !(image == c.To || strings.HasSuffix(image, "/"+c.To)) {
 			return false
@@ -152,15 +189,15 @@ func runsImages(pod *unstructured.Unstructured, u rollout.Upgrade) bool {
 	return true
 }
 
-func containerStatus(pod *unstructured.Unstructured, c rollout.ImageChange) map[string]any {
+func containerStatus(pod *unstructured.Unstructured, name string, init bool) map[string]any {
 	field := "containerStatuses"
-	if c.Init {
+	if init {
 		field = "initContainerStatuses"
 	}
 	list, _, _ := unstructured.NestedSlice(pod.Object, "status", field)
 	for _, item := range list {
 		st, _ := item.(map[string]any)
-		if st["name"] == c.Container {
+		if st["name"] == name {
 			return st
 		}
 	}
@@ -172,14 +209,72 @@ func containerStatus(pod *unstructured.Unstructured, c rollout.ImageChange) map[
 // CrashLoopBackOff, a failing readiness probe).
 func notReadyWhy(pod *unstructured.Unstructured, u rollout.Upgrade) string {
 	for _, c := range u.Images {
-		st := containerStatus(pod, c)
+		st := containerStatus(pod, c.Container, c.Init)
 		ready, _ := st["ready"].(bool)
 		if ready && runsImages(pod, rollout.Upgrade{Images: []rollout.ImageChange{c}}) {
 			continue
 		}
 		return fmt.Sprintf("container %s (%s): %s", c.Container, c.To, kubeletReason(st))
 	}
+	if _, infeasible := resizeDone(pod, u); infeasible != "" {
+		return infeasible
+	}
+	for _, r := range u.Resources {
+		if !rollout.RunsResources(containerStatus(pod, r.Container, r.Init), r.To) {
+			return fmt.Sprintf("container %s: not resized yet (%s)", r.Container, resizeCondition(pod))
+		}
+	}
 	return "the Pod is not Ready"
+}
+
+// resizeDone reports whether the kubelet runs every resized sidecar with
+// its new resources, no resize pending or in progress; infeasible is the
+// kubelet's message when it will never apply the resize.
+func resizeDone(pod *unstructured.Unstructured, u rollout.Upgrade) (done bool, infeasible string) {
+	if len(u.Resources) == 0 {
+		return true, ""
+	}
+	conditions, _, _ := unstructured.NestedSlice(pod.Object, "status", "conditions")
+	pending := false
+	for _, item := range conditions {
+		c, _ := item.(map[string]any)
+		if c["status"] != "True" {
+			continue
+		}
+		switch c["type"] {
+		case "PodResizePending":
+			if c["reason"] == "Infeasible" {
+				msg, _ := c["message"].(string)
+				return false, "resize Infeasible: " + msg
+			}
+			pending = true
+		case "PodResizeInProgress":
+			pending = true
+		}
+	}
+	if pending {
+		return false, ""
+	}
+	for _, r := range u.Resources {
+		if !rollout.RunsResources(containerStatus(pod, r.Container, r.Init), r.To) {
+			return false, ""
+		}
+	}
+	return true, ""
+}
+
+// resizeCondition names the Pod's resize condition, if it has one.
+func resizeCondition(pod *unstructured.Unstructured) string {
+	conditions, _, _ := unstructured.NestedSlice(pod.Object, "status", "conditions")
+	for _, item := range conditions {
+		c, _ := item.(map[string]any)
+		if (c["type"] == "PodResizePending" || c["type"] == "PodResizeInProgress") && c["status"] == "True" {
+			reason, _ := c["reason"].(string)
+			msg, _ := c["message"].(string)
+			return strings.TrimSpace(fmt.Sprintf("%s %s %s", c["type"], reason, msg))
+		}
+	}
+	return "no resize condition"
 }
 
 // kubeletReason is why the kubelet says a container is not ready.

@@ -25,7 +25,15 @@ const (
 	// container statuses then report), an upgrade for restarts to roll.
 	ProxyImage     = "kinject.test/proxy:1"
 	ProxyImageNext = "kinject.test/proxy:2"
+	// ProxyImageBroken is the stand-in built to exit 1 at once: a
+	// release that never becomes ready.
+	ProxyImageBroken = "kinject.test/proxy:broken"
 )
+
+// buildArgs are the docker build arguments of a tag (none for most).
+var buildArgs = map[string][]string{
+	ProxyImageBroken: {"--build-arg", "BROKEN=this release exits at start"},
+}
 
 // images maps each image directory to its tags.
 var images = []struct {
@@ -34,7 +42,7 @@ var images = []struct {
 }{
 	{"pause", []string{PauseImage}},
 	{"app", []string{AppImage}},
-	{"proxy", []string{ProxyImage, ProxyImageNext}},
+	{"proxy", []string{ProxyImage, ProxyImageNext, ProxyImageBroken}},
 }
 
 // Tags lists every image tag a node has.
@@ -78,7 +86,8 @@ func buildImage(ctx context.Context, src, dir, name string, tags []string) error
 	// One image per tag: the label makes each its own image, and the
 	// layers are shared.
 	for _, tag := range tags {
-		cmd := exec.CommandContext(ctx, "docker", "build", "--quiet", "--tag", tag, "--label", "dev.kinject.test/tag="+tag, dir)
+		args := append([]string{"build", "--quiet", "--tag", tag, "--label", "dev.kinject.test/tag=" + tag}, buildArgs[tag]...)
+		cmd := exec.CommandContext(ctx, "docker", append(args, dir)...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("docker build image %s: %w: %s", tag, err, strings.TrimSpace(string(out)))
 		}

@@ -41,7 +41,15 @@ func main() {
 	}
 }
 
+// brokenEnv, set in the image (the broken tag's build), makes the
+// stand-in exit 1 at once: an image that never becomes ready, as a bad
+// release of a proxy would, for the tests of rollbacks.
+const brokenEnv = "KINJECT_STANDIN_BROKEN"
+
 func run(args []string) error {
+	if why := os.Getenv(brokenEnv); why != "" {
+		return fmt.Errorf("broken image: %s", why)
+	}
 	fs := flag.NewFlagSet("envoy", flag.ContinueOnError)
 	concurrency := fs.Int("concurrency", 2, "worker threads (accepted; the stand-in uses Go's scheduler)")
 	mode := fs.String("mode", "serve", "serve, or validate: check the bootstrap and exit")

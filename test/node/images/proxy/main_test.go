@@ -81,3 +81,12 @@ func TestRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestBrokenImage: the broken tag's stand-in exits at once, whatever its
+// flags, naming why.
+func TestBrokenImage(t *testing.T) {
+	t.Setenv(brokenEnv, "a bad release")
+	if err := run([]string{"--config-yaml", "{}"}); err == nil || !strings.Contains(err.Error(), "a bad release") {
+		t.Errorf("run: %v, want the broken image's error", err)
+	}
+}
