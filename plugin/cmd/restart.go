@@ -135,7 +135,7 @@ rather than roll the fleet to a guess.`,
 	f.IntVar(&o.MaxInFlight, "max-in-flight", o.MaxInFlight, "Workloads rolling at once, across namespaces")
 	f.DurationVar(&o.ProgressDeadline, "progress-deadline", o.ProgressDeadline, "Fail a workload whose rollout makes no progress for this long")
 	f.BoolVar(&o.Recreate, "recreate", false, "Delete and create again the bare Pods that are behind")
-	f.StringVar(&o.Strategy, "strategy", o.Strategy, "in-place|recreate|auto: upgrade the sidecar's image in place in running Pods, recreate the Pods, or in place where Kubernetes allows it")
+	f.StringVar(&o.Strategy, "strategy", o.Strategy, "in-place|recreate|auto: upgrade the sidecar's image (and cpu and memory, by resize) in place in running Pods, recreate the Pods, or in place where Kubernetes allows it")
 	f.StringVar(&o.FieldManager, "field-manager", o.FieldManager, "Field manager of the patches")
 	o.Flags.AddTemplateFlags(f)
 	_ = c.RegisterFlagCompletionFunc("profile", completeProfiles(o.ConfigFlags))

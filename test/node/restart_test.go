@@ -12,7 +12,7 @@ import (
 
 // TestRestart injects a Deployment each way, upgrades the sidecar (the
 // installed policy's image: the stand-in under its other tag), and runs
-// kubectl inject restart -A --strategy recreate (TestRestartInPlace
+// kubectl inject restart -A --strategy recreate (TestUpgradeFleetInPlace
 // upgrades in place): when it returns, kubectl inject status -A
 // --check passes at once, and every Pod has been recreated and runs the
 // new sidecar, Ready.
