@@ -190,3 +190,13 @@ func fmtValue(v any) string {
 	s, _ := v.(string)
 	return s
 }
+
+// TestFormatResources: the rollback's message names the resources a
+// sidecar went back to, requests first, numbers as text.
+func TestFormatResources(t *testing.T) {
+	t.Parallel()
+	got := FormatResources(map[string]any{"limits": map[string]any{"memory": "512Mi", "cpu": float64(2)}, "requests": map[string]any{"cpu": "100m"}})
+	if want := "requests cpu=100m; limits cpu=2,memory=512Mi"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}

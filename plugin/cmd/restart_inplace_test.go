@@ -48,3 +48,48 @@ func TestNotReadyWhy(t *testing.T) {
 		})
 	}
 }
+
+// TestResizeDone: an upgrade that resizes the sidecar waits until the
+// kubelet's container status shows the new requests and limits with no
+// resize pending or in progress, and fails at once on an infeasible one.
+func TestResizeDone(t *testing.T) {
+	t.Parallel()
+	to := map[string]any{"requests": map[string]any{"cpu": "150m", "memory": "96Mi"}, "limits": map[string]any{"cpu": "1", "memory": "512Mi"}}
+	u := rollout.Upgrade{Pod: "web-0", Resources: []rollout.ResourceChange{{Container: "envoy", Init: true, To: to}}}
+	const applied = `initContainerStatuses: [{name: envoy, ready: true, resources: {requests: {cpu: 150m, memory: 96Mi}, limits: {cpu: "1", memory: 512Mi}}}]`
+	const old = `initContainerStatuses: [{name: envoy, ready: true, resources: {requests: {cpu: 100m, memory: 64Mi}, limits: {cpu: "1", memory: 512Mi}}}]`
+	for _, tc := range []struct {
+		name, status    string
+		done            bool
+		infeasible, why string
+	}{
+		{"applied", "{" + applied + "}", true, "", "the Pod is not Ready"},
+		{"not yet applied", "{" + old + "}", false, "", "container envoy: not resized yet (no resize condition)"},
+		{"in progress", "{" + applied + `, conditions: [{type: PodResizeInProgress, status: "True"}]}`, false, "", "the Pod is not Ready"},
+		{"deferred", "{" + old + `, conditions: [{type: PodResizePending, status: "True", reason: Deferred, message: "Node didn't have enough capacity"}]}`,
+			false, "", "container envoy: not resized yet (PodResizePending Deferred Node didn't have enough capacity)"},
+		{"infeasible", "{" + old + `, conditions: [{type: PodResizePending, status: "True", reason: Infeasible, message: "Node didn't have enough capacity"}]}`,
+			false, "resize Infeasible: Node didn't have enough capacity", "resize Infeasible: Node didn't have enough capacity"},
+		{"a condition no longer true", "{" + applied + `, conditions: [{type: PodResizePending, status: "False", reason: Infeasible}]}`, true, "", "the Pod is not Ready"},
+		{"no status of the container", "{}", false, "", "container envoy: not resized yet (no resize condition)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var status map[string]any
+			if err := yaml.Unmarshal([]byte(tc.status), &status); err != nil {
+				t.Fatal(err)
+			}
+			pod := &unstructured.Unstructured{Object: map[string]any{"kind": "Pod", "status": status}}
+			done, infeasible := resizeDone(pod, u)
+			if done != tc.done || infeasible != tc.infeasible {
+				t.Errorf("done %v, infeasible %q; want %v, %q", done, infeasible, tc.done, tc.infeasible)
+			}
+			if got := notReadyWhy(pod, u); got != tc.why {
+				t.Errorf("why %q, want %q", got, tc.why)
+			}
+		})
+	}
+	if done, _ := resizeDone(&unstructured.Unstructured{Object: map[string]any{}}, rollout.Upgrade{Pod: "web-0"}); !done {
+		t.Error("an upgrade that resizes nothing waits for a resize")
+	}
+}
