@@ -117,7 +117,7 @@ func LeftAlone(r fleet.Row) string {
 
 // leftAloneMessages say why, for the plan and status.
 var leftAloneMessages = map[string]string{
-	ReasonBarePod: "a Pod without a controller cannot gain containers; --recreate deletes it and creates it again",
+	ReasonBarePod: "a Pod without a controller cannot gain containers; restart upgrades its sidecar in place when only its image and resources changed, and --recreate deletes it and creates it again",
 	ReasonJob:     "a Job's Pods are not restarted: they finish on their own, and the next Jobs of a CronJob get its template",
 }
 
@@ -133,6 +133,10 @@ func plan(s *Step, r fleet.Row, obj *unstructured.Unstructured, opts PlanOptions
 		report(ReasonSystemNamespace, r.Namespace+" is a system namespace; name it with -n "+r.Namespace+" to restart there")
 	case r.Failed():
 		report(ReasonError, r.State+": "+r.Message)
+	case r.Kind == "Pod" && opts.Strategy != StrategyRecreate && opts.Strategy != "" && strategyFor(s, obj, opts):
+		// No controller creates a bare Pod again: in place is the one
+		// way it gets the current sidecar without --recreate.
+		s.Action, s.Strategy = InPlace, StrategyInPlace
 	case r.Kind == "Pod" && opts.Recreate:
 		s.Action = Recreate
 	case r.Kind == "CronJob" && outdated:

@@ -49,7 +49,11 @@ func strategyFor(s *Step, obj *unstructured.Unstructured, opts PlanOptions) bool
 		s.StrategyReason = "its Pods are not known"
 		return false
 	}
-	upgrades, why := PodUpgrades(opts.Injector, obj, opts.Pods(obj))
+	pods := opts.Pods(obj)
+	if obj.GetKind() == "Pod" {
+		pods = []*unstructured.Unstructured{obj}
+	}
+	upgrades, why := PodUpgrades(opts.Injector, obj, pods)
 	if why == "" && len(upgrades) == 0 {
 		why = "no Pod of it can be upgraded in place"
 	}
@@ -59,7 +63,10 @@ func strategyFor(s *Step, obj *unstructured.Unstructured, opts PlanOptions) bool
 	}
 	s.PodsInPlace = len(upgrades)
 	kind := "injected at admission"
-	if OnDelete(obj) {
+	switch {
+	case obj.GetKind() == "Pod":
+		kind = "a Pod without a controller"
+	case OnDelete(obj):
 		kind = "updateStrategy OnDelete"
 	}
 	what := "image"

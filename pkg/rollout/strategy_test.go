@@ -15,7 +15,8 @@ import (
 // in place for Pods injected at admission and OnDelete workloads whose
 // Pods differ by the image alone, recreate for a template that rolls on
 // change or any other difference; --strategy in-place reports what it
-// cannot upgrade in place.
+// cannot upgrade in place. A Pod without a controller is upgraded in
+// place when it can be, and otherwise left alone (without --recreate).
 func TestPlanStrategy(t *testing.T) {
 	t.Parallel()
 	objs := map[string]string{
@@ -23,12 +24,18 @@ func TestPlanStrategy(t *testing.T) {
 		"StatefulSet/db": `{kind: StatefulSet, metadata: {name: db, namespace: a, uid: db}, spec: {updateStrategy: {type: OnDelete}}}`,
 	}
 	lookup := func(_, kind, name string) *unstructured.Unstructured {
+		if kind == "Pod" {
+			return injectedPod(t, injector(t, "envoy:a", true), func(obj map[string]any) {
+				obj["metadata"].(map[string]any)["name"] = name
+			})
+		}
 		if m, ok := objs[kind+"/"+name]; ok {
 			return object(t, m)
 		}
 		return nil
 	}
 	rows := []fleet.Row{
+		{Namespace: "a", Kind: "Pod", Name: "bare", State: fleet.Outdated, Bare: true},
 		{Namespace: "a", Kind: "Deployment", Group: "apps", Name: "web", State: fleet.NotInjected, Pods: 1, PodsBehind: 1},
 		{Namespace: "a", Kind: "StatefulSet", Group: "apps", Name: "db", State: fleet.Outdated, Pods: 1, PodsBehind: 0},
 		{Namespace: "a", Kind: "Deployment", Group: "apps", Name: "templated", State: fleet.Outdated, Pods: 1},
@@ -52,19 +59,23 @@ func TestPlanStrategy(t *testing.T) {
 		native         bool // the current template's form; the Pods run a native sidecar
 		want           string
 	}{
-		{"auto, image only", StrategyAuto, true, `deployment.apps/web in-place in-place 1 
+		{"auto, image only", StrategyAuto, true, `pod/bare in-place in-place 1 
+deployment.apps/web in-place in-place 1 
 statefulset.apps/db in-place in-place 1 
 deployment.apps/templated reinject recreate 0 
 `},
-		{"auto, more than the image", StrategyAuto, false, `deployment.apps/web restart recreate 0 
+		{"auto, more than the image", StrategyAuto, false, `pod/bare report  0 bare_pod
+deployment.apps/web restart recreate 0 
 statefulset.apps/db delete-pods recreate 0 
 deployment.apps/templated reinject recreate 0 
 `},
-		{"in-place, more than the image", StrategyInPlace, false, `deployment.apps/web report recreate 0 in_place_not_possible
+		{"in-place, more than the image", StrategyInPlace, false, `pod/bare report  0 bare_pod
+deployment.apps/web report recreate 0 in_place_not_possible
 statefulset.apps/db report recreate 0 in_place_not_possible
 deployment.apps/templated report recreate 0 in_place_not_possible
 `},
-		{"recreate, image only", StrategyRecreate, true, `deployment.apps/web restart recreate 0 
+		{"recreate, image only", StrategyRecreate, true, `pod/bare report  0 bare_pod
+deployment.apps/web restart recreate 0 
 statefulset.apps/db delete-pods recreate 0 
 deployment.apps/templated reinject recreate 0 
 `},

@@ -33,11 +33,11 @@ var pdbResource = schema.GroupVersionResource{Group: "policy", Version: "v1", Re
 func (m *restartMover) upgradeInPlace(ctx context.Context, resource string, s rollout.Step, gen int64) error {
 	upgraded := map[string]bool{}
 	for {
-		obj, err := m.settle(ctx, resource, s, gen, "")
+		obj, pods, err := m.inPlaceSubject(ctx, resource, s, gen)
 		if err != nil {
 			return err
 		}
-		ups, why := rollout.PodUpgrades(m.injector, obj, m.cache.owned(obj).Pods)
+		ups, why := rollout.PodUpgrades(m.injector, obj, pods)
 		if why != "" {
 			return rollout.Fail(rollout.ReasonNotImageOnly, "%s; --strategy recreate recreates it", why)
 		}
@@ -72,6 +72,24 @@ func (m *restartMover) upgradeInPlace(ctx context.Context, resource string, s ro
 			return m.rollBack(ctx, u, true, err)
 		}
 	}
+}
+
+// inPlaceSubject returns the workload of an upgrade in place once it has
+// settled, and its Pods; a Pod without a controller is its own workload,
+// upgraded as it is.
+func (m *restartMover) inPlaceSubject(ctx context.Context, resource string, s rollout.Step, gen int64) (*unstructured.Unstructured, []*unstructured.Unstructured, error) {
+	if s.Kind == "Pod" {
+		pod := m.cache.get(resource, s.Namespace, s.Name)
+		if pod == nil {
+			return nil, nil, rollout.Fail(rollout.ReasonGone, "the Pod was deleted")
+		}
+		return pod, []*unstructured.Unstructured{pod}, nil
+	}
+	obj, err := m.settle(ctx, resource, s, gen, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	return obj, m.cache.owned(obj).Pods, nil
 }
 
 // patchPod sends the upgrade's one PATCH, refused by the API server if

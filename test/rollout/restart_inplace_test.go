@@ -55,7 +55,8 @@ spec:
 // a Deployment injected at admission (with a PodDisruptionBudget of
 // maxUnavailable 1) and an OnDelete StatefulSet injected through its
 // template have every Pod upgraded in place, keeping its UID, on B and
-// marked; a Deployment injected through its template rolls and is
+// marked, and so has a Pod without a controller injected at admission; a
+// Deployment injected through its template rolls and is
 // recreated, and the plan says so and why. status -A --check then exits
 // 0.
 func TestRestartInPlace(t *testing.T) {
@@ -69,6 +70,7 @@ func TestRestartInPlace(t *testing.T) {
 	waitPolicyImage(t, imageA, adm)
 	create(t, adm, deployments, deployment("web", 3, nil, nil))
 	create(t, adm, pdbs, pdb("web"))
+	create(t, adm, pods, barePod("solo"))
 	create(t, tpl, deployments, deployment("api", 1, nil, nil))
 	create(t, tpl, statefulsets, statefulSet("db", 2, "OnDelete"))
 	expectCode(t, kinject(t, "deploy,sts", "--all", "-n", tpl), 0)
@@ -93,6 +95,7 @@ func TestRestartInPlace(t *testing.T) {
 		"deployment.apps/web": "in-place: injected at admission; the 3 Pods behind differ from the current template only in the sidecar's image",
 		"statefulset.apps/db": "in-place: updateStrategy OnDelete; the 2 Pods behind differ from the current template only in the sidecar's image",
 		"deployment.apps/api": "recreate: the template carries the sidecar and the Deployment rolls on a template change",
+		"pod/solo":            "in-place: a Pod without a controller; the 1 Pods behind differ from the current template only in the sidecar's image",
 	} {
 		if strategies[ref] != want {
 			t.Errorf("plan: %s: %q, want %q", ref, strategies[ref], want)
@@ -102,8 +105,8 @@ func TestRestartInPlace(t *testing.T) {
 	r := kinject(t, "restart", "-A", "--max-in-flight", "2", "-o", "json")
 	expectCode(t, r, 0)
 	rep := parseReport(t, r)
-	if rep.Done != 3 {
-		t.Errorf("%d done, want 3:\n%s", rep.Done, r.stderr)
+	if rep.Done != 4 {
+		t.Errorf("%d done, want 4:\n%s", rep.Done, r.stderr)
 	}
 	for _, ns := range []string{adm, tpl} {
 		after := podUIDs(t, ns)
