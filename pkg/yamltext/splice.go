@@ -189,7 +189,8 @@ func mergeRemovals(changes []change) []change {
 }
 
 func newTextDoc(src []byte) *textDoc {
-	td := &textDoc{src: src, lineStarts: []int{0}, eol: "\n", indentStep: 2}
+	starts := make([]int, 1, bytes.Count(src, []byte("\n"))+1) // one growth, not log(lines)
+	td := &textDoc{src: src, lineStarts: starts, eol: "\n", indentStep: 2}
 	for i, b := range src {
 		if b == '\n' && i+1 < len(src) {
 			td.lineStarts = append(td.lineStarts, i+1)
