@@ -62,8 +62,8 @@ func TestCommandLine(t *testing.T) {
 		code           int
 		stdout, stderr string
 	}{
-		{"help", []string{"--help"}, 0, processor.Help, ""},
-		{"h", []string{"-h"}, 0, processor.Help, ""},
+		{"help", []string{"--help"}, 0, processor.Help(), ""},
+		{"h", []string{"-h"}, 0, processor.Help(), ""},
 		{"unknown flag", []string{"--bogus"}, 2, "", "flag provided but not defined: -bogus\nRun 'inject-fn --help' for usage.\n"},
 		{"copy-to with files", []string{"--copy-to", t.TempDir(), "config.yaml"}, 2, "", "inject-fn: --copy-to takes no other arguments, not [\"config.yaml\"]\n"},
 	}

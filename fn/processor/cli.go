@@ -29,7 +29,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	flags.Usage = func() {}
 	if err := flags.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, Help)
+			fmt.Fprint(stdout, Help())
 			return 0
 		}
 		fmt.Fprintln(stderr, "Run 'inject-fn --help' for usage.")

@@ -6,10 +6,12 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
-// Help is the text of inject-fn --help (and of kpt fn doc): the usage,
-// then the embedded default template, as it is injected when no template
-// is given.
-var Help = usage + "\nDEFAULT TEMPLATE (embedded; injected when the config gives none)\n" + indent(inject.DefaultTemplateYAML(), "  ")
+// Help returns the text of inject-fn --help (and of kpt fn doc): the
+// usage, then the embedded default template, as it is injected when no
+// template is given. A function, not a variable: only --help pays for it.
+func Help() string {
+	return usage + "\nDEFAULT TEMPLATE (embedded; injected when the config gives none)\n" + indent(inject.DefaultTemplateYAML(), "  ")
+}
 
 // indent puts prefix before every line of text that is not empty.
 func indent(text, prefix string) string {

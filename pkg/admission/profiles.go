@@ -32,7 +32,7 @@ func (c *compiler) addOtherVariables() {
 			expr.List()))
 	record := expr.Call("string", expr.Index(annotations, k))
 	c.variable(unreadableRecords, "those not written as kubectl-inject writes them",
-		expr.Method(otherKeys, "filter", k, expr.Not(expr.Method(record, "matches", expr.Str(recordPattern)))))
+		expr.Method(otherKeys, "filter", k, expr.Not(expr.Method(record, "matches", expr.Str(recordPattern())))))
 	// Each key and its record, read once: [key, record].
 	e := expr.Ident("e")
 	pairs := expr.Method(otherKeys, "map", k, expr.List(expr.Call("string", k), record))

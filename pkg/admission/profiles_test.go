@@ -70,7 +70,7 @@ func TestFullRecordIsFull(t *testing.T) {
 
 func TestRecordPattern(t *testing.T) {
 	t.Parallel()
-	re := regexp.MustCompile(recordPattern)
+	re := regexp.MustCompile(recordPattern())
 	for name, s := range records() {
 		if enc := s.Encode(); !re.MatchString(enc) {
 			t.Errorf("%s: the policy does not read the record %s", name, enc)

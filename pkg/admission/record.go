@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
@@ -59,7 +60,10 @@ func fieldValues() map[string]string {
 // recordPattern is the whole record as Encode writes it: fields in struct
 // order, empty ones left out. A record the core would parse but that is
 // not written so (by hand, pretty-printed) is treated as unreadable.
-var recordPattern = "^" + structPattern(reflect.TypeOf(inject.Status{}), fieldValues()) + "$"
+// Built on first use: only a compiled policy needs it.
+var recordPattern = sync.OnceValue(func() string {
+	return "^" + structPattern(reflect.TypeOf(inject.Status{}), fieldValues()) + "$"
+})
 
 // structPattern matches a struct of type t encoded by encoding/json:
 // its fields in order, those tagged omitempty optional.

@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kinject/kubectl-inject/pkg/yamltext"
 )
 
 // Document writes the injector as a SidecarInjection that ParseConfig
@@ -99,7 +101,7 @@ func (t *Template) document() *yaml.Node {
 	items := func(key string, nodes []*yaml.Node) {
 		var copies []*yaml.Node
 		for _, n := range nodes {
-			copies = append(copies, deepCopy(n))
+			copies = append(copies, yamltext.Copy(n))
 		}
 		setSequence(m, key, copies)
 	}

@@ -2,6 +2,7 @@ package inject
 
 import (
 	"fmt"
+	"slices"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -112,7 +113,9 @@ func appendItems(spec *yaml.Node, field string, list *yaml.Node, items []*yaml.N
 	}
 	if isNull(list) {
 		status.addField(created, presentValue(spec, field))
-		e := placeField(spec, field, newSequence(copyAll(items)...), beforeKeyFor(spec, field))
+		// The template's own items: an edit naming its Origin is copied
+		// only when applied to the tree (yamltext.Edit).
+		e := placeField(spec, field, newSequence(slices.Clone(items)...), beforeKeyFor(spec, field))
 		e.Origin, e.OriginN = items[0], len(items)
 		return []yamltext.Edit{e}, nil
 	}
@@ -135,7 +138,7 @@ func appendItems(spec *yaml.Node, field string, list *yaml.Node, items []*yaml.N
 	}
 	edits := make([]yamltext.Edit, 0, len(items))
 	for _, item := range items {
-		e := yamltext.Insert(list, before, "", deepCopy(item))
+		e := yamltext.Insert(list, before, "", item)
 		e.Origin, e.OriginN = item, 1
 		edits = append(edits, e)
 	}
@@ -173,14 +176,6 @@ func placeField(m *yaml.Node, field string, value, before *yaml.Node) yamltext.E
 		return yamltext.Fill(m, old, value)
 	}
 	return yamltext.Insert(m, before, field, value)
-}
-
-func copyAll(nodes []*yaml.Node) []*yaml.Node {
-	out := make([]*yaml.Node, len(nodes))
-	for i, n := range nodes {
-		out[i] = deepCopy(n)
-	}
-	return out
 }
 
 // presentValue returns the value of field when m has the key (an empty

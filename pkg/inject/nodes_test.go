@@ -24,7 +24,7 @@ func TestDeepCopy(t *testing.T) {
 				t.Fatal(err)
 			}
 			orig := doc.Content[0]
-			cp := deepCopy(orig)
+			cp := yamltext.Copy(orig)
 			if !yamltext.Equal(orig, cp) {
 				t.Fatal("the copy's content differs")
 			}

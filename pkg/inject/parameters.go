@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kinject/kubectl-inject/pkg/yamltext"
 )
 
 // ParameterType is the kind of value an override annotation holds.
@@ -356,7 +358,7 @@ func (t *Template) withValues(values map[string]string) *Template {
 					continue
 				}
 				if !copied[item] {
-					list[i] = deepCopy(item)
+					list[i] = yamltext.Copy(item)
 					copied[list[i]] = true
 				}
 				// Checked when the template was loaded.

@@ -3,12 +3,15 @@ package inject
 import (
 	"math/big"
 	"regexp"
+	"sync"
 )
 
 // quantityText is the Kubernetes resource quantity grammar: a signed
 // decimal number and a suffix (binary SI, decimal SI, or a decimal
-// exponent).
-var quantityText = regexp.MustCompile(`^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?$`)
+// exponent). Compiled on first use, not at every start.
+var quantityText = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?$`)
+})
 
 // quantitySuffixes are the suffixes' multipliers, as powers: base^exp.
 var quantitySuffixes = map[string][2]int64{
@@ -23,7 +26,7 @@ var quantitySuffixes = map[string][2]int64{
 // admission policy compares them (CEL's quantity library), without
 // linking the API machinery into the core.
 func quantityValue(s string) (*big.Rat, bool) {
-	m := quantityText.FindStringSubmatch(s)
+	m := quantityText().FindStringSubmatch(s)
 	if m == nil {
 		return nil, false
 	}

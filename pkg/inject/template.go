@@ -8,6 +8,8 @@ import (
 	"sort"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kinject/kubectl-inject/pkg/yamltext"
 )
 
 // Template is a partial Pod spec: what gets injected. Containers and volumes
@@ -109,7 +111,7 @@ func namedItems(value *yaml.Node, field string) ([]*yaml.Node, error) {
 		if item.Kind != yaml.MappingNode {
 			return nil, fmt.Errorf("%s[%d]: must be a mapping", field, i)
 		}
-		items = append(items, deepCopy(item))
+		items = append(items, yamltext.Copy(item))
 	}
 	return items, nil
 }
@@ -272,7 +274,7 @@ func (t *Template) WithNative(native bool) *Template {
 	if native {
 		out.InitContainers = append(out.InitContainers, t.InitContainers...)
 		for _, c := range t.Containers {
-			c = deepCopy(c)
+			c = yamltext.Copy(c)
 			setScalarField(c, "restartPolicy", "Always")
 			out.InitContainers = append(out.InitContainers, c)
 		}
@@ -284,7 +286,7 @@ func (t *Template) WithNative(native bool) *Template {
 			out.InitContainers = append(out.InitContainers, c)
 			continue
 		}
-		c = deepCopy(c)
+		c = yamltext.Copy(c)
 		deleteField(c, "restartPolicy")
 		out.Containers = append(out.Containers, c)
 	}
@@ -307,7 +309,7 @@ func (t *Template) withImage(image string) *Template {
 	switch {
 	case len(t.Containers) > 0:
 		out.Containers = append([]*yaml.Node{}, t.Containers...)
-		out.Containers[0] = deepCopy(t.Containers[0])
+		out.Containers[0] = yamltext.Copy(t.Containers[0])
 		setScalarField(out.Containers[0], "image", image)
 	case len(t.InitContainers) > 0:
 		i := 0
@@ -318,7 +320,7 @@ func (t *Template) withImage(image string) *Template {
 			}
 		}
 		out.InitContainers = append([]*yaml.Node{}, t.InitContainers...)
-		out.InitContainers[i] = deepCopy(t.InitContainers[i])
+		out.InitContainers[i] = yamltext.Copy(t.InitContainers[i])
 		setScalarField(out.InitContainers[i], "image", image)
 	}
 	return &out

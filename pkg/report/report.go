@@ -5,14 +5,15 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/manifest"
 )
 
 // lineRef is how the core gives a line of the document in a message
-// ("duplicate key (line 10)").
-var lineRef = regexp.MustCompile(` \(line ([0-9]+)\)$`)
+// ("duplicate key (line 10)"), compiled on first use.
+var lineRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(` \(line ([0-9]+)\)$`) })
 
 // Position returns where the error entry e of document d lies in the
 // document's file, and its message reworded for that place: a YAML syntax
@@ -31,7 +32,7 @@ func Position(d manifest.Document, e inject.Entry) (line, column int, message st
 	if e.Line > 0 {
 		return d.LineOf(e.Line), e.Column, message
 	}
-	if m := lineRef.FindStringSubmatch(message); m != nil {
+	if m := lineRef().FindStringSubmatch(message); m != nil {
 		if n, err := strconv.Atoi(m[1]); err == nil {
 			return d.LineOf(n), 0, strings.TrimSuffix(message, m[0])
 		}

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"runtime/debug"
 	"strings"
+	"sync"
 )
 
 // Set by the Makefile and hack/dist with -ldflags "-X ...": the version
@@ -104,16 +105,20 @@ func fromInfo(info *debug.BuildInfo) (version, commit string) {
 //
 // The first group is the release the pseudo-version counts from ("vX.0.0",
 // "vX.Y.(Z+1)"), empty after a pre-release tag.
-var pseudoVersion = regexp.MustCompile(`^(?:(v[0-9]+\.0\.0)-|(v[0-9]+\.[0-9]+\.[0-9]+)-0\.|v[0-9]+\.[0-9]+\.[0-9]+-[^+]*\.0\.)[0-9]{14}-[0-9a-f]{12}(?:\+[0-9A-Za-z.-]+)?$`)
+//
+// Compiled on first use: most runs never read a version.
+var pseudoVersion = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:(v[0-9]+\.0\.0)-|(v[0-9]+\.[0-9]+\.[0-9]+)-0\.|v[0-9]+\.[0-9]+\.[0-9]+-[^+]*\.0\.)[0-9]{14}-[0-9a-f]{12}(?:\+[0-9A-Za-z.-]+)?$`)
+})
 
-func isPseudo(v string) bool { return pseudoVersion.MatchString(v) }
+func isPseudo(v string) bool { return pseudoVersion().MatchString(v) }
 
 // pseudoBase returns the release a pseudo-version sorts just before, as
 // hack/version.sh counts it: vX.0.0 without a tag, vX.Y.(Z+1) after the
 // tag vX.Y.Z, and v0.0.0 after a pre-release tag (hack/version.sh counts
 // only vX.Y.Z tags).
 func pseudoBase(v string) string {
-	m := pseudoVersion.FindStringSubmatch(v)
+	m := pseudoVersion().FindStringSubmatch(v)
 	switch {
 	case m[1] != "":
 		return m[1]

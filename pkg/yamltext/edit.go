@@ -44,7 +44,11 @@ type Edit struct {
 	Text string
 	// Origin and OriginN name the items an insert copies (OriginN items
 	// from Origin on), so that the text they render to can be reused
-	// across documents through a RenderCache. Nil: not cached.
+	// across documents through a RenderCache. Nil: not cached. The Value
+	// of an edit that names its Origin may share the origin's nodes (a
+	// template's, the same for every document): Splice only renders it,
+	// and Apply puts a Copy of it in the tree, so a document that is
+	// spliced costs no copy.
 	Origin  *yaml.Node
 	OriginN int
 }
@@ -85,9 +89,10 @@ func Apply(edits []Edit) error {
 	for _, e := range edits {
 		switch e.Kind {
 		case InsertEdit:
-			children := []*yaml.Node{e.Value}
+			value := e.owned()
+			children := []*yaml.Node{value}
 			if e.Parent.Kind == yaml.MappingNode {
-				children = []*yaml.Node{newString(e.Key), e.Value}
+				children = []*yaml.Node{newString(e.Key), value}
 			}
 			at := len(e.Parent.Content)
 			if e.Before != nil {
@@ -121,7 +126,7 @@ func Apply(edits []Edit) error {
 		case FillEdit:
 			for i := 1; i < len(e.Parent.Content); i += 2 {
 				if e.Parent.Content[i] == e.Target {
-					e.Parent.Content[i] = e.Value
+					e.Parent.Content[i] = e.owned()
 				}
 			}
 		case NullifyEdit:
@@ -143,4 +148,13 @@ func childIndex(parent, child *yaml.Node) int {
 		}
 	}
 	return -1
+}
+
+// owned returns the value to put in the tree: a copy when it may be
+// shared with the edit's Origin.
+func (e Edit) owned() *yaml.Node {
+	if e.Origin != nil {
+		return Copy(e.Value)
+	}
+	return e.Value
 }

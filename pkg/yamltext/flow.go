@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -145,7 +146,9 @@ func (td *textDoc) flowChildren(n *yaml.Node) ([]span, error) {
 	return out, nil
 }
 
-var onlySeparator = regexp.MustCompile(`^[ \t]*,[ \t\r\n]*$`)
+// onlySeparator is compiled on first use: most runs edit no flow
+// collection.
+var onlySeparator = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[ \t]*,[ \t\r\n]*$`) })
 
 // layout learns how the children of the flow collection n are separated
 // and indented.
@@ -169,7 +172,7 @@ func (td *textDoc) layout(n *yaml.Node, open, close int, children []span) (flowL
 		}
 	default:
 		l.sep = string(td.src[children[0].end:children[1].start])
-		if !onlySeparator.MatchString(l.sep) {
+		if !onlySeparator().MatchString(l.sep) {
 			return l, ErrNotSpliceable // a comment between items
 		}
 		l.sep = strings.TrimLeft(l.sep, " \t")
@@ -318,7 +321,7 @@ func (td *textDoc) flowInsert(e Edit) (change, error) {
 		// takes a child with the separator before it, leaves the original
 		// separator as it was (",", ", " or a line break and indentation).
 		sep := string(td.src[children[at-1].end:children[at].start])
-		if !onlySeparator.MatchString(sep) {
+		if !onlySeparator().MatchString(sep) {
 			return change{}, ErrNotSpliceable // a comment between items
 		}
 		return change{start: children[at-1].end, end: children[at-1].end, text: sep + text}, nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -106,12 +107,14 @@ func jsonQuote(s string) string {
 	return strings.TrimSuffix(buf.String(), "\n")
 }
 
-var plainFlowString = regexp.MustCompile(`^[A-Za-z0-9_/.-][A-Za-z0-9_./-]*$`)
+// plainFlowString is compiled on first use: most runs render no flow
+// collection.
+var plainFlowString = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_/.-][A-Za-z0-9_./-]*$`) })
 
 // plainFlowSafe reports whether s can be written unquoted in a flow
 // collection and read back as the same string.
 func plainFlowSafe(s string) bool {
-	if !plainFlowString.MatchString(s) {
+	if !plainFlowString().MatchString(s) {
 		return false
 	}
 	var v any

@@ -112,19 +112,23 @@ func Splice(src []byte, edits []Edit, renders *RenderCache) (out []byte, sure bo
 			}
 		}
 	}
-	var buf bytes.Buffer
-	buf.Grow(len(src) + 1024)
+	// Sized once: an injected sidecar is often larger than the document.
+	size := len(src)
+	for _, c := range changes {
+		size += len(c.text) - (c.end - c.start)
+	}
+	out = make([]byte, 0, max(size, 0))
 	pos := 0
 	for _, c := range changes {
 		if c.start < pos {
 			return nil, false, ErrNotSpliceable // overlapping edits
 		}
-		buf.Write(src[pos:c.start])
-		buf.WriteString(c.text)
+		out = append(out, src[pos:c.start]...)
+		out = append(out, c.text...)
 		pos = c.end
 	}
-	buf.Write(src[pos:])
-	return buf.Bytes(), !td.unsure, nil
+	out = append(out, src[pos:]...)
+	return out, !td.unsure, nil
 }
 
 func hasLoneCR(src []byte) bool {
@@ -185,7 +189,8 @@ func mergeRemovals(changes []change) []change {
 }
 
 func newTextDoc(src []byte) *textDoc {
-	td := &textDoc{src: src, lineStarts: []int{0}, eol: "\n", indentStep: 2}
+	starts := make([]int, 1, bytes.Count(src, []byte("\n"))+1) // one growth, not log(lines)
+	td := &textDoc{src: src, lineStarts: starts, eol: "\n", indentStep: 2}
 	for i, b := range src {
 		if b == '\n' && i+1 < len(src) {
 			td.lineStarts = append(td.lineStarts, i+1)
