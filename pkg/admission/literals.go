@@ -37,7 +37,7 @@ func (c *compiler) nameLongStrings(it item) {
 		case string:
 			if len(x) >= longLiteral {
 				c.nameLiteral(x, it.varName()+upperFirst(camel(context)),
-					fmt.Sprintf("the template's %s %q: its %s, written once", it.what(), it.name, context))
+					fmt.Sprintf("the template's %s %q: its %s, written once", it.kind().Name, it.name, context))
 			}
 		case []any:
 			for i, e := range x {

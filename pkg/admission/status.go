@@ -106,7 +106,7 @@ func (c *compiler) addDefaultContainerVariables() {
 	c.variable(setsDefaultContainer, "the policy names the app's container as the default one",
 		expr.And(added, expr.Not(named), expr.Ne(firstApp, expr.Str(""))))
 	c.variable(claimsDefaultContainer, "another profile named the default container: this one records it too",
-		expr.And(added, named, expr.Gt(expr.Call("size", owners(keyOwnedPattern("annotations", inject.DefaultContainerAnnotation))), expr.Int(0))))
+		expr.And(added, named, expr.Gt(expr.Call("size", owners(keyOwnedPattern(inject.ConflictAnnotation, inject.DefaultContainerAnnotation))), expr.Int(0))))
 }
 
 // addItemVariables declares the template's items with overrides applied:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -11,13 +12,7 @@ import (
 )
 
 // isNullToken reports whether s is written YAML for null.
-func isNullToken(s string) bool {
-	switch s {
-	case "null", "Null", "NULL", "~":
-		return true
-	}
-	return false
-}
+func isNullToken(s string) bool { return slices.Contains(nullTokens, s) }
 
 // StatusAnnotation records on the pod template exactly what was injected.
 const StatusAnnotation = "sidecar.kinject.dev/status"
@@ -133,11 +128,11 @@ func ParseStatusAt(key, value string) (*Status, error) {
 	for _, list := range []struct {
 		name   string
 		fields []string
-	}{{"created", s.Created}, {"null", s.Null}, {"empty", empty}} {
+	}{{statusCreated, s.Created}, {statusNull, s.Null}, {statusEmpty, empty}} {
 		for _, c := range list.fields {
 			switch {
-			case c == createdMetadata, c == createdLabels, c == createdAnnotations, c == createdContainers, c == createdInitContainers, c == createdVolumes:
-			case c == emptySpec && list.name == "empty":
+			case isRecordedField(c):
+			case c == emptySpec && list.name == statusEmpty:
 			default:
 				return nil, fmt.Errorf("annotation %s: status record: %s: unknown field %q", key, list.name, c)
 			}
@@ -146,23 +141,9 @@ func ParseStatusAt(key, value string) (*Status, error) {
 	return &s, nil
 }
 
-func (s *Status) created(field string) bool {
-	for _, c := range s.Created {
-		if c == field {
-			return true
-		}
-	}
-	return false
-}
+func (s *Status) created(field string) bool { return slices.Contains(s.Created, field) }
 
-func (s *Status) wasNull(field string) bool {
-	for _, c := range s.Null {
-		if c == field {
-			return true
-		}
-	}
-	return false
-}
+func (s *Status) wasNull(field string) bool { return slices.Contains(s.Null, field) }
 
 // nullToken returns how the empty field was written ("null", "~"), "" for
 // nothing at all.
