@@ -194,26 +194,6 @@ func policyConditions(conds []matchCondition) []namedCondition {
 	return out
 }
 
-// markedReasons are the skips the policy writes on the Pod (the skip
-// annotation): a Pod it reaches and leaves alone. One that did not opt in
-// (opt-in mode) is left as it is; one the binding does not select
-// (namespace, labels) is never seen.
-var markedReasons = map[inject.Reason]bool{
-	inject.ReasonOptedOut: true, inject.ReasonHostNetwork: true, inject.ReasonOtherMesh: true,
-}
-
-// SkipCode is the reason code the admission policy writes in the skip
-// annotation of a Pod the core reports as e, or "" when it writes none:
-// the skips of markedReasons, and every failure (a conflict, an invalid
-// override value or record).
-func SkipCode(e inject.Entry) string {
-	switch {
-	case e.Action == inject.Skipped && markedReasons[e.Reason], e.Action == inject.Failed:
-		return string(e.Reason)
-	}
-	return ""
-}
-
 // MarkReason splits a skip mark (the value of the skip annotation the
 // policy writes) into its reason code and the core's message, which the
 // mark of a refusal or a conflict carries after ": ".

@@ -22,7 +22,7 @@ const (
 // appear in reports, KRM results and golden files, so they never change.
 type Reason string
 
-// Reasons for skipping or failing.
+// Reasons for skipping or failing; reasonRules says when each is given.
 const (
 	ReasonNotAWorkload       Reason = "not_a_workload"
 	ReasonKindNotSelected    Reason = "kind_not_selected"
@@ -32,16 +32,12 @@ const (
 	ReasonNotOptedIn         Reason = "not_opted_in"
 	ReasonHostNetwork        Reason = "host_network"
 	ReasonOtherMesh          Reason = "other_mesh"
-	// ReasonNoValue: a parameter's expression gives null for the pod
-	// template (the default template's app-port: no TCP port to proxy to)
-	// and its annotation is not set.
-	ReasonNoValue       Reason = "no_value"
-	ReasonNotInjected   Reason = "not_injected"
-	ReasonConflict      Reason = "conflict"
-	ReasonInvalidObject Reason = "invalid_object"
-	ReasonInvalidStatus Reason = "invalid_status"
-	ReasonInvalidYAML   Reason = "invalid_yaml"
-	ReasonTooLarge      Reason = "too_large"
+	ReasonNotInjected        Reason = "not_injected"
+	ReasonConflict           Reason = "conflict"
+	ReasonInvalidObject      Reason = "invalid_object"
+	ReasonInvalidStatus      Reason = "invalid_status"
+	ReasonInvalidYAML        Reason = "invalid_yaml"
+	ReasonTooLarge           Reason = "too_large"
 	// ReasonNotAnObject: an item of a kind: List that is null or not a
 	// mapping; it passes through untouched.
 	ReasonNotAnObject Reason = "not_an_object"
