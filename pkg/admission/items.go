@@ -2,6 +2,8 @@ package admission
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -127,7 +129,7 @@ func (s *subset) at(e, added expr.Expr, v any, path []string) expr.Expr {
 		return opt(val)
 	case map[string]any:
 		var parts []expr.Expr
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			child := append(append([]string(nil), path...), k)
 			sub := expr.OptField(e, k)
 			if inject.IsQuantityFieldName(path) || !expr.IsIdent(k) {

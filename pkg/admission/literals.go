@@ -2,6 +2,8 @@ package admission
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/kinject/kubectl-inject/pkg/admission/expr"
@@ -50,7 +52,7 @@ func (c *compiler) nameLongStrings(it item) {
 				walk(e, ctx)
 			}
 		case map[string]any:
-			for _, k := range sortedKeys(x) {
+			for _, k := range slices.Sorted(maps.Keys(x)) {
 				walk(x[k], k)
 			}
 		}

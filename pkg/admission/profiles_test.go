@@ -63,7 +63,7 @@ func TestFullRecordIsFull(t *testing.T) {
 			t.Errorf("the full record leaves Status.%s unset: set it, so TestRecordPattern reads it", v.Type().Field(i).Name)
 		}
 	}
-	if _, err := inject.ParseStatus(records()["full"].Encode()); err != nil {
+	if _, err := inject.ParseStatusAt(inject.StatusAnnotation, records()["full"].Encode()); err != nil {
 		t.Errorf("the core does not read the full record: %v", err)
 	}
 }

@@ -25,11 +25,13 @@ const (
 	reNonEmpty = `"(?:[^"\\]|\\.)+"`
 	// reBlank is a JSON string of blank space, one character or more.
 	reBlank = `"(?:[ \t]|\\[nrt])+"`
-	// statusKeyPattern is inject.ProfileOfStatusKey: the default
-	// profile's key, or a DNS label before the domain.
-	statusKeyPattern = `^(?:[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?\.)?sidecar\.kinject\.dev/status$`
-	statusSuffix     = ".sidecar.kinject.dev/status"
+	// statusSuffix ends a named profile's status annotation.
+	statusSuffix = "." + inject.StatusAnnotation
 )
+
+// statusKeyPattern is inject.ProfileOfStatusKey: the default profile's
+// key, or a DNS label before the domain.
+var statusKeyPattern = `^(?:` + inject.DNSLabelPattern + `\.)?` + regexp.QuoteMeta(inject.StatusAnnotation) + `$`
 
 // recordPattern is the whole record as Encode writes it: fields in the
 // grammar's order, empty optional ones left out. A record the core would

@@ -2,6 +2,8 @@ package admission
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/kinject/kubectl-inject/pkg/admission/expr"
 	"github.com/kinject/kubectl-inject/pkg/inject"
@@ -155,7 +157,7 @@ func (c *compiler) addStatusVariables() {
 			added = append(added, expr.When(expr.And(e.whenOrTrue(), absent), expr.List(expr.Str(jsonString(e.key)))))
 			byKey[e.key] = e
 		}
-		for _, k := range sortedKeys(byKey) { // encoding/json sorts map keys
+		for _, k := range slices.Sorted(maps.Keys(byKey)) { // encoding/json sorts map keys
 			e := byKey[k]
 			old := expr.Index(mp, expr.Str(k))
 			overwrites := expr.And(e.whenOrTrue(), expr.Has(metadata, m.field), expr.In(expr.Str(k), mp))

@@ -55,19 +55,18 @@ func validQuantity(s string) bool {
 	if intDigits == 0 && fracDigits == 0 {
 		return false
 	}
-	switch suffix := s[i:]; suffix {
-	case "", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "n", "u", "m", "k", "M", "G", "T", "P", "E":
+	suffix := s[i:]
+	if _, _, known := quantitySuffix(suffix); known {
 		return true
-	default:
-		if suffix[0] != 'e' && suffix[0] != 'E' {
-			return false
-		}
-		exp := suffix[1:]
-		if exp != "" && (exp[0] == '+' || exp[0] == '-') {
-			exp = exp[1:]
-		}
-		return exp != "" && len(exp) <= 2 && allBytes(exp, isDigit)
 	}
+	if suffix[0] != 'e' && suffix[0] != 'E' {
+		return false
+	}
+	exp := suffix[1:]
+	if exp != "" && (exp[0] == '+' || exp[0] == '-') {
+		exp = exp[1:]
+	}
+	return exp != "" && len(exp) <= 2 && allBytes(exp, isDigit)
 }
 
 // validImage: [DOMAIN/]PATH[:TAG][@DIGEST], the distribution reference
@@ -193,11 +192,10 @@ func validAnnotationName(s string) bool {
 }
 
 // validDNSSubdomain: lower-case labels of letters, digits and '-' (not at
-// either end) joined by dots.
+// either end) joined by dots; the length is the caller's to check.
 func validDNSSubdomain(s string) bool {
 	for _, label := range strings.Split(s, ".") {
-		if label == "" || !isLowerAlnum(label[0]) || !isLowerAlnum(label[len(label)-1]) ||
-			!allBytes(label, func(c byte) bool { return isLowerAlnum(c) || c == '-' }) {
+		if !dnsLabelText(label) {
 			return false
 		}
 	}

@@ -87,15 +87,10 @@ func (s *Status) Encode() string {
 	return string(bytes.TrimRight(buf.Bytes(), "\n"))
 }
 
-// ParseStatus reads a status annotation value strictly: unknown fields,
+// ParseStatusAt reads the record held in annotation key (a profile's
+// status annotation, StatusAnnotationFor) strictly: unknown fields,
 // missing fields and wrong types are errors, because a hand-edited record
 // cannot be trusted to undo an injection.
-func ParseStatus(value string) (*Status, error) {
-	return ParseStatusAt(StatusAnnotation, value)
-}
-
-// ParseStatusAt reads the record held in annotation key: a profile's
-// status annotation (see StatusAnnotationFor).
 func ParseStatusAt(key, value string) (*Status, error) {
 	dec := json.NewDecoder(bytes.NewReader([]byte(value)))
 	dec.DisallowUnknownFields()
