@@ -39,9 +39,6 @@ const (
 	MessageBadOverride = "%s[%s]: %s is not %s (it sets %s)"
 )
 
-// Example describes a valid value of the type, as messages name it.
-func (pt ParameterType) Example() string { return parameterExamples[pt] }
-
 func message(format string, args ...string) string {
 	a := make([]any, len(args))
 	for i, s := range args {

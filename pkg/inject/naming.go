@@ -32,22 +32,6 @@ const (
 	skippedName = "skipped"
 )
 
-// DNSLabelPattern is a DNS label (RFC 1123) in RE2: lower-case letters,
-// digits and '-' (not at either end), at most 63 characters; what
-// isDNSLabel accepts. The admission policy finds profiles' status
-// annotations with it.
-const DNSLabelPattern = `[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?`
-
-// isDNSLabel reports whether s is a DNS label (DNSLabelPattern): a name
-// of a container, a volume, a namespace or a profile.
-func isDNSLabel(s string) bool { return len(s) <= 63 && dnsLabelText(s) }
-
-// dnsLabelText reports whether s is a DNS label but for its length.
-func dnsLabelText(s string) bool {
-	return s != "" && isLowerAlnum(s[0]) && isLowerAlnum(s[len(s)-1]) &&
-		allBytes(s, func(c byte) bool { return isLowerAlnum(c) || c == '-' })
-}
-
 // ValidateProfile checks a profile name: "" is the default profile; any
 // other name is a DNS label, so that NAME.sidecar.kinject.dev is a valid
 // annotation prefix. "default" is refused: the default profile has no

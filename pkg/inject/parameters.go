@@ -60,6 +60,9 @@ var parameterExamples = map[ParameterType]string{
 // Pattern returns the regular expression (RE2) a value of the type matches.
 func (pt ParameterType) Pattern() string { return parameterPatterns[pt] }
 
+// Example describes a valid value of the type, as messages name it.
+func (pt ParameterType) Example() string { return parameterExamples[pt] }
+
 // Check reports whether value is a valid value of the type: exactly what
 // Pattern matches.
 func (pt ParameterType) Check(value string) error {

@@ -5,6 +5,19 @@ import (
 	"strings"
 )
 
+// Action is what happened to one object.
+type Action string
+
+// Actions, in the words the report uses.
+const (
+	Injected   Action = "injected"   // the sidecar was added
+	Updated    Action = "updated"    // an older injection was replaced by the current template
+	Unchanged  Action = "unchanged"  // already injected with the current template
+	Uninjected Action = "uninjected" // the injected parts were removed
+	Skipped    Action = "skipped"    // left alone on purpose; Reason says why
+	Failed     Action = "error"      // could not be processed; Message says why
+)
+
 // Reason is a stable snake_case code explaining a skip or an error. Reasons
 // appear in reports, KRM results and golden files, so they never change.
 type Reason string

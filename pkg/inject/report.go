@@ -5,19 +5,6 @@ import (
 	"strings"
 )
 
-// Action is what happened to one object.
-type Action string
-
-// Actions, in the words the report uses.
-const (
-	Injected   Action = "injected"   // the sidecar was added
-	Updated    Action = "updated"    // an older injection was replaced by the current template
-	Unchanged  Action = "unchanged"  // already injected with the current template
-	Uninjected Action = "uninjected" // the injected parts were removed
-	Skipped    Action = "skipped"    // left alone on purpose; Reason says why
-	Failed     Action = "error"      // could not be processed; Message says why
-)
-
 // Entry reports the outcome for one object (one document, or one item of a
 // kind: List).
 type Entry struct {
