@@ -119,6 +119,16 @@ var (
 // ReasonRules returns the table of reasons.
 func ReasonRules() []ReasonRule { return append([]ReasonRule(nil), reasonRules...) }
 
+// ReasonRuleOf returns the row of the table of reasons for code.
+func ReasonRuleOf(code Reason) (ReasonRule, bool) {
+	for _, r := range reasonRules {
+		if r.Reason == code {
+			return r, true
+		}
+	}
+	return ReasonRule{}, false
+}
+
 // ReasonsAtAdmission returns the codes the admission policy handles as at
 // says, in the table's order.
 func ReasonsAtAdmission(at AtAdmission) []Reason {
