@@ -2,6 +2,7 @@ package podgen
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/kinject/kubectl-inject/pkg/admission"
@@ -61,8 +62,22 @@ func MarkDifference(core, policy string) (exclusions []string, ok bool) {
 	return exclusions, m == policy
 }
 
+// SkipCode is the reason code the admission policy writes in the skip
+// annotation of a Pod the core reports as e, or "" when it writes none:
+// the skips the table of reasons marks at admission, and every failure (a
+// conflict, an invalid override value or record).
+func SkipCode(e inject.Entry) string {
+	switch {
+	case e.Action == inject.Failed:
+		return string(e.Reason)
+	case e.Action == inject.Skipped && slices.Contains(inject.ReasonsAtAdmission(inject.AdmissionMarked), e.Reason):
+		return string(e.Reason)
+	}
+	return ""
+}
+
 // SkipMark is the skip annotation the admission policy writes on a Pod
-// the core reports as e, given its reason code (admission.SkipCode): the
+// the core reports as e, given its reason code (SkipCode): the
 // code, and for a refusal or a conflict ": " and the core's message in
 // the policy's words (every rewrite of MarkExclusions).
 func SkipMark(code string, e inject.Entry) string {

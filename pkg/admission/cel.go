@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -66,7 +67,7 @@ func typedLiteral(v any) (expr.Expr, string, error) {
 		items, elem, err := typedLiterals(x)
 		return expr.List(items...), "list(" + elem + ")", err
 	case map[string]any:
-		keys := sortedKeys(x)
+		keys := slices.Sorted(maps.Keys(x))
 		values := make([]any, len(keys))
 		for i, k := range keys {
 			values[i] = x[k]
@@ -110,15 +111,6 @@ func typedLiterals(values []any) ([]expr.Expr, string, error) {
 		}
 	}
 	return out, "dyn", nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // jsonString is s encoded as the status record encodes strings

@@ -315,7 +315,7 @@ func (c *compiler) addPodVariables() {
 	}
 	x := expr.Ident("x")
 	for _, it := range c.items {
-		c.variable(it.missing, fmt.Sprintf("the Pod has no %s named %q: the template's is added", it.what(), it.name),
+		c.variable(it.missing, fmt.Sprintf("the Pod has no %s named %q: the template's is added", it.kind().Name, it.name),
 			expr.Not(expr.Method(it.podItems(), "exists", x, expr.Eq(expr.Field(x, "name"), expr.Str(it.name)))))
 	}
 }

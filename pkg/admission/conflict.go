@@ -1,10 +1,8 @@
 package admission
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/kinject/kubectl-inject/pkg/admission/expr"
 	"github.com/kinject/kubectl-inject/pkg/inject"
@@ -60,16 +58,12 @@ func (c *compiler) addConflictVariable() {
 		checks = append(checks, c.portChecks(it)...)
 	}
 	checks = append(checks, c.computedPortChecks()...)
-	for _, l := range []struct {
-		field string
-		kvs   []inject.KeyValue
-	}{{"labels", c.in.Template().Labels}, {"annotations", c.in.Template().Annotations}} {
-		for _, kv := range l.kvs {
-			kind := strings.TrimSuffix(l.field, "s")
-			what := fmt.Sprintf("%s %q (metadata.%s)", kind, kv.Key, l.field)
-			owned := c.variable(expr.Var(c.names.unique(camel(kv.Key)+"Owners")), "the other profiles that added or changed "+kind+" "+kv.Key,
-				owners(keyOwnedPattern(l.field, kv.Key)))
-			checks = append(checks, check{expr.Gt(expr.Call("size", owned), expr.Int(0)), c.profileConflict(expr.Str(what), kind, expr.Index(owned, expr.Int(0)))})
+	for _, k := range inject.MetadataConflictKinds() {
+		for _, kv := range c.in.Template().AddedKeys(k) {
+			what := k.Subject(kv.Key, "metadata."+k.MetadataField())
+			owned := c.variable(expr.Var(c.names.unique(camel(kv.Key)+"Owners")), "the other profiles that added or changed "+k.Name+" "+kv.Key,
+				owners(keyOwnedPattern(k, kv.Key)))
+			checks = append(checks, check{expr.Gt(expr.Call("size", owned), expr.Int(0)), c.profileConflict(expr.Str(what), k.Name, expr.Index(owned, expr.Int(0)))})
 		}
 	}
 	c.variable(conflict, "why the Pod is left as created (the core's message), or \"\" when the sidecar is added", chain(checks))
@@ -78,32 +72,24 @@ func (c *compiler) addConflictVariable() {
 // itemChecks are the conflicts of one template item: another profile
 // added an item of its name, or the Pod has one of its own that differs.
 func (c *compiler) itemChecks(it item) []check {
-	stem := it.varName()
-	same := c.variable(expr.Var(c.names.unique(stem+"Same")), fmt.Sprintf("the Pod's %s %q holds the template's", it.what(), it.name), it.identicalExpr())
-	fields := []string{"volumes"}
-	if !it.isVolume() {
-		fields = []string{"containers", "initContainers"}
-	}
-	owned := c.variable(expr.Var(c.names.unique(stem+"Owners")), fmt.Sprintf("the other profiles that added %s %q", it.what(), it.name),
-		owners(listedPattern(fields, it.name)))
+	stem, kind := it.varName(), it.kind()
+	same := c.variable(expr.Var(c.names.unique(stem+"Same")), fmt.Sprintf("the Pod's %s %q holds the template's", kind.Name, it.name), it.identicalExpr())
+	owned := c.variable(expr.Var(c.names.unique(stem+"Owners")), fmt.Sprintf("the other profiles that added %s %q", kind.Name, it.name),
+		owners(listedPattern(kind.Added, it.name)))
 	field := "spec." + it.list
 	differs := expr.Format(inject.MessageContainerExists, expr.Str(field), quote(it.name))
 	if it.isVolume() {
 		// The pod's volume cannot be written as JSON in CEL: the message
 		// names the template's only.
-		differs = expr.Format(volumeDiffersAtAdmission, expr.Str(field), quote(it.name), expr.Str(compactJSON(it.value)))
+		differs = expr.Format(inject.MessageVolumeDiffersTemplateOnly, expr.Str(field), quote(it.name), expr.Str(compactJSON(it.value)))
 	}
 	// One case, so that a Pod that lacks the item reads one variable.
 	isOwned := expr.Gt(expr.Call("size", owned), expr.Int(0))
 	return []check{{
 		expr.And(expr.Not(it.missing), expr.Or(isOwned, expr.Not(same))),
-		expr.Cond(isOwned, c.profileConflict(expr.Str(fmt.Sprintf("%s %q (%s)", it.what(), it.name, field)), it.what(), expr.Index(owned, expr.Int(0))), differs),
+		expr.Cond(isOwned, c.profileConflict(expr.Str(kind.Subject(it.name, field)), kind.Name, expr.Index(owned, expr.Int(0))), differs),
 	}}
 }
-
-// volumeDiffersAtAdmission is inject.MessageVolumeDiffers without the
-// pod's volume.
-var volumeDiffersAtAdmission = strings.Replace(inject.MessageVolumeDiffers, "the pod's is %s, ", "", 1)
 
 // portChecks are the conflicts of the ports of an added container: an app
 // container uses one (the last of them is named, as the core names it),
@@ -178,7 +164,7 @@ func (c *compiler) portChecks(it item) []check {
 		appUses = expr.Cond(expr.Eq(at(u, 2), expr.Str("")), appUses, reserved)
 	}
 	what := expr.Format(inject.MessagePortOwned, expr.Concat(at(u, 0), expr.Str("/"), at(u, 1)), expr.Str("spec.containers"), user, quote(it.name))
-	msg := expr.Cond(expr.Gt(expr.Call("size", u), expr.Int(4)), c.profileConflict(what, "port", at(u, 4)), appUses)
+	msg := expr.Cond(expr.Gt(expr.Call("size", u), expr.Int(4)), c.profileConflict(what, inject.ConflictPort.Name, at(u, 4)), appUses)
 	return []check{{expr.And(it.missing, expr.Gt(expr.Call("size", users), expr.Int(0))), firstOf(users, u, msg)}}
 }
 
@@ -201,15 +187,8 @@ func (c *compiler) computedPortChecks() []check {
 	return out
 }
 
-// compactJSON is v as the core's messages write an item: compact JSON,
-// keys sorted.
-func compactJSON(v any) string {
-	b, err := json.Marshal(stripHoles(v)) // HTML escaped, as the core's
-	if err != nil {
-		return "(" + err.Error() + ")"
-	}
-	return string(b)
-}
+// compactJSON is the template's item v as the core's messages write it.
+func compactJSON(v any) string { return inject.CompactJSON(stripHoles(v)) }
 
 // stripHoles is v with each parameter's hole replaced by the template's
 // value.

@@ -41,11 +41,12 @@
 // time, or by another profile's policy earlier in the same admission) are
 // read as the core reads them, by regular expressions over the compact
 // JSON that inject.Status.Encode writes (CEL has no JSON parser; the
-// pattern is generated from the type): what
-// they list is a conflict naming both profiles; a field they created is
-// recorded as created here too; the default-container annotation another
-// profile added is claimed; the first app container skips their sidecars.
-// A record not written as Encode writes it (edited by hand) is a conflict.
+// pattern is built from the record's grammar, inject.StatusGrammar): what
+// they list is a conflict naming both profiles (inject.ConflictKind); a
+// field they created is recorded as created here too; the
+// default-container annotation another profile added is claimed; the first
+// app container skips their sidecars. A record not written as Encode
+// writes it (edited by hand) is refused as invalid_status.
 //
 // The API server runs two mutating policies in an order of its own: it
 // lists them from a Go map whenever any policy or binding changes, so the
@@ -69,15 +70,17 @@
 // Every expression is built with pkg/admission/expr, an expression tree
 // printed with CEL's precedence, constants folded and lines folded to be
 // read, and every variable is named for what it holds, with a comment
-// saying so. What the policy mirrors of the core comes from the core: the
-// messages are the core's formats (inject.Message*), the record pattern is
-// generated from inject.Status (record.go), the override checks are the
-// core's patterns. TestInProcess runs the compiled policies with the API
-// server's own admission machinery (k8s.io/apiserver, in the tests only)
+// saying so. What the policy mirrors of the core comes from the core's
+// rule tables: the messages are the core's formats (inject.Message*), the
+// conflicts its kinds (inject.ConflictKind), the record pattern its grammar
+// (inject.StatusGrammar), the codes a Pod is refused with its table of
+// reasons (inject.ReasonRules), the override checks its patterns.
+// TestInProcess runs the compiled policies with the API server's own
+// admission machinery (pkg/admission/inprocess, which explain uses too)
 // over generated Pods and the golden corpus and compares every admitted
 // Pod with the core's injection; docs/admission-policy.md says more.
 //
 // Only Pods are injected, at CREATE. The package imports the core; the
-// core knows nothing of it. Objects are plain structs marshalled to JSON,
+// core imports nothing of it. Objects are plain structs marshalled to JSON,
 // so that inject-fn, which emits them too, links no Kubernetes API types.
 package admission

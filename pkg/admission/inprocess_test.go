@@ -205,7 +205,7 @@ func (s inProcessSuite) run(t *testing.T) (counts, excluded, predicted outcomes)
 		}
 		selected := sel.selects(pod)
 		skipKey := inject.SkippedAnnotationFor(in.Profile())
-		if code := admission.SkipCode(e); selected && !hadStatus && code != "" {
+		if code := podgen.SkipCode(e); selected && !hadStatus && code != "" {
 			// The policy marks a Pod it leaves alone with the reason and
 			// the core's message as the core writes it.
 			mark := code

@@ -2,11 +2,13 @@ package admission
 
 import (
 	"fmt"
-	"strings"
+	"maps"
+	"slices"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kinject/kubectl-inject/pkg/admission/expr"
+	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
 // item is one container, init container or volume of the template.
@@ -42,13 +44,9 @@ func newItems(list string, nodes []*yaml.Node) ([]item, error) {
 // one name space.
 func (it item) isVolume() bool { return it.list == "volumes" }
 
-// what names the item kind in messages, as the core does.
-func (it item) what() string {
-	if it.isVolume() {
-		return "volume"
-	}
-	return "container"
-}
+// kind is the item's kind of conflict: how messages name it, and the
+// record lists that name the items other profiles added.
+func (it item) kind() inject.ConflictKind { return inject.ItemConflictKind(it.list) }
 
 // varName is the stem of the item's variables: envoy, envoyConfVolume.
 func (it item) varName() string {
@@ -91,12 +89,6 @@ func (it item) identicalExpr() expr.Expr {
 	return expr.Method(it.podItems(), "exists", x, expr.And(expr.Eq(expr.Field(x, "name"), expr.Str(it.name)), same, s.quantitiesEqual()))
 }
 
-// quantityMaps are the fields of containers and volumes whose values are
-// resource quantities.
-var quantityMaps = map[string]bool{
-	"resources.limits": true, "resources.requests": true, "emptyDir.sizeLimit": true,
-}
-
 // subset builds the predicate that an item of the Pod holds the
 // template's. Quantities are not compared where they are met: they are
 // gathered, and compared together by quantitiesEqual, so that the
@@ -128,19 +120,19 @@ func (s *subset) at(e, added expr.Expr, v any, path []string) expr.Expr {
 		// An annotation's value is typed dyn: string() where the
 		// template's field is a string.
 		val := added
-		if x.isString() || isQuantityPath(path) {
+		if x.isString() || inject.IsQuantityField(path) {
 			val = expr.Call("string", added)
 		}
-		if isQuantityPath(path) {
+		if inject.IsQuantityField(path) {
 			return quantity(val)
 		}
 		return opt(val)
 	case map[string]any:
 		var parts []expr.Expr
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			child := append(append([]string(nil), path...), k)
 			sub := expr.OptField(e, k)
-			if quantityMaps[strings.Join(path, ".")] || !expr.IsIdent(k) {
+			if inject.IsQuantityFieldName(path) || !expr.IsIdent(k) {
 				sub = expr.OptIndex(e, expr.Str(k))
 			}
 			if m, ok := x[k].(map[string]any); ok && len(m) == 0 {
@@ -172,12 +164,12 @@ func (s *subset) at(e, added expr.Expr, v any, path []string) expr.Expr {
 		}
 		return expr.And(parts...)
 	case string:
-		if isQuantityPath(path) {
+		if inject.IsQuantityField(path) {
 			return quantity(expr.Str(x))
 		}
 		return opt(expr.Str(x))
 	case int, int64, float64:
-		if isQuantityPath(path) {
+		if inject.IsQuantityField(path) {
 			return quantity(expr.Str(fmt.Sprint(x)))
 		}
 	}
@@ -205,12 +197,6 @@ func wordList(x []any) (words, holes bool) {
 		}
 	}
 	return len(x) > 0, holes
-}
-
-// isQuantityPath reports whether the field at path holds a quantity: a key
-// of resources.limits, say.
-func isQuantityPath(path []string) bool {
-	return len(path) > 0 && (quantityMaps[strings.Join(path[:len(path)-1], ".")] || quantityMaps[strings.Join(path, ".")])
 }
 
 // quantitiesEqual holds when each gathered pair is equal as quantities,

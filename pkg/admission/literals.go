@@ -2,6 +2,8 @@ package admission
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/kinject/kubectl-inject/pkg/admission/expr"
@@ -37,7 +39,7 @@ func (c *compiler) nameLongStrings(it item) {
 		case string:
 			if len(x) >= longLiteral {
 				c.nameLiteral(x, it.varName()+upperFirst(camel(context)),
-					fmt.Sprintf("the template's %s %q: its %s, written once", it.what(), it.name, context))
+					fmt.Sprintf("the template's %s %q: its %s, written once", it.kind().Name, it.name, context))
 			}
 		case []any:
 			for i, e := range x {
@@ -50,7 +52,7 @@ func (c *compiler) nameLongStrings(it item) {
 				walk(e, ctx)
 			}
 		case map[string]any:
-			for _, k := range sortedKeys(x) {
+			for _, k := range slices.Sorted(maps.Keys(x)) {
 				walk(x[k], k)
 			}
 		}

@@ -207,22 +207,17 @@ func isWordList(list []any) bool {
 	return true
 }
 
-// flagWord finds the word holding the flag's value: --flag=V (prefix
-// --flag=) or the word after --flag.
+// flagWord finds the word of the template's list that holds the flag's
+// value, as the core finds it (inject.FlagWord).
 func flagWord(list []any, flag string) (int, string) {
+	words := make([]string, len(list))
 	for i, e := range list {
-		w := fmt.Sprint(e)
 		if h, ok := e.(hole); ok {
-			w = fmt.Sprint(h.orig)
+			e = h.orig
 		}
-		switch {
-		case strings.HasPrefix(w, flag+"="):
-			return i, flag + "="
-		case w == flag && i+1 < len(list):
-			return i + 1, ""
-		}
+		words[i] = fmt.Sprint(e)
 	}
-	return -1, ""
+	return inject.FlagWord(words, flag)
 }
 
 // addParamVariables declares, for every parameter, the Pod's annotation

@@ -63,7 +63,7 @@ func TestFullRecordIsFull(t *testing.T) {
 			t.Errorf("the full record leaves Status.%s unset: set it, so TestRecordPattern reads it", v.Type().Field(i).Name)
 		}
 	}
-	if _, err := inject.ParseStatus(records()["full"].Encode()); err != nil {
+	if _, err := inject.ParseStatusAt(inject.StatusAnnotation, records()["full"].Encode()); err != nil {
 		t.Errorf("the core does not read the full record: %v", err)
 	}
 }
@@ -97,12 +97,12 @@ func TestOwnerPatterns(t *testing.T) {
 		{"native sidecar listed", listedPattern([]string{"containers", "initContainers"}, "tagger"), true},
 		{"volume listed", listedPattern([]string{"volumes"}, "envoy-conf"), true},
 		{"container is not a volume", listedPattern([]string{"volumes"}, "envoy"), false},
-		{"label added", keyOwnedPattern("labels", "mesh"), true},
-		{"label changed", keyOwnedPattern("labels", "tier"), true},
-		{"annotation added", keyOwnedPattern("annotations", inject.DefaultContainerAnnotation), true},
-		{"annotation changed", keyOwnedPattern("annotations", "x"), true},
-		{"an annotation key is not a label", keyOwnedPattern("labels", "note"), false},
-		{"a label key is not an annotation", keyOwnedPattern("annotations", "tier"), false},
+		{"label added", keyOwnedPattern(inject.ConflictLabel, "mesh"), true},
+		{"label changed", keyOwnedPattern(inject.ConflictLabel, "tier"), true},
+		{"annotation added", keyOwnedPattern(inject.ConflictAnnotation, inject.DefaultContainerAnnotation), true},
+		{"annotation changed", keyOwnedPattern(inject.ConflictAnnotation, "x"), true},
+		{"an annotation key is not a label", keyOwnedPattern(inject.ConflictLabel, "note"), false},
+		{"a label key is not an annotation", keyOwnedPattern(inject.ConflictAnnotation, "tier"), false},
 	} {
 		if got := regexp.MustCompile(tc.re).MatchString(full); got != tc.want {
 			t.Errorf("%s: %v, want %v (%s)", tc.name, got, tc.want, full)
@@ -112,7 +112,7 @@ func TestOwnerPatterns(t *testing.T) {
 	// list is not one.
 	decoy := (&inject.Status{Version: 1, Template: "h", Containers: []string{"app-proxy"},
 		Changed: &inject.Changed{Annotations: map[string]string{"note": `x,"containers":["envoy"],"labels":["mesh"]`}}}).Encode()
-	for _, re := range []string{listedPattern([]string{"containers", "initContainers"}, "envoy"), keyOwnedPattern("labels", "mesh")} {
+	for _, re := range []string{listedPattern([]string{"containers", "initContainers"}, "envoy"), keyOwnedPattern(inject.ConflictLabel, "mesh")} {
 		if regexp.MustCompile(re).MatchString(decoy) {
 			t.Errorf("%s matches %s", re, decoy)
 		}

@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kinject/kubectl-inject/internal/podgen"
-	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
@@ -320,7 +319,7 @@ func TestSkipCode(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			if got := admission.SkipCode(c.entry); got != c.marked {
+			if got := podgen.SkipCode(c.entry); got != c.marked {
 				t.Errorf("SkipCode = %q, want %q", got, c.marked)
 			}
 		})

@@ -2,18 +2,19 @@ package admission
 
 import (
 	"fmt"
-	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
-// The pattern of a status record as inject.Status.Encode writes it,
-// generated from the Status type: a record the core writes is read by the
-// policy whatever fields the type gains. CEL has no JSON parser, so the
-// policy reads other profiles' records with regular expressions (RE2).
+// The pattern of a status record as inject.Status.Encode writes it, built
+// from the core's declared grammar (inject.StatusGrammar): a record the
+// core writes is read by the policy, and a change of the record's format
+// is a change of that grammar. CEL has no JSON parser, so the policy reads
+// other profiles' records with regular expressions (RE2).
 
 // Regular expressions of JSON values.
 const (
@@ -21,72 +22,36 @@ const (
 	reString = `"(?:[^"\\]|\\.)*"`
 	reList   = `\[` + reString + `(?:,` + reString + `)*\]`
 	reMap    = `\{` + reString + `:` + reString + `(?:,` + reString + `:` + reString + `)*\}`
-	// statusKeyPattern is inject.ProfileOfStatusKey: the default
-	// profile's key, or a DNS label before the domain.
-	statusKeyPattern = `^(?:[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?\.)?sidecar\.kinject\.dev/status$`
-	statusSuffix     = ".sidecar.kinject.dev/status"
+	// reNonEmpty is a JSON string of one character or more.
+	reNonEmpty = `"(?:[^"\\]|\\.)+"`
+	// reBlank is a JSON string of blank space, one character or more.
+	reBlank = `"(?:[ \t]|\\[nrt])+"`
+	// statusSuffix ends a named profile's status annotation.
+	statusSuffix = "." + inject.StatusAnnotation
 )
 
-// recordFields are the fields a record names in created, null and
-// nullTokens, as the core names them; empty names the pod spec too.
-var recordFields = []string{"containers", "initContainers", "metadata", "metadata.annotations", "metadata.labels", "volumes"}
+// statusKeyPattern is inject.ProfileOfStatusKey: the default profile's
+// key, or a DNS label before the domain.
+var statusKeyPattern = `^(?:` + inject.DNSLabelPattern + `\.)?` + regexp.QuoteMeta(inject.StatusAnnotation) + `$`
 
-// fieldValues are the patterns of the values that the core restricts
-// beyond their JSON type, by JSON field name: the version, the field names
-// and what nullTokens and empty may hold.
-func fieldValues() map[string]string {
-	name := func(fields []string) string {
-		quoted := make([]string, len(fields))
-		for i, f := range fields {
-			quoted[i] = regexp.QuoteMeta(f)
-		}
-		return `"(?:` + strings.Join(quoted, "|") + `)"`
-	}
-	field, emptyField := name(recordFields), name(append([]string{"spec"}, recordFields...))
-	fields := `\[` + field + `(?:,` + field + `)*\]`
-	pairs := func(key, value string) string {
-		return `\{` + key + `:` + value + `(?:,` + key + `:` + value + `)*\}`
-	}
-	return map[string]string{
-		"v":          `1`,
-		"template":   `"(?:[^"\\]|\\.)+"`,
-		"created":    fields,
-		"null":       fields,
-		"nullTokens": pairs(field, `"(?:null|Null|NULL|~)"`),
-		"empty":      pairs(emptyField, `"(?:[ \t]|\\[nrt])+"`),
-	}
-}
-
-// recordPattern is the whole record as Encode writes it: fields in struct
-// order, empty ones left out. A record the core would parse but that is
-// not written so (by hand, pretty-printed) is treated as unreadable.
-// Built on first use: only a compiled policy needs it.
+// recordPattern is the whole record as Encode writes it: fields in the
+// grammar's order, empty optional ones left out. A record the core would
+// parse but that is not written so (by hand, pretty-printed) is treated as
+// unreadable. Built on first use: only a compiled policy needs it.
 var recordPattern = sync.OnceValue(func() string {
-	return "^" + structPattern(reflect.TypeOf(inject.Status{}), fieldValues()) + "$"
+	return "^" + objectPattern(inject.StatusGrammar()) + "$"
 })
 
-// structPattern matches a struct of type t encoded by encoding/json:
-// its fields in order, those tagged omitempty optional.
-func structPattern(t reflect.Type, values map[string]string) string {
+// objectPattern matches a JSON object of fields, in order, each optional
+// one possibly left out.
+func objectPattern(fields []inject.RecordField) string {
 	type part struct {
 		pattern  string
 		optional bool
 	}
-	var parts []part
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" || !f.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		v, ok := values[name]
-		if !ok {
-			v = typePattern(f.Type, values)
-		}
-		parts = append(parts, part{regexp.QuoteMeta(jsonString(name)) + ":" + v, strings.Contains(opts, "omitempty")})
+	parts := make([]part, len(fields))
+	for i, f := range fields {
+		parts[i] = part{regexp.QuoteMeta(jsonString(f.Name)) + ":" + valuePattern(f), f.Optional}
 	}
 	// Each field follows a comma unless it is the first written: for every
 	// possible first field, the ones after it, each optional or not.
@@ -112,27 +77,51 @@ func structPattern(t reflect.Type, values map[string]string) string {
 	return `\{(?:` + strings.Join(alts, "|") + `)?\}`
 }
 
-// typePattern matches a value of type t as encoding/json writes it.
-func typePattern(t reflect.Type, values map[string]string) string {
-	switch t.Kind() {
-	case reflect.Pointer:
-		return typePattern(t.Elem(), values)
-	case reflect.Struct:
-		return structPattern(t, values)
-	case reflect.String:
-		return reString
-	case reflect.Int:
+// valuePattern matches the value of the record field f, restricted as the
+// grammar restricts it.
+func valuePattern(f inject.RecordField) string {
+	switch f.Value {
+	case inject.RecordInt:
+		if f.Const != 0 {
+			return strconv.Itoa(f.Const)
+		}
 		return `-?[0-9]+`
-	case reflect.Slice:
-		if t.Elem().Kind() == reflect.String {
+	case inject.RecordString:
+		if f.NonEmpty {
+			return reNonEmpty
+		}
+		return reString
+	case inject.RecordList:
+		if f.Words == nil {
 			return reList
 		}
-	case reflect.Map:
-		if t.Key().Kind() == reflect.String && t.Elem().Kind() == reflect.String {
-			return reMap
+		word := oneOf(f.Words)
+		return `\[` + word + `(?:,` + word + `)*\]`
+	case inject.RecordMap:
+		key, value := reString, reString
+		if f.Words != nil {
+			key = oneOf(f.Words)
 		}
+		switch {
+		case f.Values != nil:
+			value = oneOf(f.Values)
+		case f.Blank:
+			value = reBlank
+		}
+		return `\{` + key + `:` + value + `(?:,` + key + `:` + value + `)*\}`
+	case inject.RecordObject:
+		return objectPattern(f.Fields)
 	}
-	panic(fmt.Sprintf("admission: a status record field of type %s has no pattern", t))
+	panic(fmt.Sprintf("admission: status record field %q has no pattern", f.Name))
+}
+
+// oneOf matches one of words as a JSON string.
+func oneOf(words []string) string {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = regexp.QuoteMeta(w)
+	}
+	return `"(?:` + strings.Join(quoted, "|") + `)"`
 }
 
 // listedPattern matches a record whose list field (or any of fields)
@@ -142,12 +131,22 @@ func listedPattern(fields []string, name string) string {
 }
 
 // keyOwnedPattern matches a record that added or changed the label or
-// annotation key (field "labels" or "annotations"): inject's keyOwner.
-func keyOwnedPattern(field, key string) string {
-	k := regexp.QuoteMeta(jsonString(key))
-	changed := `"changed":\{"labels":\{(?:` + reString + `:` + reString + `,)*` + k + `:`
-	if field == "annotations" {
-		changed = `"changed":\{(?:"labels":` + reMap + `,)?"annotations":\{(?:` + reString + `:` + reString + `,)*` + k + `:`
+// annotation key (a metadata kind of conflict): inject's owner.
+func keyOwnedPattern(k inject.ConflictKind, key string) string {
+	var changed inject.RecordField
+	for _, f := range inject.StatusGrammar() {
+		if f.Value == inject.RecordObject {
+			changed = f
+		}
 	}
-	return listedPattern([]string{field}, key) + "|" + changed
+	// The maps of "changed" written before k's may be there or not.
+	var before strings.Builder
+	for _, f := range changed.Fields {
+		if f.Name == k.Changed {
+			break
+		}
+		before.WriteString(`(?:` + jsonString(f.Name) + `:` + reMap + `,)?`)
+	}
+	entry := `\{(?:` + reString + `:` + reString + `,)*` + regexp.QuoteMeta(jsonString(key)) + `:`
+	return listedPattern(k.Added, key) + "|" + jsonString(changed.Name) + `:\{` + before.String() + jsonString(k.Changed) + `:` + entry
 }

@@ -2,7 +2,7 @@ package admission
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -19,22 +19,13 @@ const namespaceLabel = "kubernetes.io/metadata.name"
 // checkKinds refuses a policy whose kinds or API groups leave out Pods: the
 // admission policy injects Pods and nothing else.
 func checkKinds(p inject.Policy) error {
-	if len(p.Kinds) > 0 && !containsFold(p.Kinds, "Pod") {
+	if !p.SelectsKind("Pod") {
 		return fmt.Errorf("kinds: %s leaves out Pod, and the admission policy injects only Pods (controllers' pod templates stay as they are in git)", strings.Join(p.Kinds, ","))
 	}
-	if len(p.APIGroups) > 0 && !containsFold(p.APIGroups, "") && !containsFold(p.APIGroups, "core") {
+	if !p.SelectsAPIGroup("") {
 		return fmt.Errorf("apiGroups: %s leaves out the core group of Pods", strings.Join(p.APIGroups, ","))
 	}
 	return nil
-}
-
-func containsFold(list []string, s string) bool {
-	for _, v := range list {
-		if strings.EqualFold(v, s) {
-			return true
-		}
-	}
-	return false
 }
 
 // bindingMatch turns the policy's namespaces and label selector into the
@@ -76,7 +67,7 @@ func bindingMatch(p inject.Policy, profile string) (*matchResources, error) {
 func NamedSystemNamespaces(p inject.Policy) []string {
 	var out []string
 	for _, ns := range uniqueSorted(lowerAll(p.Namespaces)) {
-		if inject.IsSystemNamespace(ns) && !containsFold(p.ExcludeNamespaces, ns) {
+		if inject.IsSystemNamespace(ns) && !p.ExcludesNamespace(ns) {
 			out = append(out, ns)
 		}
 	}
@@ -93,14 +84,8 @@ func lowerAll(list []string) []string {
 
 // uniqueSorted sorts list and drops repeated values.
 func uniqueSorted(list []string) []string {
-	sort.Strings(list)
-	out := list[:0]
-	for i, s := range list {
-		if i == 0 || s != list[i-1] {
-			out = append(out, s)
-		}
-	}
-	return out
+	slices.Sort(list)
+	return slices.Compact(list)
 }
 
 // objectSelector converts a label selector string (kubectl's -l syntax) to
@@ -192,26 +177,6 @@ func policyConditions(conds []matchCondition) []namedCondition {
 		out[i] = namedCondition{Name: c.name, Expression: expr.Pretty(c.cond)}
 	}
 	return out
-}
-
-// markedReasons are the skips the policy writes on the Pod (the skip
-// annotation): a Pod it reaches and leaves alone. One that did not opt in
-// (opt-in mode) is left as it is; one the binding does not select
-// (namespace, labels) is never seen.
-var markedReasons = map[inject.Reason]bool{
-	inject.ReasonOptedOut: true, inject.ReasonHostNetwork: true, inject.ReasonOtherMesh: true,
-}
-
-// SkipCode is the reason code the admission policy writes in the skip
-// annotation of a Pod the core reports as e, or "" when it writes none:
-// the skips of markedReasons, and every failure (a conflict, an invalid
-// override value or record).
-func SkipCode(e inject.Entry) string {
-	switch {
-	case e.Action == inject.Skipped && markedReasons[e.Reason], e.Action == inject.Failed:
-		return string(e.Reason)
-	}
-	return ""
 }
 
 // MarkReason splits a skip mark (the value of the skip annotation the

@@ -2,6 +2,8 @@ package admission
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/kinject/kubectl-inject/pkg/admission/expr"
 	"github.com/kinject/kubectl-inject/pkg/inject"
@@ -106,7 +108,7 @@ func (c *compiler) addDefaultContainerVariables() {
 	c.variable(setsDefaultContainer, "the policy names the app's container as the default one",
 		expr.And(added, expr.Not(named), expr.Ne(firstApp, expr.Str(""))))
 	c.variable(claimsDefaultContainer, "another profile named the default container: this one records it too",
-		expr.And(added, named, expr.Gt(expr.Call("size", owners(keyOwnedPattern("annotations", inject.DefaultContainerAnnotation))), expr.Int(0))))
+		expr.And(added, named, expr.Gt(expr.Call("size", owners(keyOwnedPattern(inject.ConflictAnnotation, inject.DefaultContainerAnnotation))), expr.Int(0))))
 }
 
 // addItemVariables declares the template's items with overrides applied:
@@ -155,7 +157,7 @@ func (c *compiler) addStatusVariables() {
 			added = append(added, expr.When(expr.And(e.whenOrTrue(), absent), expr.List(expr.Str(jsonString(e.key)))))
 			byKey[e.key] = e
 		}
-		for _, k := range sortedKeys(byKey) { // encoding/json sorts map keys
+		for _, k := range slices.Sorted(maps.Keys(byKey)) { // encoding/json sorts map keys
 			e := byKey[k]
 			old := expr.Index(mp, expr.Str(k))
 			overwrites := expr.And(e.whenOrTrue(), expr.Has(metadata, m.field), expr.In(expr.Str(k), mp))

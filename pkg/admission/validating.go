@@ -11,7 +11,7 @@ import (
 // conflict, a record or an override value it cannot take, a classic
 // sidecar in a Pod that runs to completion): the mutating
 // policy writes them with the core's message after the code.
-var refusedReasons = []inject.Reason{inject.ReasonConflict, inject.ReasonInvalidObject, inject.ReasonInvalidStatus, inject.ReasonRunsToCompletion}
+var refusedReasons = inject.ReasonsAtAdmission(inject.AdmissionRefused)
 
 // markCheck is the validating policy's check, its message and its
 // variables. It runs after every mutation and reads what the mutating

@@ -1,6 +1,8 @@
 package admission
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,7 +22,7 @@ func (c *compiler) valuesField() expr.Expr {
 		byName[p.Annotation] = p
 	}
 	sorted := make([]param, 0, len(byName))
-	for _, n := range sortedKeys(byName) {
+	for _, n := range slices.Sorted(maps.Keys(byName)) {
 		sorted = append(sorted, byName[n])
 	}
 	// A Pod without annotations sets none: only the values that

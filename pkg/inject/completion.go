@@ -14,10 +14,6 @@ import (
 // are stopped by the kubelet once the app has exited. The injector refuses
 // the classic form there, in every front end and at admission.
 
-// ReasonRunsToCompletion: a classic sidecar refused for a Pod that runs to
-// completion.
-const ReasonRunsToCompletion Reason = "runs_to_completion"
-
 // MessageRunsToCompletion: the field that makes the Pod run to completion
 // (its restartPolicy, or the object's kind), its value (quoted), the
 // template's classic sidecars (quoted, joined by ", "). The admission

@@ -129,7 +129,7 @@ func TestParseStatus(t *testing.T) {
 		`{"v":1,"template":"x","created":["volumes"],"empty":{"volumes":" "}}`: `empty: "volumes"`,
 	}
 	for in, want := range cases {
-		_, err := inject.ParseStatus(in)
+		_, err := inject.ParseStatusAt(inject.StatusAnnotation, in)
 		switch {
 		case want == "" && err != nil:
 			t.Errorf("ParseStatus(%s): %v", in, err)

@@ -31,13 +31,10 @@ func (pt profileTarget) conflict(what, owner string) error {
 // checkKeys refuses labels and annotations another profile added or
 // changed: removing either profile would take the other's value with it.
 func (pt profileTarget) checkKeys(tpl *Template) error {
-	for _, l := range []struct {
-		field string
-		kvs   []KeyValue
-	}{{"labels", tpl.Labels}, {"annotations", tpl.Annotations}} {
-		for _, kv := range l.kvs {
-			if owner, ok := pt.rest.keyOwner(l.field, kv.Key); ok {
-				return pt.conflict(fmt.Sprintf("%s %q (%s)", strings.TrimSuffix(l.field, "s"), kv.Key, joinField(pt.field, "metadata."+l.field)), owner)
+	for _, k := range MetadataConflictKinds() {
+		for _, kv := range tpl.AddedKeys(k) {
+			if owner, ok := pt.rest.owner(k, kv.Key); ok {
+				return pt.conflict(k.Subject(kv.Key, joinField(pt.field, "metadata."+k.MetadataField())), owner)
 			}
 		}
 	}
@@ -72,12 +69,9 @@ func (pt profileTarget) missingItems(items []*yaml.Node, field string, lists ...
 			out = append(out, item)
 			continue
 		}
-		what := "container"
-		if field == "volumes" {
-			what = "volume"
-		}
-		if owner, ok := pt.rest.owner(field, name); ok {
-			return nil, pt.conflict(fmt.Sprintf("%s %q (%s)", what, name, pt.specField(field)), owner)
+		kind := ItemConflictKind(field)
+		if owner, ok := pt.rest.owner(kind, name); ok {
+			return nil, pt.conflict(kind.Subject(name, pt.specField(field)), owner)
 		}
 		if sameItem(existing, item) {
 			continue
@@ -104,8 +98,23 @@ func sameItem(existing, item *yaml.Node) bool {
 }
 
 // quantityFields are the fields of containers and volumes whose values
-// are resource quantities.
+// are resource quantities: the keys of resources.limits and
+// resources.requests, and emptyDir.sizeLimit.
 var quantityFields = map[string]bool{"resources.limits": true, "resources.requests": true, "emptyDir.sizeLimit": true}
+
+// IsQuantityField reports whether the field at path (below a container or
+// volume) holds a resource quantity, compared as a quantity ("1000m" is
+// "1") where the core and the admission policy compare items.
+func IsQuantityField(path []string) bool {
+	return len(path) > 0 && (quantityFields[strings.Join(path[:len(path)-1], ".")] || quantityFields[strings.Join(path, ".")])
+}
+
+// IsQuantityFieldName reports whether path is one of the quantity fields
+// itself: a mapping of quantities by resource name (resources.limits), or
+// emptyDir.sizeLimit.
+func IsQuantityFieldName(path []string) bool {
+	return quantityFields[strings.Join(path, ".")]
+}
 
 // holds reports whether got holds want: every key of a mapping (an empty
 // mapping: the key is set), a list of words whole, another list item for
@@ -152,7 +161,7 @@ func holds(got, want any, path []string) bool {
 	if got == nil {
 		return false
 	}
-	if isQuantityField(path) {
+	if IsQuantityField(path) {
 		gs, ws := fmt.Sprint(got), fmt.Sprint(want)
 		return gs == ws || sameQuantity(gs, ws)
 	}
@@ -176,10 +185,6 @@ func sameValue(a, b any) bool {
 	return err1 == nil && err2 == nil && string(x) == string(y)
 }
 
-func isQuantityField(path []string) bool {
-	return len(path) > 0 && (quantityFields[strings.Join(path[:len(path)-1], ".")] || quantityFields[strings.Join(path, ".")])
-}
-
 func seqItems(n *yaml.Node) []*yaml.Node {
 	if n == nil || n.Kind != yaml.SequenceNode {
 		return nil
@@ -188,8 +193,12 @@ func seqItems(n *yaml.Node) []*yaml.Node {
 }
 
 // compactJSON renders a node as compact JSON for messages.
-func compactJSON(n *yaml.Node) string {
-	b, err := json.Marshal(nodeValue(n))
+func compactJSON(n *yaml.Node) string { return CompactJSON(nodeValue(n)) }
+
+// CompactJSON is how messages write an item (a volume that differs):
+// compact JSON, keys sorted, HTML escaped as encoding/json escapes it.
+func CompactJSON(v any) string {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return "(" + err.Error() + ")"
 	}

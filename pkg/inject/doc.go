@@ -41,6 +41,13 @@
 // for byte. Every object gets an Entry in the report; skips are data with a
 // stable snake_case Reason, not errors.
 //
+// The rules the admission policy (pkg/admission) writes again in CEL are
+// written once here, as data it reads: the table of reasons (reasons.go,
+// from which docs/selection.md's table is generated), the kinds of
+// conflicts and the record lists that name their owners
+// (conflict_kinds.go), the record's grammar (status_grammar.go), and the
+// message formats (messages.go).
+//
 // Profiles (Settings.Profile) let several sidecars live in one pod
 // template: profile NAME keeps its record and its switches under
 // NAME.sidecar.kinject.dev/*, and is injected, upgraded and removed on its

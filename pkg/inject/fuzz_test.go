@@ -187,11 +187,11 @@ func FuzzParseStatus(f *testing.F) {
 	f.Add(`{"v":1,"template":"abc","volumes":["envoy-conf"],"empty":{"volumes":"\n        ","metadata":" "}}`)
 	f.Add(`not json`)
 	f.Fuzz(func(t *testing.T, value string) {
-		s, err := inject.ParseStatus(value)
+		s, err := inject.ParseStatusAt(inject.StatusAnnotation, value)
 		if err != nil {
 			return
 		}
-		again, err := inject.ParseStatus(s.Encode())
+		again, err := inject.ParseStatusAt(inject.StatusAnnotation, s.Encode())
 		if err != nil || again.Encode() != s.Encode() {
 			t.Fatalf("status does not round-trip: %q -> %q (%v)", value, s.Encode(), err)
 		}

@@ -12,8 +12,14 @@ const (
 	// MessageContainerExists: field, the container's name.
 	MessageContainerExists = "%s: container %s already exists and was not injected by kubectl-inject (rename it, or remove it so the template's can be added)"
 	// MessageVolumeDiffers: field, the volume's name, the pod's and the
-	// template's as compact JSON.
-	MessageVolumeDiffers = "%s: volume %s already exists and differs from the template's: the pod's is %s, the template's is %s (rename one, or make them equal so the pod's is used)"
+	// template's as compact JSON (CompactJSON).
+	MessageVolumeDiffers = volumeDiffers + "the pod's is %s, " + volumeDiffersTemplate
+	// MessageVolumeDiffersTemplateOnly is MessageVolumeDiffers without the
+	// pod's volume, for the admission policy: CEL cannot write the Pod's
+	// volume as JSON. Field, the volume's name, the template's volume.
+	MessageVolumeDiffersTemplateOnly = volumeDiffers + volumeDiffersTemplate
+	volumeDiffers                    = "%s: volume %s already exists and differs from the template's: "
+	volumeDiffersTemplate            = "the template's is %s (rename one, or make them equal so the pod's is used)"
 	// MessagePortOwned names a port for MessageProfileConflict: the port
 	// (NUMBER/PROTOCOL), field, the app's sidecar and this one's.
 	MessagePortOwned = "port %s (%s, sidecars %s and %s)"
@@ -32,9 +38,6 @@ const (
 	// Example, the parameter's field.
 	MessageBadOverride = "%s[%s]: %s is not %s (it sets %s)"
 )
-
-// Example describes a valid value of the type, as messages name it.
-func (pt ParameterType) Example() string { return parameterExamples[pt] }
 
 func message(format string, args ...string) string {
 	a := make([]any, len(args))

@@ -160,18 +160,33 @@ func isFlagList(seq *yaml.Node) bool {
 	return true
 }
 
-// flagWord finds the flag in a list of words: the word holding the value
-// ("--flag=V") or the word after the flag ("--flag", "V").
+// flagWord finds the flag in a list of words (FlagWord).
 func flagWord(seq *yaml.Node, flag string) (index int, word *yaml.Node) {
+	words := make([]string, len(seq.Content))
 	for i, w := range seq.Content {
+		words[i] = w.Value
+	}
+	index, _ = FlagWord(words, flag)
+	if index < 0 {
+		return -1, nil
+	}
+	return index, seq.Content[index]
+}
+
+// FlagWord finds the word of words (args, command) that holds the flag's
+// value: "--flag=V" (prefix is "--flag=") or the word after "--flag"
+// (prefix is ""). index is -1 when the flag is not there with a value.
+// A parameter whose field ends in args[--flag] reads and sets that word.
+func FlagWord(words []string, flag string) (index int, prefix string) {
+	for i, w := range words {
 		switch {
-		case strings.HasPrefix(w.Value, flag+"="):
-			return i, w
-		case w.Value == flag && i+1 < len(seq.Content):
-			return i + 1, seq.Content[i+1]
+		case strings.HasPrefix(w, flag+"="):
+			return i, flag + "="
+		case w == flag && i+1 < len(words):
+			return i + 1, ""
 		}
 	}
-	return -1, nil
+	return -1, ""
 }
 
 func flagValue(w *yaml.Node, flag string) string {

@@ -55,19 +55,18 @@ func validQuantity(s string) bool {
 	if intDigits == 0 && fracDigits == 0 {
 		return false
 	}
-	switch suffix := s[i:]; suffix {
-	case "", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "n", "u", "m", "k", "M", "G", "T", "P", "E":
+	suffix := s[i:]
+	if _, _, known := quantitySuffix(suffix); known {
 		return true
-	default:
-		if suffix[0] != 'e' && suffix[0] != 'E' {
-			return false
-		}
-		exp := suffix[1:]
-		if exp != "" && (exp[0] == '+' || exp[0] == '-') {
-			exp = exp[1:]
-		}
-		return exp != "" && len(exp) <= 2 && allBytes(exp, isDigit)
 	}
+	if suffix[0] != 'e' && suffix[0] != 'E' {
+		return false
+	}
+	exp := suffix[1:]
+	if exp != "" && (exp[0] == '+' || exp[0] == '-') {
+		exp = exp[1:]
+	}
+	return exp != "" && len(exp) <= 2 && allBytes(exp, isDigit)
 }
 
 // validImage: [DOMAIN/]PATH[:TAG][@DIGEST], the distribution reference
@@ -192,12 +191,27 @@ func validAnnotationName(s string) bool {
 		allBytes(s, func(c byte) bool { return isAlnum(c) || c == '-' || c == '_' || c == '.' })
 }
 
+// DNSLabelPattern is a DNS label (RFC 1123) in RE2: lower-case letters,
+// digits and '-' (not at either end), at most 63 characters; what
+// isDNSLabel accepts. The admission policy finds profiles' status
+// annotations with it.
+const DNSLabelPattern = `[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?`
+
+// isDNSLabel reports whether s is a DNS label (DNSLabelPattern): a name
+// of a container, a volume, a namespace or a profile.
+func isDNSLabel(s string) bool { return len(s) <= 63 && dnsLabelText(s) }
+
+// dnsLabelText reports whether s is a DNS label but for its length.
+func dnsLabelText(s string) bool {
+	return s != "" && isLowerAlnum(s[0]) && isLowerAlnum(s[len(s)-1]) &&
+		allBytes(s, func(c byte) bool { return isLowerAlnum(c) || c == '-' })
+}
+
 // validDNSSubdomain: lower-case labels of letters, digits and '-' (not at
-// either end) joined by dots.
+// either end) joined by dots; the length is the caller's to check.
 func validDNSSubdomain(s string) bool {
 	for _, label := range strings.Split(s, ".") {
-		if label == "" || !isLowerAlnum(label[0]) || !isLowerAlnum(label[len(label)-1]) ||
-			!allBytes(label, func(c byte) bool { return isLowerAlnum(c) || c == '-' }) {
+		if !dnsLabelText(label) {
 			return false
 		}
 	}

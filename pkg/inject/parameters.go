@@ -40,7 +40,7 @@ var parameterPatterns = map[ParameterType]string{
 	// The Kubernetes quantity grammar, without a sign (resources are never
 	// negative) and with exponents of at most two digits: the API server's
 	// parser works for minutes on 1E2200000000.
-	TypeQuantity: `^\+?([0-9]+(\.[0-9]*)?|\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]{1,2})?$`,
+	TypeQuantity: `^\+?([0-9]+(\.[0-9]*)?|\.[0-9]+)(` + quantitySuffixPattern + `|[eE][+-]?[0-9]{1,2})?$`,
 	// [registry[:port]/]path[:tag][@digest], as the distribution reference
 	// grammar has it.
 	TypeImage: `^(([a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?(\.[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)*(:[0-9]+)?|\[[0-9a-fA-F:]+\](:[0-9]+)?)/)?[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*(/[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*)*(:[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,127})?(@[a-zA-Z][a-zA-Z0-9]*([-_+.][a-zA-Z][a-zA-Z0-9]*)*:[0-9a-fA-F]{32,})?$`,
@@ -61,6 +61,9 @@ var parameterExamples = map[ParameterType]string{
 
 // Pattern returns the regular expression (RE2) a value of the type matches.
 func (pt ParameterType) Pattern() string { return parameterPatterns[pt] }
+
+// Example describes a valid value of the type, as messages name it.
+func (pt ParameterType) Example() string { return parameterExamples[pt] }
 
 // Check reports whether value is a valid value of the type: exactly what
 // Pattern matches.

@@ -232,7 +232,7 @@ func (pt profileTarget) checkPorts(tpl *Template, sidecars []*yaml.Node) error {
 			if !clash {
 				continue
 			}
-			if owner, ok := pt.rest.owner("containers", app); ok {
+			if owner, ok := pt.rest.owner(ConflictContainer, app); ok {
 				return pt.conflict(message(MessagePortOwned, u.key, pt.specField("containers"), strconv.Quote(app), strconv.Quote(sidecar)), owner)
 			}
 			msg := message(MessagePortUsed, t.specField("containers"), strconv.Quote(sidecar), u.number, strconv.Quote(app))

@@ -3,21 +3,51 @@ package inject
 import (
 	"math/big"
 	"regexp"
+	"strings"
 	"sync"
 )
 
-// quantityText is the Kubernetes resource quantity grammar: a signed
-// decimal number and a suffix (binary SI, decimal SI, or a decimal
-// exponent). Compiled on first use, not at every start.
+// quantitySuffixes are the resource quantity grammar's suffixes (binary
+// SI, then decimal SI) and their multipliers, as powers: base^exp. Both
+// grammars below list them from here.
+var quantitySuffixes = []struct {
+	name      string
+	base, exp int64
+}{
+	{"Ki", 2, 10}, {"Mi", 2, 20}, {"Gi", 2, 30}, {"Ti", 2, 40}, {"Pi", 2, 50}, {"Ei", 2, 60},
+	{"n", 10, -9}, {"u", 10, -6}, {"m", 10, -3},
+	{"k", 10, 3}, {"M", 10, 6}, {"G", 10, 9}, {"T", 10, 12}, {"P", 10, 15}, {"E", 10, 18},
+}
+
+// quantitySuffixPattern is the suffixes as RE2 alternatives: Ki|Mi|...
+var quantitySuffixPattern = func() string {
+	names := make([]string, len(quantitySuffixes))
+	for i, s := range quantitySuffixes {
+		names[i] = s.name
+	}
+	return strings.Join(names, "|")
+}()
+
+// quantityText is the Kubernetes resource quantity grammar as the API
+// server parses it: a signed decimal number and a suffix (binary SI,
+// decimal SI, or a decimal exponent). An override's value is held to a
+// stricter form of it (TypeQuantity's pattern). Compiled on first use,
+// not at every start.
 var quantityText = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?$`)
+	return regexp.MustCompile(`^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(` + quantitySuffixPattern + `|[eE][+-]?[0-9]+)?$`)
 })
 
-// quantitySuffixes are the suffixes' multipliers, as powers: base^exp.
-var quantitySuffixes = map[string][2]int64{
-	"Ki": {2, 10}, "Mi": {2, 20}, "Gi": {2, 30}, "Ti": {2, 40}, "Pi": {2, 50}, "Ei": {2, 60},
-	"n": {10, -9}, "u": {10, -6}, "m": {10, -3}, "": {10, 0},
-	"k": {10, 3}, "M": {10, 6}, "G": {10, 9}, "T": {10, 12}, "P": {10, 15}, "E": {10, 18},
+// quantitySuffix returns the multiplier of a suffix, "" included (1).
+func quantitySuffix(name string) (base, exp int64, ok bool) {
+	if name == "" {
+		return 10, 0, true
+	}
+	for _, s := range quantitySuffixes {
+		if s.name == name {
+			return s.base, s.exp, true
+		}
+	}
+	return 0, 0, false
 }
 
 // quantityValue is the exact value of a resource quantity ("1000m" and
@@ -34,13 +64,13 @@ func quantityValue(s string) (*big.Rat, bool) {
 	if !ok {
 		return nil, false
 	}
-	base, exp := int64(10), int64(0)
-	if p, ok := quantitySuffixes[m[2]]; ok {
-		base, exp = p[0], p[1]
-	} else if e, ok := new(big.Int).SetString(m[2][1:], 10); ok && e.IsInt64() && e.Int64() >= -100 && e.Int64() <= 100 {
-		exp = e.Int64()
-	} else {
-		return nil, false
+	base, exp, known := quantitySuffix(m[2])
+	if !known { // a decimal exponent: e3, E-2
+		e, ok := new(big.Int).SetString(m[2][1:], 10)
+		if !ok || !e.IsInt64() || e.Int64() < -100 || e.Int64() > 100 {
+			return nil, false
+		}
+		base, exp = 10, e.Int64()
 	}
 	scale := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(base), big.NewInt(abs(exp)), nil))
 	if exp < 0 {

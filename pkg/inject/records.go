@@ -51,50 +51,12 @@ func (rs others) without(profile string) others {
 	return out
 }
 
-// owner returns the profile whose record lists name in the list field
-// ("containers", "initContainers", "volumes").
-func (rs others) owner(field, name string) (string, bool) {
+// owner returns the profile whose record lists name as added of the kind,
+// or holds a value of it that it changed.
+func (rs others) owner(k ConflictKind, name string) (string, bool) {
 	for _, r := range rs {
-		var names []string
-		switch field {
-		case "containers", "initContainers":
-			// One name space: a container of one profile clashes with a
-			// native sidecar of another.
-			names = append(append(names, r.status.Containers...), r.status.InitContainers...)
-		case "volumes":
-			names = r.status.Volumes
-		}
-		for _, n := range names {
-			if n == name {
-				return r.profile, true
-			}
-		}
-	}
-	return "", false
-}
-
-// keyOwner returns the profile that added or changed the label or
-// annotation key.
-func (rs others) keyOwner(field, key string) (string, bool) {
-	for _, r := range rs {
-		s := r.status
-		list, changed := s.Labels, map[string]string(nil)
-		if field == "annotations" {
-			list = s.Annotations
-		}
-		if s.Changed != nil {
-			changed = s.Changed.Labels
-			if field == "annotations" {
-				changed = s.Changed.Annotations
-			}
-		}
-		if _, ok := changed[key]; ok {
+		if r.status.addedBy(k, name) {
 			return r.profile, true
-		}
-		for _, k := range list {
-			if k == key {
-				return r.profile, true
-			}
 		}
 	}
 	return "", false
@@ -104,7 +66,7 @@ func (rs others) keyOwner(field, key string) (string, bool) {
 // the default-container annotation is shared by every profile that adds
 // containers, and stays until the last of them is removed.
 func (rs others) claims(key string) bool {
-	_, ok := rs.keyOwner("annotations", key)
+	_, ok := rs.owner(ConflictAnnotation, key)
 	return ok
 }
 

@@ -5,52 +5,6 @@ import (
 	"strings"
 )
 
-// Action is what happened to one object.
-type Action string
-
-// Actions, in the words the report uses.
-const (
-	Injected   Action = "injected"   // the sidecar was added
-	Updated    Action = "updated"    // an older injection was replaced by the current template
-	Unchanged  Action = "unchanged"  // already injected with the current template
-	Uninjected Action = "uninjected" // the injected parts were removed
-	Skipped    Action = "skipped"    // left alone on purpose; Reason says why
-	Failed     Action = "error"      // could not be processed; Message says why
-)
-
-// Reason is a stable snake_case code explaining a skip or an error. Reasons
-// appear in reports, KRM results and golden files, so they never change.
-type Reason string
-
-// Reasons for skipping or failing.
-const (
-	ReasonNotAWorkload       Reason = "not_a_workload"
-	ReasonKindNotSelected    Reason = "kind_not_selected"
-	ReasonNamespaceNotSelect Reason = "namespace_not_selected"
-	ReasonLabelsNotSelected  Reason = "labels_not_selected"
-	ReasonOptedOut           Reason = "opted_out"
-	ReasonNotOptedIn         Reason = "not_opted_in"
-	ReasonHostNetwork        Reason = "host_network"
-	ReasonOtherMesh          Reason = "other_mesh"
-	// ReasonNoValue: a parameter's expression gives null for the pod
-	// template (the default template's app-port: no TCP port to proxy to)
-	// and its annotation is not set.
-	ReasonNoValue       Reason = "no_value"
-	ReasonNotInjected   Reason = "not_injected"
-	ReasonConflict      Reason = "conflict"
-	ReasonInvalidObject Reason = "invalid_object"
-	ReasonInvalidStatus Reason = "invalid_status"
-	ReasonInvalidYAML   Reason = "invalid_yaml"
-	ReasonTooLarge      Reason = "too_large"
-	// ReasonNotAnObject: an item of a kind: List that is null or not a
-	// mapping; it passes through untouched.
-	ReasonNotAnObject Reason = "not_an_object"
-	// ReasonNotKubernetes: a mapping with neither apiVersion nor kind (a CI
-	// workflow, a values file). An error for a file named on its own; front
-	// ends walking directories report it as a skip.
-	ReasonNotKubernetes Reason = "not_kubernetes"
-)
-
 // Entry reports the outcome for one object (one document, or one item of a
 // kind: List).
 type Entry struct {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -11,74 +12,10 @@ import (
 )
 
 // isNullToken reports whether s is written YAML for null.
-func isNullToken(s string) bool {
-	switch s {
-	case "null", "Null", "NULL", "~":
-		return true
-	}
-	return false
-}
+func isNullToken(s string) bool { return slices.Contains(nullTokens, s) }
 
 // StatusAnnotation records on the pod template exactly what was injected.
 const StatusAnnotation = "sidecar.kinject.dev/status"
-
-// statusVersion is the version of the Status record format.
-const statusVersion = 1
-
-// Status is the record kept in StatusAnnotation: what was added, what was
-// changed and from which template. Uninject reads only this record; it never
-// guesses by name.
-type Status struct {
-	Version int `json:"v"`
-	// Template is the hash of the template that was injected.
-	Template       string   `json:"template"`
-	Containers     []string `json:"containers,omitempty"`
-	InitContainers []string `json:"initContainers,omitempty"`
-	Volumes        []string `json:"volumes,omitempty"`
-	// Labels and Annotations are the keys added to the pod template.
-	Labels      []string `json:"labels,omitempty"`
-	Annotations []string `json:"annotations,omitempty"`
-	// Changed holds the previous values of labels and annotations that the
-	// template overwrote, so uninject can restore them.
-	Changed *Changed `json:"changed,omitempty"`
-	// Created lists the fields that did not exist before injection
-	// ("volumes", "metadata.annotations", ...), so uninject removes them again.
-	Created []string `json:"created,omitempty"`
-	// Null lists the fields that were present but empty ("volumes:"), so
-	// uninject empties them again rather than removing them.
-	Null []string `json:"null,omitempty"`
-	// NullTokens holds how an empty field of Null was written when it was
-	// not simply left empty ("null", "~"), so uninject writes it back.
-	NullTokens map[string]string `json:"nullTokens,omitempty"`
-	// Empty holds, by field, what was between the brackets of a field that
-	// was an empty collection the items were laid out around ("[\n  ]" in
-	// indented JSON, which gets encoding/json's layout), so uninject writes
-	// it back. It is recorded on the text path only: the node path has no
-	// text, and its serializer writes "[]" anyway.
-	Empty map[string]string `json:"empty,omitempty"`
-	// Values holds the override annotations that were set, by parameter
-	// name, with the values used. An object is current only while its
-	// annotations ask for exactly these values.
-	Values map[string]string `json:"values,omitempty"`
-}
-
-// Changed holds previous values by key.
-type Changed struct {
-	Labels      map[string]string `json:"labels,omitempty"`
-	Annotations map[string]string `json:"annotations,omitempty"`
-}
-
-// Fields whose creation Status records.
-const (
-	createdMetadata       = "metadata"
-	createdLabels         = "metadata.labels"
-	createdAnnotations    = "metadata.annotations"
-	createdContainers     = "containers"
-	createdInitContainers = "initContainers"
-	createdVolumes        = "volumes"
-	// emptySpec names the pod spec in Empty only: it is never created.
-	emptySpec = "spec"
-)
 
 // Encode renders the status as compact JSON with a stable field order.
 func (s *Status) Encode() string {
@@ -92,15 +29,10 @@ func (s *Status) Encode() string {
 	return string(bytes.TrimRight(buf.Bytes(), "\n"))
 }
 
-// ParseStatus reads a status annotation value strictly: unknown fields,
+// ParseStatusAt reads the record held in annotation key (a profile's
+// status annotation, StatusAnnotationFor) strictly: unknown fields,
 // missing fields and wrong types are errors, because a hand-edited record
 // cannot be trusted to undo an injection.
-func ParseStatus(value string) (*Status, error) {
-	return ParseStatusAt(StatusAnnotation, value)
-}
-
-// ParseStatusAt reads the record held in annotation key: a profile's
-// status annotation (see StatusAnnotationFor).
 func ParseStatusAt(key, value string) (*Status, error) {
 	dec := json.NewDecoder(bytes.NewReader([]byte(value)))
 	dec.DisallowUnknownFields()
@@ -133,11 +65,11 @@ func ParseStatusAt(key, value string) (*Status, error) {
 	for _, list := range []struct {
 		name   string
 		fields []string
-	}{{"created", s.Created}, {"null", s.Null}, {"empty", empty}} {
+	}{{statusCreated, s.Created}, {statusNull, s.Null}, {statusEmpty, empty}} {
 		for _, c := range list.fields {
 			switch {
-			case c == createdMetadata, c == createdLabels, c == createdAnnotations, c == createdContainers, c == createdInitContainers, c == createdVolumes:
-			case c == emptySpec && list.name == "empty":
+			case isRecordedField(c):
+			case c == emptySpec && list.name == statusEmpty:
 			default:
 				return nil, fmt.Errorf("annotation %s: status record: %s: unknown field %q", key, list.name, c)
 			}
@@ -146,23 +78,9 @@ func ParseStatusAt(key, value string) (*Status, error) {
 	return &s, nil
 }
 
-func (s *Status) created(field string) bool {
-	for _, c := range s.Created {
-		if c == field {
-			return true
-		}
-	}
-	return false
-}
+func (s *Status) created(field string) bool { return slices.Contains(s.Created, field) }
 
-func (s *Status) wasNull(field string) bool {
-	for _, c := range s.Null {
-		if c == field {
-			return true
-		}
-	}
-	return false
-}
+func (s *Status) wasNull(field string) bool { return slices.Contains(s.Null, field) }
 
 // nullToken returns how the empty field was written ("null", "~"), "" for
 // nothing at all.

@@ -201,19 +201,6 @@ func (t *Template) validate() error {
 	return check(t.Volumes, "volumes", false)
 }
 
-func isDNSLabel(s string) bool {
-	if len(s) == 0 || len(s) > 63 {
-		return false
-	}
-	for i, c := range s {
-		alnum := (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
-		if !alnum && !(c == '-' && i > 0 && i < len(s)-1) {
-			return false
-		}
-	}
-	return true
-}
-
 // Hash identifies the template's content. It changes whenever anything the
 // template injects changes, and only then. A template without parameters
 // hashes as it did before parameters existed, so records written by earlier

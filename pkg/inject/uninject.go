@@ -1,7 +1,8 @@
 package inject
 
 import (
-	"sort"
+	"maps"
+	"slices"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -209,7 +210,7 @@ func planRemoveKeys(meta *yaml.Node, field string, remove []string, restore map[
 	if left == 0 {
 		edits = emptyAgain(edits, m, s.emptyText(recorded))
 	}
-	for _, k := range sortedKeys(restore) {
+	for _, k := range slices.Sorted(maps.Keys(restore)) {
 		if v := mapValue(m, k); v != nil && v.Kind == yaml.ScalarNode {
 			edits = append(edits, yamltext.Set(v, restore[k]))
 		}
@@ -224,13 +225,4 @@ func onlyLabelsAndAnnotations(meta *yaml.Node) bool {
 		}
 	}
 	return true
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

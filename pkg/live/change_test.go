@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kinject/kubectl-inject/pkg/dryrun"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
@@ -170,7 +171,7 @@ func TestResultString(t *testing.T) {
 		want string
 	}{
 		{"injected", Result{Ref: "deployment.apps/web", Action: inject.Injected}, "deployment.apps/web injected"},
-		{"server dry run", Result{Ref: "deployment.apps/web", Action: inject.Injected, DryRun: DryRunServer}, "deployment.apps/web injected (server dry run)"},
+		{"server dry run", Result{Ref: "deployment.apps/web", Action: inject.Injected, DryRun: dryrun.Server}, "deployment.apps/web injected (server dry run)"},
 		{"skipped", Result{Ref: "pod/x", Action: inject.Skipped, Reason: inject.ReasonHostNetwork}, "pod/x skipped: host_network"},
 		{"via owner", Result{Ref: "deployment.apps/web", Action: inject.Unchanged, Via: "pod/x via replicaset.apps/web-1"}, "deployment.apps/web unchanged (from pod/x via replicaset.apps/web-1)"},
 		{"api error", fail(Result{Ref: "deployment.apps/web"}, "", forbidden), `deployment.apps/web error: forbidden: deployments.apps "web" is forbidden: no`},

@@ -12,8 +12,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/util/retry"
 
+	"github.com/kinject/kubectl-inject/pkg/dryrun"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
@@ -38,7 +41,7 @@ type Patcher struct {
 	Op       inject.Op
 	Client   dynamic.Interface
 	Mapper   meta.RESTMapper
-	DryRun   DryRun
+	DryRun   dryrun.Strategy
 	// ServerSide sends a server-side apply of only the injected fields
 	// (built-in kinds; custom kinds get a merge patch, see doc.go).
 	ServerSide     bool
@@ -94,21 +97,26 @@ func (p *Patcher) Process(ctx context.Context, t Target) Result {
 	if retries <= 0 {
 		retries = DefaultRetries
 	}
-	for attempt := 1; ; attempt++ {
-		out, err := p.attempt(ctx, mapping, obj, res)
-		if err == nil {
-			return out
-		}
-		if !apierrors.IsConflict(err) || attempt >= retries {
-			if apierrors.IsConflict(err) {
-				err = fmt.Errorf("gave up after %d attempts, the object keeps changing: %w", attempt, err)
+	// A Conflict means the object changed since it was read: read it again
+	// and compute the change anew, at once (the steps have no delay).
+	var out Result
+	attempts := 0
+	err := retry.RetryOnConflict(wait.Backoff{Steps: retries}, func() (err error) {
+		if attempts++; attempts > 1 {
+			if obj, err = p.get(ctx, mapping, obj.GetNamespace(), obj.GetName()); err != nil {
+				return err
 			}
-			return fail(out, "", err)
 		}
-		if obj, err = p.get(ctx, mapping, obj.GetNamespace(), obj.GetName()); err != nil {
-			return fail(out, "", err)
-		}
+		out, err = p.attempt(ctx, mapping, obj, res)
+		return err
+	})
+	if apierrors.IsConflict(err) {
+		err = fmt.Errorf("gave up after %d attempts, the object keeps changing: %w", attempts, err)
 	}
+	if err != nil {
+		return fail(out, "", err)
+	}
+	return out
 }
 
 // attempt runs the core on obj and sends the change. An error is an API
@@ -145,8 +153,8 @@ func (p *Patcher) attempt(ctx context.Context, m *meta.RESTMapping, obj *unstruc
 		return fail(res, inject.ReasonInvalidObject, err), nil
 	}
 	res.Object = modified
-	if p.DryRun == DryRunClient {
-		res.DryRun = DryRunClient
+	if p.DryRun == dryrun.Client {
+		res.DryRun = dryrun.Client
 		return res, nil
 	}
 	if out, ok := p.checkReferences(ctx, obj.GetNamespace(), ch.node, res); !ok {
@@ -162,9 +170,9 @@ func (p *Patcher) attempt(ctx context.Context, m *meta.RESTMapping, obj *unstruc
 func (p *Patcher) send(ctx context.Context, m *meta.RESTMapping, obj *unstructured.Unstructured, ch *change, res Result) (Result, error) {
 	ri := p.Client.Resource(m.Resource).Namespace(obj.GetNamespace())
 	opts := metav1.PatchOptions{FieldManager: p.FieldManager}
-	if p.DryRun == DryRunServer {
+	if p.DryRun == dryrun.Server {
 		opts.DryRun = []string{metav1.DryRunAll}
-		res.DryRun = DryRunServer
+		res.DryRun = dryrun.Server
 	}
 	if p.ServerSide && builtin(m.GroupVersionKind) {
 		out, err := p.apply(ctx, ri, obj, ch, opts)

@@ -3,6 +3,7 @@ package live
 import (
 	"context"
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/dryrun"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -21,15 +22,15 @@ func (p *Patcher) recreate(ctx context.Context, m *meta.RESTMapping, obj, modifi
 	uid, rv := obj.GetUID(), obj.GetResourceVersion()
 	del := metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid, ResourceVersion: &rv}}
 	create := metav1.CreateOptions{FieldManager: p.FieldManager}
-	if p.DryRun == DryRunServer {
+	if p.DryRun == dryrun.Server {
 		del.DryRun = []string{metav1.DryRunAll}
-		res.DryRun = DryRunServer
+		res.DryRun = dryrun.Server
 	}
 	res.Requests++
 	if err := ri.Delete(ctx, obj.GetName(), del); err != nil {
 		return res, fmt.Errorf("delete: %w", err)
 	}
-	if p.DryRun == DryRunServer {
+	if p.DryRun == dryrun.Server {
 		return res, nil
 	}
 	if err := p.waitGone(ctx, m, obj); err != nil {

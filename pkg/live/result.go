@@ -6,17 +6,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kinject/kubectl-inject/pkg/dryrun"
 	"github.com/kinject/kubectl-inject/pkg/inject"
-)
-
-// DryRun says whether and where a change is only simulated.
-type DryRun string
-
-// Dry-run strategies, as kubectl's --dry-run flag names them.
-const (
-	DryRunNone   DryRun = "none"
-	DryRunClient DryRun = "client"
-	DryRunServer DryRun = "server"
 )
 
 // Result is the outcome for one target.
@@ -35,7 +26,7 @@ type Result struct {
 	// Warnings are printed before the result line.
 	Warnings []string
 	// DryRun is the strategy in effect when a change was only simulated.
-	DryRun DryRun
+	DryRun dryrun.Strategy
 	// Requests counts the write requests sent (PATCH, DELETE, POST).
 	Requests int
 	// Object is the object after the change (or as it would be, on a dry
@@ -84,9 +75,9 @@ func (r Result) String() string {
 		fmt.Fprintf(&b, " (from %s)", r.Via)
 	}
 	switch r.DryRun {
-	case DryRunClient:
+	case dryrun.Client:
 		b.WriteString(" (dry run)")
-	case DryRunServer:
+	case dryrun.Server:
 		b.WriteString(" (server dry run)")
 	}
 	return b.String()

@@ -188,11 +188,11 @@ func TestUpgradeRecord(t *testing.T) {
 	if !u.InPlace() {
 		t.Fatalf("%s: %s", u.Reason, u.Message)
 	}
-	old, err := inject.ParseStatus(u.OldRecord)
+	old, err := inject.ParseStatusAt(inject.StatusAnnotation, u.OldRecord)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := inject.ParseStatus(u.Record)
+	got, err := inject.ParseStatusAt(inject.StatusAnnotation, u.Record)
 	if err != nil {
 		t.Fatal(err)
 	}

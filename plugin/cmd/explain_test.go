@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
 // TestExplainLocal: explain --local over one Pod per reason, the lines
@@ -90,5 +92,20 @@ func TestExplainLocal(t *testing.T) {
 		if _, errOut, code := runCmd(t, "", args...); code != 2 || errOut == "" {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and a message", args, code, errOut)
 		}
+	}
+}
+
+// TestSkipWordsFromTable: a reason explain has no words of its own for is
+// worded from the core's table of reasons, so a new skip reason is
+// explained without a change here.
+func TestSkipWordsFromTable(t *testing.T) {
+	t.Parallel()
+	in, err := inject.New(inject.DefaultTemplate(), inject.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule, _ := inject.ReasonRuleOf(inject.ReasonNotInjected)
+	if message, _ := skipWords(string(inject.ReasonNotInjected), "", in); message != "left alone (not_injected): "+rule.When {
+		t.Errorf("got %q", message)
 	}
 }

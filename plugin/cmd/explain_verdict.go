@@ -210,6 +210,10 @@ func skipWords(code, why string, in *inject.Injector) (message, hint string) {
 	case inject.ReasonInvalidStatus:
 		return "a record it cannot read: " + why, "remove or repair the annotation the message names"
 	}
+	if rule, ok := inject.ReasonRuleOf(inject.Reason(code)); ok {
+		// A reason without words of its own here: the table's.
+		return "left alone (" + code + "): " + rule.When, ""
+	}
 	return "left alone (" + code + ")", ""
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/client-go/dynamic"
 
+	"github.com/kinject/kubectl-inject/pkg/dryrun"
 	"github.com/kinject/kubectl-inject/pkg/live"
 	"github.com/kinject/kubectl-inject/plugin/local"
 )
@@ -89,10 +90,10 @@ func (o *Options) patcher() (*live.Patcher, error) {
 	dryRun := o.dryRun
 	switch {
 	case o.Check:
-		dryRun = live.DryRunClient
+		dryRun = dryrun.Client
 	case o.Diff:
 		// As kubectl diff: the server computes the result, nothing is stored.
-		dryRun = live.DryRunServer
+		dryRun = dryrun.Server
 	}
 	var refs *live.ReferenceChecker
 	if !o.AllowMissingReferences {

@@ -11,8 +11,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/rest"
 
+	"github.com/kinject/kubectl-inject/pkg/dryrun"
 	"github.com/kinject/kubectl-inject/pkg/inject"
-	"github.com/kinject/kubectl-inject/pkg/live"
 	"github.com/kinject/kubectl-inject/plugin/local"
 )
 
@@ -46,7 +46,7 @@ type Options struct {
 	args             []string
 	namespace        string
 	enforceNamespace bool
-	dryRun           live.DryRun
+	dryRun           dryrun.Strategy
 	injector         *inject.Injector
 }
 
@@ -126,7 +126,7 @@ func (o *Options) wrapConfig(f *pflag.FlagSet) {
 func (o *Options) Complete(c *cobra.Command, args []string) error {
 	o.args = args
 	o.Flags.Complete(c.Flags())
-	o.dryRun = live.DryRun(o.DryRun)
+	o.dryRun = o.DryRun
 	if c.Flags().Changed("qps") {
 		o.ConfigFlags.WithDiscoveryQPS(float32(o.QPS))
 	}

@@ -10,14 +10,8 @@ import (
 	"github.com/spf13/pflag"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kinject/kubectl-inject/pkg/dryrun"
 	"github.com/kinject/kubectl-inject/pkg/inject"
-)
-
-// Dry-run values of --dry-run.
-const (
-	DryRunNone   = "none"
-	DryRunClient = "client"
-	DryRunServer = "server"
 )
 
 // Flags are the flags of the injection itself (template and policy) and of
@@ -31,7 +25,7 @@ type Flags struct {
 
 	Local    bool
 	InPlace  bool
-	DryRun   string
+	DryRun   dryrun.Strategy
 	Output   string
 	Uninject bool
 	Check    bool
@@ -77,7 +71,7 @@ type Flags struct {
 }
 
 // NewFlags returns Flags with their defaults.
-func NewFlags() Flags { return Flags{DryRun: DryRunNone, Color: "auto"} }
+func NewFlags() Flags { return Flags{DryRun: dryrun.None, Color: "auto"} }
 
 // AddFlags registers the flags on fs.
 func (f *Flags) AddFlags(fs *pflag.FlagSet) {
@@ -88,7 +82,7 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.ContinueOnError, "continue-on-error", false, "With --in-place: write the documents that succeeded even when others failed (the failed ones stay as they were); the exit code is still 1")
 	fs.BoolVar(&f.InPlace, "in-place", false, "With --local: rewrite the files (atomically, keeping their mode, owner and group; a symbolic link is kept and the file it points to rewritten, once) instead of printing; nothing is written when any document fails, and a file you may not write is an error")
 	fs.BoolVar(&f.FollowExternalLinks, "follow-external-links", false, "With --in-place: also edit files outside the paths given with -f that symbolic links in those directories point to (by default such a link is an error)")
-	fs.StringVar(&f.DryRun, "dry-run", f.DryRun, `"none", "client" (compute only) or "server" (the server runs the change without storing it)`)
+	fs.StringVar((*string)(&f.DryRun), "dry-run", string(f.DryRun), `"none", "client" (compute only) or "server" (the server runs the change without storing it)`)
 	fs.StringVarP(&f.Output, "output", "o", "", "Print the resulting objects: yaml, json or name")
 	fs.BoolVar(&f.Uninject, "uninject", false, "Remove exactly what an earlier injection added")
 	fs.BoolVar(&f.Check, "check", false, "Change nothing; exit 1 when any object is not injected with the current template")
@@ -135,7 +129,7 @@ func (f *Flags) Complete(fs *pflag.FlagSet) {
 	f.hostNetworkSet = fs.Changed("inject-host-network")
 	f.profileSet = fs.Changed("profile")
 	if fs.Changed("dry-run") && f.DryRun == "" {
-		f.DryRun = DryRunClient
+		f.DryRun = dryrun.Client
 	}
 }
 
@@ -153,7 +147,7 @@ func (f *Flags) Validate(args []string) []error {
 	var errs []error
 	add := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	switch f.DryRun {
-	case DryRunNone, DryRunClient, DryRunServer:
+	case dryrun.None, dryrun.Client, dryrun.Server:
 	default:
 		add("--dry-run must be none, client or server, not %q", f.DryRun)
 	}
@@ -204,7 +198,7 @@ func (f *Flags) Validate(args []string) []error {
 	if len(args) > 0 {
 		add("--local reads files only; remove the arguments %q or drop --local", strings.Join(args, " "))
 	}
-	if f.DryRun == DryRunServer {
+	if f.DryRun == dryrun.Server {
 		add("--dry-run=server needs a cluster; it cannot be used with --local")
 	}
 	if f.TemplateConfigMap != "" {

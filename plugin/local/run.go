@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/kinject/kubectl-inject/pkg/dryrun"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/manifest"
 	"github.com/kinject/kubectl-inject/pkg/textdiff"
@@ -37,7 +38,7 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 	if err != nil {
 		return err
 	}
-	inPlace := f.InPlace && f.DryRun != DryRunClient && !f.Check
+	inPlace := f.InPlace && f.DryRun != dryrun.Client && !f.Check
 	if inPlace {
 		if files, err = f.inPlaceTargets(files); err != nil {
 			return err

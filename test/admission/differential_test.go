@@ -262,7 +262,7 @@ func runSuite(t *testing.T, s suite) suiteOutcome {
 		// The core's output; a Pod the policy leaves alone carries the
 		// reason and the core's message as they are.
 		expected := r.coreOut
-		code := admission.SkipCode(r.entry)
+		code := podgen.SkipCode(r.entry)
 		if code != "" && !hadStatus && selected(r.entry) {
 			mark := code
 			if r.entry.Action == inject.Failed {

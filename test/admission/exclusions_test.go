@@ -43,7 +43,7 @@ func predictExclusions(t *testing.T, runs []podRun, statusKey string) map[string
 		switch {
 		case hadStatus && r.entry.Action == inject.Updated:
 			out["record-updated"]++
-		case hadStatus || admission.SkipCode(r.entry) == "" || !selected(r.entry) || r.entry.Action != inject.Failed:
+		case hadStatus || podgen.SkipCode(r.entry) == "" || !selected(r.entry) || r.entry.Action != inject.Failed:
 		default:
 			msg := r.entry.Message
 			if strings.Contains(msg, "already exists and differs from the template's: the pod's is ") {

@@ -10,7 +10,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kinject/kubectl-inject/internal/podgen"
-	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
@@ -93,8 +92,8 @@ func TestTwoProfiles(t *testing.T) {
 		for _, in := range ran {
 			var e inject.Entry
 			_, had := podFrom(t, out).GetAnnotations()[in.StatusAnnotation()]
-			if out, e = coreInject(t, in, out); admission.SkipCode(e) != "" && selected(e) && !had {
-				out = marked(t, out, inject.SkippedAnnotationFor(in.Profile()), podgen.SkipMark(admission.SkipCode(e), e))
+			if out, e = coreInject(t, in, out); podgen.SkipCode(e) != "" && selected(e) && !had {
+				out = marked(t, out, inject.SkippedAnnotationFor(in.Profile()), podgen.SkipMark(podgen.SkipCode(e), e))
 			}
 		}
 		want, wantErr := createPod(t, out, false)

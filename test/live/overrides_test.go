@@ -115,7 +115,7 @@ func TestOverrideChange(t *testing.T) {
 	if string(rest) != want {
 		t.Errorf("the PATCH besides the record:\n%s\nwant:\n%s", rest, want)
 	}
-	st, err := core.ParseStatus(record)
+	st, err := core.ParseStatusAt(core.StatusAnnotation, record)
 	if err != nil || len(st.Values) != 3 || st.Values["cpu-request"] != "500m" || st.Values["memory-request"] != "128Mi" || st.Values["app-port"] != "8080" {
 		t.Errorf("the PATCH's record %q (%v): want the values cpu-request=500m and memory-request=128Mi, and app-port=8080 from the Pod", record, err)
 	}

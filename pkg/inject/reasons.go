@@ -1,0 +1,160 @@
+package inject
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Action is what happened to one object.
+type Action string
+
+// Actions, in the words the report uses.
+const (
+	Injected   Action = "injected"   // the sidecar was added
+	Updated    Action = "updated"    // an older injection was replaced by the current template
+	Unchanged  Action = "unchanged"  // already injected with the current template
+	Uninjected Action = "uninjected" // the injected parts were removed
+	Skipped    Action = "skipped"    // left alone on purpose; Reason says why
+	Failed     Action = "error"      // could not be processed; Message says why
+)
+
+// Reason is a stable snake_case code explaining a skip or an error. Reasons
+// appear in reports, KRM results and golden files, so they never change.
+type Reason string
+
+// Reasons for skipping or failing; reasonRules says when each is given.
+const (
+	ReasonNotAWorkload       Reason = "not_a_workload"
+	ReasonKindNotSelected    Reason = "kind_not_selected"
+	ReasonNamespaceNotSelect Reason = "namespace_not_selected"
+	ReasonLabelsNotSelected  Reason = "labels_not_selected"
+	ReasonOptedOut           Reason = "opted_out"
+	ReasonNotOptedIn         Reason = "not_opted_in"
+	ReasonHostNetwork        Reason = "host_network"
+	ReasonOtherMesh          Reason = "other_mesh"
+	ReasonNotInjected        Reason = "not_injected"
+	ReasonConflict           Reason = "conflict"
+	ReasonInvalidObject      Reason = "invalid_object"
+	ReasonInvalidStatus      Reason = "invalid_status"
+	ReasonInvalidYAML        Reason = "invalid_yaml"
+	ReasonTooLarge           Reason = "too_large"
+	// ReasonNotAnObject: an item of a kind: List that is null or not a
+	// mapping; it passes through untouched.
+	ReasonNotAnObject Reason = "not_an_object"
+	// ReasonNotKubernetes: a mapping with neither apiVersion nor kind (a CI
+	// workflow, a values file). An error for a file named on its own; front
+	// ends walking directories report it as a skip.
+	ReasonNotKubernetes Reason = "not_kubernetes"
+	// ReasonRunsToCompletion: a classic sidecar refused for a Pod that runs
+	// to completion.
+	ReasonRunsToCompletion Reason = "runs_to_completion"
+)
+
+// AtAdmission is what the admission policy does with a Pod the core
+// reports with a reason.
+type AtAdmission string
+
+// What the admission policy does, by reason.
+const (
+	// AdmissionMarked: the Pod is left as created and the code is written
+	// in its skip annotation (SkippedAnnotationFor).
+	AdmissionMarked AtAdmission = "marked"
+	// AdmissionRefused: the Pod is left as created, marked with the code
+	// and the core's message, which the validating policy returns as a
+	// warning.
+	AdmissionRefused AtAdmission = "refused"
+	// AdmissionUnmarked: the Pod is left as created, without a mark.
+	AdmissionUnmarked AtAdmission = "unmarked"
+	// AdmissionUnseen: the policy's binding never selects the Pod.
+	AdmissionUnseen AtAdmission = "unseen"
+	// AdmissionNone: the reason concerns objects or files, never a Pod at
+	// admission.
+	AdmissionNone AtAdmission = ""
+)
+
+// ReasonRule is one row of the table of reasons: the code, whether it
+// skips or fails the object, when it is given, and what the admission
+// policy does with such a Pod. The front ends, the policy compiler and
+// the documentation read the same rows.
+type ReasonRule struct {
+	Reason Reason
+	// Outcomes are the actions the code comes with: Skipped, Failed, or
+	// both (a front end walking directories skips what a file named on
+	// its own fails).
+	Outcomes []Action
+	// When says when the code is given, in a sentence's words.
+	When        string
+	AtAdmission AtAdmission
+}
+
+// reasonRules are every reason code, skips first, in the order the core
+// decides them.
+var reasonRules = []ReasonRule{
+	{ReasonNotAWorkload, skipsIt, "the object has no pod template the core knows (and no pod-template path names one)", AdmissionNone},
+	{ReasonKindNotSelected, skipsIt, "its kind or API group is not in the settings' kinds or apiGroups", AdmissionNone},
+	{ReasonNamespaceNotSelect, skipsIt, "its namespace is not in the settings' namespaces, or is excluded", AdmissionUnseen},
+	{ReasonLabelsNotSelected, skipsIt, "its labels do not match the settings' selector", AdmissionUnseen},
+	{ReasonOptedOut, skipsIt, `the object or its pod template is annotated sidecar.kinject.dev/inject: "false"`, AdmissionMarked},
+	{ReasonNotOptedIn, skipsIt, `opt-in mode, and neither the inject annotation nor the seed's initializer.kubernetes.io/envoy is "true"`, AdmissionUnmarked},
+	{ReasonHostNetwork, skipsIt, "the pod uses the host's network (unless injectHostNetwork)", AdmissionMarked},
+	{ReasonOtherMesh, skipsIt, "an istio-proxy or linkerd-proxy is already there", AdmissionMarked},
+	{ReasonNotInjected, skipsIt, "uninject: the object carries no status record", AdmissionNone},
+	{ReasonNotAnObject, skipsIt, "a kind: List item that is null or not a mapping (passed through untouched)", AdmissionNone},
+	{ReasonNotKubernetes, skipsOrFailsIt, "a mapping with neither apiVersion nor kind: skipped in directory walks, an error for a file named on its own", AdmissionNone},
+	{ReasonConflict, failsIt, "a container, volume, port, label or annotation of the template's is already there, not injected by this profile", AdmissionRefused},
+	{ReasonInvalidObject, failsIt, "the object cannot be injected as written (an override annotation's value of the wrong type, a malformed field)", AdmissionRefused},
+	{ReasonInvalidStatus, failsIt, "a status record that is not as kubectl-inject writes it", AdmissionRefused},
+	{ReasonRunsToCompletion, failsIt, "a classic sidecar for a pod that runs to completion (Job, CronJob, restartPolicy Never or OnFailure)", AdmissionRefused},
+	{ReasonInvalidYAML, failsIt, "the document is not valid YAML", AdmissionNone},
+	{ReasonTooLarge, failsIt, "the document is larger than the limit for one object", AdmissionNone},
+}
+
+// The outcomes of the table's rows.
+var (
+	skipsIt        = []Action{Skipped}
+	failsIt        = []Action{Failed}
+	skipsOrFailsIt = []Action{Skipped, Failed}
+)
+
+// ReasonRules returns the table of reasons.
+func ReasonRules() []ReasonRule { return append([]ReasonRule(nil), reasonRules...) }
+
+// ReasonRuleOf returns the row of the table of reasons for code.
+func ReasonRuleOf(code Reason) (ReasonRule, bool) {
+	for _, r := range reasonRules {
+		if r.Reason == code {
+			return r, true
+		}
+	}
+	return ReasonRule{}, false
+}
+
+// ReasonsAtAdmission returns the codes the admission policy handles as at
+// says, in the table's order.
+func ReasonsAtAdmission(at AtAdmission) []Reason {
+	var out []Reason
+	for _, r := range reasonRules {
+		if r.AtAdmission == at {
+			out = append(out, r.Reason)
+		}
+	}
+	return out
+}
+
+// ReasonsMarkdown is the table of reasons as the documentation shows it.
+func ReasonsMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| code | outcome | when | at admission |\n| --- | --- | --- | --- |\n")
+	for _, r := range reasonRules {
+		outcomes := make([]string, len(r.Outcomes))
+		for i, a := range r.Outcomes {
+			outcomes[i] = string(a)
+		}
+		at := string(r.AtAdmission)
+		if at == "" {
+			at = "-"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", r.Reason, strings.Join(outcomes, ", "), r.When, at)
+	}
+	return b.String()
+}
