@@ -175,6 +175,10 @@ var admissionCases = []admissionCase{{
 	pod:  pod("namespace: ns-a", appContainer+"  initContainers:\n  - {name: linkerd-proxy, image: linkerd/proxy}\n"),
 	mark: "other_mesh",
 }, {
+	name: "a static pod's mirror", config: reasonsProxy,
+	pod:  pod("namespace: ns-a, annotations: {kubernetes.io/config.mirror: abc}", appContainer),
+	mark: "mirror_pod",
+}, {
 	name: "a container of the sidecar's name", config: reasonsProxy,
 	pod:     pod("namespace: ns-a", appContainer+"  - {name: proxy, image: example.com/mine:v1}\n"),
 	mark:    `conflict: spec.containers: container "proxy" already exists and was not injected by kubectl-inject (rename it, or remove it so the template's can be added)`,

@@ -148,6 +148,8 @@ func matchConditions(p inject.Policy, profile string, allContainers expr.Expr) [
 		noProxy = expr.Not(hasProxy(allContainers))
 	}
 	conds = append(conds, matchCondition{"no-other-mesh", noProxy, inject.ReasonOtherMesh})
+	conds = append(conds, matchCondition{"not-a-mirror-pod", expr.Or(expr.Not(expr.Has(metadata, "annotations")),
+		expr.Not(expr.In(expr.Str(inject.MirrorPodAnnotation), annotations))), inject.ReasonMirrorPod})
 	return conds
 }
 

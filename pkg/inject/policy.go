@@ -134,6 +134,9 @@ func (p Policy) selectPod(t *podTarget, profile string) (Reason, string) {
 			}
 		}
 	}
+	if mapValue(podAnn, MirrorPodAnnotation) != nil {
+		return ReasonMirrorPod, "the pod is a static pod's mirror (" + MirrorPodAnnotation + "): a sidecar added here would never run"
+	}
 	return "", ""
 }
 

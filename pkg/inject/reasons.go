@@ -32,6 +32,7 @@ const (
 	ReasonNotOptedIn         Reason = "not_opted_in"
 	ReasonHostNetwork        Reason = "host_network"
 	ReasonOtherMesh          Reason = "other_mesh"
+	ReasonMirrorPod          Reason = "mirror_pod"
 	ReasonNotInjected        Reason = "not_injected"
 	ReasonConflict           Reason = "conflict"
 	ReasonInvalidObject      Reason = "invalid_object"
@@ -49,6 +50,10 @@ const (
 	// to completion.
 	ReasonRunsToCompletion Reason = "runs_to_completion"
 )
+
+// MirrorPodAnnotation marks the API server's mirror of a static pod, which
+// the kubelet creates from a manifest of its own (ReasonMirrorPod).
+const MirrorPodAnnotation = "kubernetes.io/config.mirror"
 
 // AtAdmission is what the admission policy does with a Pod the core
 // reports with a reason.
@@ -98,6 +103,7 @@ var reasonRules = []ReasonRule{
 	{ReasonNotOptedIn, skipsIt, `opt-in mode, and neither the inject annotation nor the seed's initializer.kubernetes.io/envoy is "true"`, AdmissionUnmarked},
 	{ReasonHostNetwork, skipsIt, "the pod uses the host's network (unless injectHostNetwork)", AdmissionMarked},
 	{ReasonOtherMesh, skipsIt, "an istio-proxy or linkerd-proxy is already there", AdmissionMarked},
+	{ReasonMirrorPod, skipsIt, "the pod is the mirror of a static pod (annotated " + MirrorPodAnnotation + "): the kubelet runs the static pod's manifest, not this object", AdmissionMarked},
 	{ReasonNotInjected, skipsIt, "uninject: the object carries no status record", AdmissionNone},
 	{ReasonNotAnObject, skipsIt, "a kind: List item that is null or not a mapping (passed through untouched)", AdmissionNone},
 	{ReasonNotKubernetes, skipsOrFailsIt, "a mapping with neither apiVersion nor kind: skipped in directory walks, an error for a file named on its own", AdmissionNone},

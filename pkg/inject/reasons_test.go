@@ -226,6 +226,11 @@ var reasonCases = []reasonCase{{
 	action: inject.Skipped, reason: inject.ReasonOtherMesh,
 	message: "the pod already has linkerd-proxy",
 }, {
+	name: "a static pod's mirror", config: reasonsProxy,
+	object: pod("namespace: ns-a, annotations: {kubernetes.io/config.mirror: abc}", appContainer),
+	action: inject.Skipped, reason: inject.ReasonMirrorPod,
+	message: "the pod is a static pod's mirror (kubernetes.io/config.mirror): a sidecar added here would never run",
+}, {
 	name: "a container of the sidecar's name", config: reasonsProxy,
 	object: pod("namespace: ns-a", appContainer+"  - {name: proxy, image: example.com/mine:v1}\n"),
 	action: inject.Failed, reason: inject.ReasonConflict,
