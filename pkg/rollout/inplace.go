@@ -145,6 +145,10 @@ func DecideUpgrade(in *inject.Injector, pod *unstructured.Unstructured) Upgrade 
 	}
 	u.Images, u.Resources = changes.images, changes.resources
 	if len(u.Resources) > 0 {
+		if why := resizeRefused(before); why != "" {
+			u.Reason, u.Message = ReasonNotImageOnly, "the sidecar's resources change, and "+why
+			return u
+		}
 		from, to := qosClass(asMap(before["spec"]), nil), qosClass(asMap(before["spec"]), u.Resources)
 		if from != to {
 			u.Reason, u.Message = ReasonNotImageOnly, fmt.Sprintf("the sidecar's resources change the Pod's QoS class from %s to %s, which a resize cannot", from, to)

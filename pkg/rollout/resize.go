@@ -27,9 +27,33 @@ func resizable(from, to map[string]any) string {
 		}
 		f, t := asMap(from[key]), asMap(to[key])
 		for _, name := range unionKeys(f, t) {
-			if !resizableResources[name] && !sameQuantities(map[string]any{name: f[name]}, map[string]any{name: t[name]}) {
+			same := sameQuantities(map[string]any{name: f[name]}, map[string]any{name: t[name]})
+			// a resize cannot remove a request or a limit either
+			if !same && (!resizableResources[name] || t[name] == nil) {
 				return key + "." + name
 			}
+		}
+	}
+	return ""
+}
+
+// resizeRefused says why the API server would refuse to resize pod (a
+// Pod as read from the cluster), "" when it would not: as its validation
+// of the resize subresource does, a Windows Pod cannot be resized, nor a
+// Pod whose node does not report its running containers' resources (a
+// kubelet without in-place resize). A static pod's mirror, which cannot
+// be resized either, is never injected (mirror_pod).
+func resizeRefused(pod map[string]any) string {
+	if asMap(asMap(pod["spec"])["os"])["name"] == "windows" {
+		return "a Windows Pod cannot be resized"
+	}
+	for _, st := range asList(asMap(pod["status"])["containerStatuses"]) {
+		st := asMap(st)
+		if _, running := asMap(st["state"])["running"]; running {
+			if _, ok := st["resources"]; !ok {
+				return "its node does not report its containers' resources: the kubelet cannot resize a running Pod"
+			}
+			break
 		}
 	}
 	return ""
@@ -163,31 +187,25 @@ func add(sum map[string]resource.Quantity, name string, q resource.Quantity) {
 // subresource that gives the sidecars their new resources; nil when the
 // upgrade changes none.
 func (u Upgrade) ResizePatch() ([]byte, error) {
-	return u.resizePatch(func(r ResourceChange) (to, from map[string]any) { return r.To, r.From })
+	return u.resizePatch(func(r ResourceChange) map[string]any { return r.To })
 }
 
 // RollbackResizePatch gives the sidecars back the resources they had.
 func (u Upgrade) RollbackResizePatch() ([]byte, error) {
-	return u.resizePatch(func(r ResourceChange) (to, from map[string]any) { return r.From, r.To })
+	return u.resizePatch(func(r ResourceChange) map[string]any { return r.From })
 }
 
-func (u Upgrade) resizePatch(direction func(ResourceChange) (to, from map[string]any)) ([]byte, error) {
+func (u Upgrade) resizePatch(resourcesOf func(ResourceChange) map[string]any) ([]byte, error) {
 	if len(u.Resources) == 0 {
 		return nil, nil
 	}
 	spec := map[string]any{}
 	for _, r := range u.Resources {
-		to, from := direction(r)
+		to := resourcesOf(r)
+		// a resize removes no request or limit (resizable): each is set.
 		resources := map[string]any{}
 		for _, key := range []string{"requests", "limits"} {
-			list := map[string]any{}
-			for name := range asMap(from[key]) {
-				list[name] = nil // a strategic merge patch deletes with null
-			}
-			for name, q := range asMap(to[key]) {
-				list[name] = q
-			}
-			if len(list) > 0 {
+			if list := asMap(to[key]); len(list) > 0 {
 				resources[key] = list
 			}
 		}

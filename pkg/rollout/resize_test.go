@@ -85,6 +85,19 @@ func TestDecideResize(t *testing.T) {
 			ReasonNotImageOnly, "QoS class from Guaranteed to Burstable", 0, ""},
 		{"Burstable would become Guaranteed", injector(t, "envoy:a", true), guaranteed("200m", "128Mi"), guaranteedApp,
 			ReasonNotImageOnly, "QoS class from Burstable to Guaranteed", 0, ""},
+		{"a request cannot be removed", injector(t, "envoy:a", true), bigger("envoy:a"), func(obj map[string]any) {
+			c := obj["spec"].(map[string]any)["initContainers"].([]any)[0].(map[string]any)
+			c["resources"].(map[string]any)["requests"].(map[string]any)["ephemeral-storage"] = "1Gi"
+		}, ReasonNotImageOnly, "spec.initContainers[envoy].resources.requests.ephemeral-storage changes", 0, ""},
+		{"a node that does not report resources", injector(t, "envoy:a", true), bigger("envoy:a"), func(obj map[string]any) {
+			obj["status"] = map[string]any{"containerStatuses": []any{map[string]any{"name": "app", "state": map[string]any{"running": map[string]any{}}}}}
+		}, ReasonNotImageOnly, "its node does not report its containers' resources", 0, ""},
+		{"a node that reports resources", injector(t, "envoy:a", true), bigger("envoy:a"), func(obj map[string]any) {
+			obj["status"] = map[string]any{"containerStatuses": []any{map[string]any{"name": "app", "state": map[string]any{"running": map[string]any{}}, "resources": map[string]any{}}}}
+		}, "", "", 0, `limits:map[cpu:2 memory:1Gi] requests:map[cpu:200m memory:128Mi]`},
+		{"a Windows Pod", injector(t, "envoy:a", true), bigger("envoy:a"), func(obj map[string]any) {
+			obj["spec"].(map[string]any)["os"] = map[string]any{"name": "windows"}
+		}, ReasonNotImageOnly, "a Windows Pod cannot be resized", 0, ""},
 		{"ephemeral storage cannot be resized", injector(t, "envoy:a", true), resized(t, "envoy:a", "100m", "64Mi", "1000m", "512Mi", "      ephemeral-storage: 1Gi\n"), nil,
 			ReasonNotImageOnly, "spec.initContainers[envoy].resources.limits.ephemeral-storage changes", 0, ""},
 	} {
@@ -110,21 +123,20 @@ func TestDecideResize(t *testing.T) {
 	}
 }
 
-// TestResizePatch: the resize sets each new quantity and deletes with
-// null what the old resources held and the new do not; the rollback is
-// its mirror; an upgrade without resources has no resize.
+// TestResizePatch: the resize sets each new quantity, the rollback each
+// old one; an upgrade without resources has no resize.
 func TestResizePatch(t *testing.T) {
 	t.Parallel()
 	u := Upgrade{Pod: "web-0", Resources: []ResourceChange{{Container: "envoy", Init: true,
 		From: map[string]any{"limits": map[string]any{"cpu": "1", "memory": "512Mi"}, "requests": map[string]any{"cpu": "100m"}},
-		To:   map[string]any{"limits": map[string]any{"cpu": "2"}, "requests": map[string]any{"cpu": "200m", "memory": "128Mi"}}}}}
+		To:   map[string]any{"limits": map[string]any{"cpu": "2", "memory": "512Mi"}, "requests": map[string]any{"cpu": "200m", "memory": "128Mi"}}}}}
 	for _, tc := range []struct {
 		name  string
 		patch func() ([]byte, error)
 		want  string
 	}{
-		{"resize", u.ResizePatch, `{"spec":{"initContainers":[{"name":"envoy","resources":{"limits":{"cpu":"2","memory":null},"requests":{"cpu":"200m","memory":"128Mi"}}}]}}`},
-		{"rollback", u.RollbackResizePatch, `{"spec":{"initContainers":[{"name":"envoy","resources":{"limits":{"cpu":"1","memory":"512Mi"},"requests":{"cpu":"100m","memory":null}}}]}}`},
+		{"resize", u.ResizePatch, `{"spec":{"initContainers":[{"name":"envoy","resources":{"limits":{"cpu":"2","memory":"512Mi"},"requests":{"cpu":"200m","memory":"128Mi"}}}]}}`},
+		{"rollback", u.RollbackResizePatch, `{"spec":{"initContainers":[{"name":"envoy","resources":{"limits":{"cpu":"1","memory":"512Mi"},"requests":{"cpu":"100m"}}}]}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
