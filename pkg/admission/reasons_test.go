@@ -11,98 +11,10 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
-// The configs of TestReasons, written out as pkg/inject's TestReasons
-// writes them: neither test reads the other's expectations, nor the
-// embedded default's, so a rule the policy shares with the core (a list, a
-// message format) that changes on both sides fails both.
-const (
-	// reasonsProxy adds a sidecar with a port, a reserved port, a volume,
-	// a label and two parameters (a port with an expression, a quantity),
-	// opt-out, in every namespace but kube-public and ns-excluded.
-	reasonsProxy = `apiVersion: kinject.dev/v1alpha1
-kind: SidecarInjection
-metadata: {name: proxy}
-spec:
-  excludeNamespaces: [ns-excluded]
-  template:
-    metadata:
-      labels: {mesh: proxy}
-    containers:
-    - name: proxy
-      image: example.com/proxy:v1
-      ports: [{containerPort: 15000}]
-      env: [{name: APP_PORT, value: "8080"}]
-      resources: {requests: {cpu: 10m}}
-    volumes:
-    - name: proxy-conf
-      emptyDir: {}
-    reservedPorts:
-    - {port: 15001, container: proxy, description: outbound capture}
-    parameters:
-    - annotation: app-port
-      field: containers[proxy].env[APP_PORT].value
-      type: port
-      expression: "has(object.spec.containers[0].ports) ? object.spec.containers[0].ports[0].containerPort : null"
-    - {annotation: cpu, field: "containers[proxy].resources.requests.cpu", type: quantity}
-`
-	// reasonsOptIn is the same sidecar, opt-in, for the namespaces ns-a and
-	// ns-b only, and the Pods labelled tier!=db.
-	reasonsOptIn = `apiVersion: kinject.dev/v1alpha1
-kind: SidecarInjection
-metadata: {name: proxy}
-spec:
-  mode: opt-in
-  namespaces: [ns-a, ns-b]
-  selector: tier!=db
-  kinds: [Pod, Deployment]
-  template:
-    containers:
-    - name: proxy
-      image: example.com/proxy:v1
-`
-	// The profiles whose injections a Pod carries before reasonsProxy's,
-	// each adding one thing reasonsProxy adds too.
-	reasonsOtherContainer = `apiVersion: kinject.dev/v1alpha1
-kind: SidecarInjection
-metadata: {name: other}
-spec:
-  profile: other
-  template:
-    containers:
-    - {name: proxy, image: example.com/other:v1}
-`
-	reasonsOtherVolume = `apiVersion: kinject.dev/v1alpha1
-kind: SidecarInjection
-metadata: {name: other}
-spec:
-  profile: other
-  template:
-    containers:
-    - {name: other, image: example.com/other:v1}
-    volumes:
-    - {name: proxy-conf, emptyDir: {}}
-`
-	reasonsOtherPort = `apiVersion: kinject.dev/v1alpha1
-kind: SidecarInjection
-metadata: {name: other}
-spec:
-  profile: other
-  template:
-    containers:
-    - {name: other, image: example.com/other:v1, ports: [{containerPort: 15000}]}
-`
-	reasonsOtherLabel = `apiVersion: kinject.dev/v1alpha1
-kind: SidecarInjection
-metadata: {name: other}
-spec:
-  profile: other
-  template:
-    metadata:
-      labels: {mesh: other}
-    containers:
-    - {name: other, image: example.com/other:v1}
-`
-)
+// TestReasons takes its configs from podgen (Reasons*), as pkg/inject's
+// does: neither test reads the other's expectations, nor the embedded
+// default's, so a rule the policy shares with the core (a list, a message
+// format) that changes on both sides fails both.
 
 // admissionCase is a Pod and what the API server does with it under the
 // policy, written out.
@@ -133,112 +45,112 @@ const appContainer = "  containers:\n  - {name: app, image: busybox, ports: [{co
 // admissionCases are the Pods of pkg/inject's reason cases that the
 // policy sees (Pods only), with what it writes on each.
 var admissionCases = []admissionCase{{
-	name: "a plain Pod is injected", config: reasonsProxy,
+	name: "a plain Pod is injected", config: podgen.ReasonsProxy,
 	pod:      pod("namespace: ns-a", appContainer),
 	injected: true,
 }, {
-	name: "already injected", config: reasonsProxy, others: []string{reasonsProxy},
+	name: "already injected", config: podgen.ReasonsProxy, others: []string{podgen.ReasonsProxy},
 	pod: pod("namespace: ns-a", appContainer),
 }, {
-	name: "a namespace the config does not list", config: reasonsOptIn,
+	name: "a namespace the config does not list", config: podgen.ReasonsOptIn,
 	pod:         pod("namespace: ns-c", appContainer),
 	notSelected: true,
 }, {
-	name: "an excluded namespace", config: reasonsProxy,
+	name: "an excluded namespace", config: podgen.ReasonsProxy,
 	pod:         pod("namespace: ns-excluded", appContainer),
 	notSelected: true,
 }, {
-	name: "labels the selector does not match", config: reasonsOptIn,
+	name: "labels the selector does not match", config: podgen.ReasonsOptIn,
 	pod:         pod("namespace: ns-a, labels: {tier: db}, annotations: {sidecar.kinject.dev/inject: \"true\"}", appContainer),
 	notSelected: true,
 }, {
-	name: "opted out", config: reasonsProxy,
+	name: "opted out", config: podgen.ReasonsProxy,
 	pod:  pod("namespace: ns-a, annotations: {sidecar.kinject.dev/inject: \"False\"}", appContainer),
 	mark: "opted_out",
 }, {
-	name: "not opted in", config: reasonsOptIn,
+	name: "not opted in", config: podgen.ReasonsOptIn,
 	pod: pod("namespace: ns-a", appContainer),
 }, {
-	name: "opted in by the seed annotation", config: reasonsOptIn,
+	name: "opted in by the seed annotation", config: podgen.ReasonsOptIn,
 	pod:      pod("namespace: ns-a, annotations: {initializer.kubernetes.io/envoy: \"true\"}", appContainer),
 	injected: true,
 }, {
-	name: "the host's network", config: reasonsProxy,
+	name: "the host's network", config: podgen.ReasonsProxy,
 	pod:  pod("namespace: ns-a", "  hostNetwork: true\n"+appContainer),
 	mark: "host_network",
 }, {
-	name: "istio's proxy", config: reasonsProxy,
+	name: "istio's proxy", config: podgen.ReasonsProxy,
 	pod:  pod("namespace: ns-a", appContainer+"  - {name: istio-proxy, image: istio/proxyv2}\n"),
 	mark: "other_mesh",
 }, {
-	name: "linkerd's proxy as an init container", config: reasonsProxy,
+	name: "linkerd's proxy as an init container", config: podgen.ReasonsProxy,
 	pod:  pod("namespace: ns-a", appContainer+"  initContainers:\n  - {name: linkerd-proxy, image: linkerd/proxy}\n"),
 	mark: "other_mesh",
 }, {
-	name: "a static pod's mirror", config: reasonsProxy,
+	name: "a static pod's mirror", config: podgen.ReasonsProxy,
 	pod:  pod("namespace: ns-a, annotations: {kubernetes.io/config.mirror: abc}", appContainer),
 	mark: "mirror_pod",
 }, {
-	name: "a container of the sidecar's name", config: reasonsProxy,
+	name: "a container of the sidecar's name", config: podgen.ReasonsProxy,
 	pod:     pod("namespace: ns-a", appContainer+"  - {name: proxy, image: example.com/mine:v1}\n"),
 	mark:    `conflict: spec.containers: container "proxy" already exists and was not injected by kubectl-inject (rename it, or remove it so the template's can be added)`,
 	warning: `sidecar not injected by kinject-envoy: spec.containers: container "proxy" already exists and was not injected by kubectl-inject (rename it, or remove it so the template's can be added)`,
 }, {
-	name: "a volume of the template's name that differs", config: reasonsProxy,
+	name: "a volume of the template's name that differs", config: podgen.ReasonsProxy,
 	pod:     pod("namespace: ns-a", appContainer+"  volumes:\n  - {name: proxy-conf, configMap: {name: mine}}\n"),
 	mark:    `conflict: spec.volumes: volume "proxy-conf" already exists and differs from the template's: the template's is {"emptyDir":{},"name":"proxy-conf"} (rename one, or make them equal so the pod's is used)`,
 	warning: `sidecar not injected by kinject-envoy: spec.volumes: volume "proxy-conf" already exists and differs from the template's: the template's is {"emptyDir":{},"name":"proxy-conf"} (rename one, or make them equal so the pod's is used)`,
 }, {
-	name: "the sidecar's port used by the app", config: reasonsProxy,
+	name: "the sidecar's port used by the app", config: podgen.ReasonsProxy,
 	pod:     pod("namespace: ns-a", "  containers:\n  - {name: app, image: busybox, ports: [{containerPort: 15000}]}\n"),
 	mark:    `conflict: spec.containers: sidecar "proxy" port 15000 is already used by container "app"`,
 	warning: `sidecar not injected by kinject-envoy: spec.containers: sidecar "proxy" port 15000 is already used by container "app"`,
 }, {
-	name: "a reserved port used by the app", config: reasonsProxy,
+	name: "a reserved port used by the app", config: podgen.ReasonsProxy,
 	pod:     pod("namespace: ns-a", "  containers:\n  - {name: app, image: busybox, ports: [{containerPort: 8080}]}\n  - {name: side, image: busybox, ports: [{containerPort: 15001}]}\n"),
 	mark:    `conflict: spec.containers: sidecar "proxy" binds port 15001 (outbound capture), which container "side" already uses (the app must listen on another port)`,
 	warning: `sidecar not injected by kinject-envoy: spec.containers: sidecar "proxy" binds port 15001 (outbound capture), which container "side" already uses (the app must listen on another port)`,
 }, {
-	name: "an override that names the sidecar's port", config: reasonsProxy,
+	name: "an override that names the sidecar's port", config: podgen.ReasonsProxy,
 	pod:     pod("namespace: ns-a, annotations: {sidecar.kinject.dev/app-port: \"15000\"}", appContainer),
 	mark:    `invalid_object: metadata.annotations["sidecar.kinject.dev/app-port"]: "15000" is a port of sidecar "proxy" (containerPort), not the app's`,
 	warning: `sidecar not injected by kinject-envoy: metadata.annotations["sidecar.kinject.dev/app-port"]: "15000" is a port of sidecar "proxy" (containerPort), not the app's`,
 }, {
-	name: "an expression that gives the sidecar's port", config: reasonsProxy,
+	name: "an expression that gives the sidecar's port", config: podgen.ReasonsProxy,
 	pod:     pod("namespace: ns-a", "  containers:\n  - {name: app, image: busybox, ports: [{containerPort: 15001, protocol: UDP}]}\n"),
 	mark:    `conflict: parameters: app-port: the expression gives port 15001, a port of sidecar "proxy" (outbound capture), not the app's`,
 	warning: `sidecar not injected by kinject-envoy: parameters: app-port: the expression gives port 15001, a port of sidecar "proxy" (outbound capture), not the app's`,
 }, {
-	name: "an override value of the wrong type", config: reasonsProxy,
+	name: "an override value of the wrong type", config: podgen.ReasonsProxy,
 	pod:     pod("namespace: ns-a, annotations: {sidecar.kinject.dev/cpu: lots}", appContainer),
 	mark:    `invalid_object: metadata.annotations["sidecar.kinject.dev/cpu"]: "lots" is not a resource quantity such as 250m, 0.5 or 1Gi (it sets containers[proxy].resources.requests.cpu)`,
 	warning: `sidecar not injected by kinject-envoy: metadata.annotations["sidecar.kinject.dev/cpu"]: "lots" is not a resource quantity such as 250m, 0.5 or 1Gi (it sets containers[proxy].resources.requests.cpu)`,
 }, {
-	name: "a record that is not JSON", config: reasonsProxy,
+	name: "a record that is not JSON", config: podgen.ReasonsProxy,
 	pod:  pod("namespace: ns-a, annotations: {sidecar.kinject.dev/status: \"{not json\"}", appContainer),
 	mark: "", warning: "",
 }, {
-	name: "a container another profile added", config: reasonsProxy, others: []string{reasonsOtherContainer},
+	name: "a container another profile added", config: podgen.ReasonsProxy, others: []string{podgen.ReasonsOtherContainer},
 	pod:     pod("namespace: ns-a", appContainer),
 	mark:    `conflict: container "proxy" (spec.containers) is added by profile "other" and by the default profile: two profiles cannot add the same container (change one of the templates)`,
 	warning: `sidecar not injected by kinject-envoy: container "proxy" (spec.containers) is added by profile "other" and by the default profile: two profiles cannot add the same container (change one of the templates)`,
 }, {
-	name: "a volume another profile added", config: reasonsProxy, others: []string{reasonsOtherVolume},
+	name: "a volume another profile added", config: podgen.ReasonsProxy, others: []string{podgen.ReasonsOtherVolume},
 	pod:     pod("namespace: ns-a", appContainer),
 	mark:    `conflict: volume "proxy-conf" (spec.volumes) is added by profile "other" and by the default profile: two profiles cannot add the same volume (change one of the templates)`,
 	warning: `sidecar not injected by kinject-envoy: volume "proxy-conf" (spec.volumes) is added by profile "other" and by the default profile: two profiles cannot add the same volume (change one of the templates)`,
 }, {
-	name: "a port another profile's sidecar has", config: reasonsProxy, others: []string{reasonsOtherPort},
+	name: "a port another profile's sidecar has", config: podgen.ReasonsProxy, others: []string{podgen.ReasonsOtherPort},
 	pod:     pod("namespace: ns-a", appContainer),
 	mark:    `conflict: port 15000/TCP (spec.containers, sidecars "other" and "proxy") is added by profile "other" and by the default profile: two profiles cannot add the same port (change one of the templates)`,
 	warning: `sidecar not injected by kinject-envoy: port 15000/TCP (spec.containers, sidecars "other" and "proxy") is added by profile "other" and by the default profile: two profiles cannot add the same port (change one of the templates)`,
 }, {
-	name: "a label another profile added", config: reasonsProxy, others: []string{reasonsOtherLabel},
+	name: "a label another profile added", config: podgen.ReasonsProxy, others: []string{podgen.ReasonsOtherLabel},
 	pod:     pod("namespace: ns-a", appContainer),
 	mark:    `conflict: label "mesh" (metadata.labels) is added by profile "other" and by the default profile: two profiles cannot add the same label (change one of the templates)`,
 	warning: `sidecar not injected by kinject-envoy: label "mesh" (metadata.labels) is added by profile "other" and by the default profile: two profiles cannot add the same label (change one of the templates)`,
 }, {
-	name: "a classic sidecar into a Pod that runs to completion", config: reasonsProxy,
+	name: "a classic sidecar into a Pod that runs to completion", config: podgen.ReasonsProxy,
 	pod:     pod("namespace: ns-a", "  restartPolicy: Never\n"+appContainer),
 	mark:    `runs_to_completion: spec.restartPolicy: "Never": the pod runs to completion, and classic sidecar "proxy" would keep it running after the app exits (inject a native sidecar: --native, or native: true)`,
 	warning: `sidecar not injected by kinject-envoy: spec.restartPolicy: "Never": the pod runs to completion, and classic sidecar "proxy" would keep it running after the app exits (inject a native sidecar: --native, or native: true)`,

@@ -5,57 +5,13 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kinject/kubectl-inject/internal/podgen"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
-// The configs of TestReasons, written out here rather than taken from the
-// embedded default or the golden corpus, so that a rule both the core and
-// the admission policy read cannot change together with its expectation.
+// reasonsCore, beside the configs of podgen's Reasons*: written out
+// rather than taken from the embedded default or the golden corpus.
 const (
-	// reasonsProxy adds a sidecar with a port, a reserved port, a volume,
-	// a label and two parameters (a port with an expression, a quantity),
-	// opt-out, in every namespace but kube-public and ns-excluded.
-	reasonsProxy = `apiVersion: kinject.dev/v1alpha1
-kind: SidecarInjection
-metadata: {name: proxy}
-spec:
-  excludeNamespaces: [ns-excluded]
-  template:
-    metadata:
-      labels: {mesh: proxy}
-    containers:
-    - name: proxy
-      image: example.com/proxy:v1
-      ports: [{containerPort: 15000}]
-      env: [{name: APP_PORT, value: "8080"}]
-      resources: {requests: {cpu: 10m}}
-    volumes:
-    - name: proxy-conf
-      emptyDir: {}
-    reservedPorts:
-    - {port: 15001, container: proxy, description: outbound capture}
-    parameters:
-    - annotation: app-port
-      field: containers[proxy].env[APP_PORT].value
-      type: port
-      expression: "has(object.spec.containers[0].ports) ? object.spec.containers[0].ports[0].containerPort : null"
-    - {annotation: cpu, field: "containers[proxy].resources.requests.cpu", type: quantity}
-`
-	// reasonsOptIn is the same sidecar, opt-in, for the namespaces ns-a and
-	// ns-b only, and the Pods labelled tier!=db.
-	reasonsOptIn = `apiVersion: kinject.dev/v1alpha1
-kind: SidecarInjection
-metadata: {name: proxy}
-spec:
-  mode: opt-in
-  namespaces: [ns-a, ns-b]
-  selector: tier!=db
-  kinds: [Pod, Deployment]
-  template:
-    containers:
-    - name: proxy
-      image: example.com/proxy:v1
-`
 	// reasonsCore selects the core API group only, in the words of
 	// kubectl (core for ""), and is the profile mesh, opt-in.
 	reasonsCore = `apiVersion: kinject.dev/v1alpha1
@@ -69,48 +25,6 @@ spec:
     containers:
     - name: mesh-proxy
       image: example.com/proxy:v1
-`
-	// The profiles whose injections a Pod carries before reasonsProxy's,
-	// each adding one thing reasonsProxy adds too.
-	reasonsOtherContainer = `apiVersion: kinject.dev/v1alpha1
-kind: SidecarInjection
-metadata: {name: other}
-spec:
-  profile: other
-  template:
-    containers:
-    - {name: proxy, image: example.com/other:v1}
-`
-	reasonsOtherVolume = `apiVersion: kinject.dev/v1alpha1
-kind: SidecarInjection
-metadata: {name: other}
-spec:
-  profile: other
-  template:
-    containers:
-    - {name: other, image: example.com/other:v1}
-    volumes:
-    - {name: proxy-conf, emptyDir: {}}
-`
-	reasonsOtherPort = `apiVersion: kinject.dev/v1alpha1
-kind: SidecarInjection
-metadata: {name: other}
-spec:
-  profile: other
-  template:
-    containers:
-    - {name: other, image: example.com/other:v1, ports: [{containerPort: 15000}]}
-`
-	reasonsOtherLabel = `apiVersion: kinject.dev/v1alpha1
-kind: SidecarInjection
-metadata: {name: other}
-spec:
-  profile: other
-  template:
-    metadata:
-      labels: {mesh: other}
-    containers:
-    - {name: other, image: example.com/other:v1}
 `
 )
 
@@ -143,39 +57,39 @@ const (
 // reasonCases are every skip reason and every kind of conflict the core
 // reports for one object, with the reason code and the message.
 var reasonCases = []reasonCase{{
-	name: "a plain Pod is injected", config: reasonsProxy,
+	name: "a plain Pod is injected", config: podgen.ReasonsProxy,
 	object: pod("namespace: ns-a", appContainer),
 	action: inject.Injected,
 }, {
-	name: "already injected", config: reasonsProxy, others: []string{reasonsProxy},
+	name: "already injected", config: podgen.ReasonsProxy, others: []string{podgen.ReasonsProxy},
 	object: pod("namespace: ns-a", appContainer),
 	action: inject.Unchanged,
 }, {
-	name: "not a workload", config: reasonsProxy,
+	name: "not a workload", config: podgen.ReasonsProxy,
 	object: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: b}\n",
 	action: inject.Skipped, reason: inject.ReasonNotAWorkload,
 }, {
-	name: "a kind the config leaves out", config: reasonsOptIn,
+	name: "a kind the config leaves out", config: podgen.ReasonsOptIn,
 	object: "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: s, namespace: ns-a}\nspec:\n  template:\n    spec:\n" + templateContainer,
 	action: inject.Skipped, reason: inject.ReasonKindNotSelected,
 	message: "kind StatefulSet is not in Pod,Deployment",
 }, {
-	name: "a namespace the config does not list", config: reasonsOptIn,
+	name: "a namespace the config does not list", config: podgen.ReasonsOptIn,
 	object: pod("namespace: ns-c", appContainer),
 	action: inject.Skipped, reason: inject.ReasonNamespaceNotSelect,
 	message: "namespace ns-c is not in ns-a,ns-b",
 }, {
-	name: "no namespace counts as default", config: reasonsOptIn,
+	name: "no namespace counts as default", config: podgen.ReasonsOptIn,
 	object: pod("annotations: {sidecar.kinject.dev/inject: \"true\"}", appContainer),
 	action: inject.Skipped, reason: inject.ReasonNamespaceNotSelect,
 	message: "namespace default is not in ns-a,ns-b",
 }, {
-	name: "an excluded namespace", config: reasonsProxy,
+	name: "an excluded namespace", config: podgen.ReasonsProxy,
 	object: pod("namespace: ns-excluded", appContainer),
 	action: inject.Skipped, reason: inject.ReasonNamespaceNotSelect,
 	message: "namespace ns-excluded is excluded",
 }, {
-	name: "labels the selector does not match", config: reasonsOptIn,
+	name: "labels the selector does not match", config: podgen.ReasonsOptIn,
 	object: pod("namespace: ns-a, labels: {tier: db}, annotations: {sidecar.kinject.dev/inject: \"true\"}", appContainer),
 	action: inject.Skipped, reason: inject.ReasonLabelsNotSelected,
 	message: `labels do not match "tier!=db"`,
@@ -192,106 +106,106 @@ var reasonCases = []reasonCase{{
 	object: pod("namespace: ns-a, annotations: {sidecar.kinject.dev/inject: \"true\"}", appContainer),
 	action: inject.Skipped, reason: inject.ReasonNotOptedIn, message: `mode is opt-in and mesh.sidecar.kinject.dev/inject is not "true"`,
 }, {
-	name: "opted out on the Pod", config: reasonsProxy,
+	name: "opted out on the Pod", config: podgen.ReasonsProxy,
 	object: pod("namespace: ns-a, annotations: {sidecar.kinject.dev/inject: \"False\"}", appContainer),
 	action: inject.Skipped, reason: inject.ReasonOptedOut,
 	message: `sidecar.kinject.dev/inject is "false"`,
 }, {
-	name: "opted out on the workload", config: reasonsProxy,
+	name: "opted out on the workload", config: podgen.ReasonsProxy,
 	object: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, annotations: {sidecar.kinject.dev/inject: \"false\"}}\nspec:\n  template:\n    spec:\n" + templateContainer,
 	action: inject.Skipped, reason: inject.ReasonOptedOut,
 	message: `sidecar.kinject.dev/inject is "false"`,
 }, {
-	name: "not opted in", config: reasonsOptIn,
+	name: "not opted in", config: podgen.ReasonsOptIn,
 	object: pod("namespace: ns-a", appContainer),
 	action: inject.Skipped, reason: inject.ReasonNotOptedIn,
 	message: `mode is opt-in and neither sidecar.kinject.dev/inject nor initializer.kubernetes.io/envoy is "true"`,
 }, {
-	name: "opted in by the seed annotation", config: reasonsOptIn,
+	name: "opted in by the seed annotation", config: podgen.ReasonsOptIn,
 	object: pod("namespace: ns-a, annotations: {initializer.kubernetes.io/envoy: \"true\"}", appContainer),
 	action: inject.Injected,
 }, {
-	name: "the host's network", config: reasonsProxy,
+	name: "the host's network", config: podgen.ReasonsProxy,
 	object: pod("namespace: ns-a", "  hostNetwork: true\n"+appContainer),
 	action: inject.Skipped, reason: inject.ReasonHostNetwork,
 	message: "the pod uses the host's network; a sidecar would share the node's ports",
 }, {
-	name: "istio's proxy", config: reasonsProxy,
+	name: "istio's proxy", config: podgen.ReasonsProxy,
 	object: pod("namespace: ns-a", appContainer+"  - {name: istio-proxy, image: istio/proxyv2}\n"),
 	action: inject.Skipped, reason: inject.ReasonOtherMesh,
 	message: "the pod already has istio-proxy",
 }, {
-	name: "linkerd's proxy as an init container", config: reasonsProxy,
+	name: "linkerd's proxy as an init container", config: podgen.ReasonsProxy,
 	object: pod("namespace: ns-a", appContainer+"  initContainers:\n  - {name: linkerd-proxy, image: linkerd/proxy}\n"),
 	action: inject.Skipped, reason: inject.ReasonOtherMesh,
 	message: "the pod already has linkerd-proxy",
 }, {
-	name: "a static pod's mirror", config: reasonsProxy,
+	name: "a static pod's mirror", config: podgen.ReasonsProxy,
 	object: pod("namespace: ns-a, annotations: {kubernetes.io/config.mirror: abc}", appContainer),
 	action: inject.Skipped, reason: inject.ReasonMirrorPod,
 	message: "the pod is a static pod's mirror (kubernetes.io/config.mirror): a sidecar added here would never run",
 }, {
-	name: "a container of the sidecar's name", config: reasonsProxy,
+	name: "a container of the sidecar's name", config: podgen.ReasonsProxy,
 	object: pod("namespace: ns-a", appContainer+"  - {name: proxy, image: example.com/mine:v1}\n"),
 	action: inject.Failed, reason: inject.ReasonConflict,
 	message: `spec.containers: container "proxy" already exists and was not injected by kubectl-inject (rename it, or remove it so the template's can be added)`,
 }, {
-	name: "a volume of the template's name that differs", config: reasonsProxy,
+	name: "a volume of the template's name that differs", config: podgen.ReasonsProxy,
 	object: pod("namespace: ns-a", appContainer+"  volumes:\n  - {name: proxy-conf, configMap: {name: mine}}\n"),
 	action: inject.Failed, reason: inject.ReasonConflict,
 	message: `spec.volumes: volume "proxy-conf" already exists and differs from the template's: the pod's is {"configMap":{"name":"mine"},"name":"proxy-conf"}, the template's is {"emptyDir":{},"name":"proxy-conf"} (rename one, or make them equal so the pod's is used)`,
 }, {
-	name: "the sidecar's port used by the app", config: reasonsProxy,
+	name: "the sidecar's port used by the app", config: podgen.ReasonsProxy,
 	object: pod("namespace: ns-a", "  containers:\n  - {name: app, image: busybox, ports: [{containerPort: 15000}]}\n"),
 	action: inject.Failed, reason: inject.ReasonConflict,
 	message: `spec.containers: sidecar "proxy" port 15000 is already used by container "app"`,
 }, {
-	name: "a reserved port used by the app", config: reasonsProxy,
+	name: "a reserved port used by the app", config: podgen.ReasonsProxy,
 	object: pod("namespace: ns-a", "  containers:\n  - {name: app, image: busybox, ports: [{containerPort: 8080}]}\n  - {name: side, image: busybox, ports: [{containerPort: 15001}]}\n"),
 	action: inject.Failed, reason: inject.ReasonConflict,
 	message: `spec.containers: sidecar "proxy" binds port 15001 (outbound capture), which container "side" already uses (the app must listen on another port)`,
 }, {
-	name: "an override that names the sidecar's port", config: reasonsProxy,
+	name: "an override that names the sidecar's port", config: podgen.ReasonsProxy,
 	object: pod("namespace: ns-a, annotations: {sidecar.kinject.dev/app-port: \"15000\"}", appContainer),
 	action: inject.Failed, reason: inject.ReasonInvalidObject,
 	message: `metadata.annotations["sidecar.kinject.dev/app-port"]: "15000" is a port of sidecar "proxy" (containerPort), not the app's`,
 }, {
-	name: "an expression that gives the sidecar's port", config: reasonsProxy,
+	name: "an expression that gives the sidecar's port", config: podgen.ReasonsProxy,
 	object: pod("namespace: ns-a", "  containers:\n  - {name: app, image: busybox, ports: [{containerPort: 15001, protocol: UDP}]}\n"),
 	action: inject.Failed, reason: inject.ReasonConflict,
 	message: `parameters: app-port: the expression gives port 15001, a port of sidecar "proxy" (outbound capture), not the app's`,
 }, {
-	name: "an override value of the wrong type", config: reasonsProxy,
+	name: "an override value of the wrong type", config: podgen.ReasonsProxy,
 	object: pod("namespace: ns-a, annotations: {sidecar.kinject.dev/cpu: lots}", appContainer),
 	action: inject.Failed, reason: inject.ReasonInvalidObject,
 	message: `metadata.annotations["sidecar.kinject.dev/cpu"]: "lots" is not a resource quantity such as 250m, 0.5 or 1Gi (it sets containers[proxy].resources.requests.cpu)`,
 }, {
-	name: "a record that is not JSON", config: reasonsProxy,
+	name: "a record that is not JSON", config: podgen.ReasonsProxy,
 	object: pod("namespace: ns-a, annotations: {sidecar.kinject.dev/status: \"{not json\"}", appContainer),
 	action: inject.Failed, reason: inject.ReasonInvalidStatus,
 	message: "metadata.annotations: annotation sidecar.kinject.dev/status: not a valid status record: invalid character 'n' looking for beginning of object key string",
 }, {
-	name: "a container another profile added", config: reasonsProxy, others: []string{reasonsOtherContainer},
+	name: "a container another profile added", config: podgen.ReasonsProxy, others: []string{podgen.ReasonsOtherContainer},
 	object: pod("namespace: ns-a", appContainer),
 	action: inject.Failed, reason: inject.ReasonConflict,
 	message: `container "proxy" (spec.containers) is added by profile "other" and by the default profile: two profiles cannot add the same container (change one of the templates)`,
 }, {
-	name: "a volume another profile added", config: reasonsProxy, others: []string{reasonsOtherVolume},
+	name: "a volume another profile added", config: podgen.ReasonsProxy, others: []string{podgen.ReasonsOtherVolume},
 	object: pod("namespace: ns-a", appContainer),
 	action: inject.Failed, reason: inject.ReasonConflict,
 	message: `volume "proxy-conf" (spec.volumes) is added by profile "other" and by the default profile: two profiles cannot add the same volume (change one of the templates)`,
 }, {
-	name: "a port another profile's sidecar has", config: reasonsProxy, others: []string{reasonsOtherPort},
+	name: "a port another profile's sidecar has", config: podgen.ReasonsProxy, others: []string{podgen.ReasonsOtherPort},
 	object: pod("namespace: ns-a", appContainer),
 	action: inject.Failed, reason: inject.ReasonConflict,
 	message: `port 15000/TCP (spec.containers, sidecars "other" and "proxy") is added by profile "other" and by the default profile: two profiles cannot add the same port (change one of the templates)`,
 }, {
-	name: "a label another profile added", config: reasonsProxy, others: []string{reasonsOtherLabel},
+	name: "a label another profile added", config: podgen.ReasonsProxy, others: []string{podgen.ReasonsOtherLabel},
 	object: pod("namespace: ns-a", appContainer),
 	action: inject.Failed, reason: inject.ReasonConflict,
 	message: `label "mesh" (metadata.labels) is added by profile "other" and by the default profile: two profiles cannot add the same label (change one of the templates)`,
 }, {
-	name: "a classic sidecar into a Pod that runs to completion", config: reasonsProxy,
+	name: "a classic sidecar into a Pod that runs to completion", config: podgen.ReasonsProxy,
 	object: pod("namespace: ns-a", "  restartPolicy: Never\n"+appContainer),
 	action: inject.Failed, reason: inject.ReasonRunsToCompletion,
 	message: `spec.restartPolicy: "Never": the pod runs to completion, and classic sidecar "proxy" would keep it running after the app exits (inject a native sidecar: --native, or native: true)`,
