@@ -76,11 +76,11 @@ func TestDecideResize(t *testing.T) {
 		wantTo              string
 	}{
 		{"cpu and memory, Burstable stays Burstable", injector(t, "envoy:a", true), bigger("envoy:a"), nil,
-			"", "", 0, `limits:map[cpu:2 memory:1Gi] requests:map[cpu:200m memory:128Mi]`},
+			"", "", 0, "requests cpu=200m,memory=128Mi; limits cpu=2,memory=1Gi"},
 		{"resources and image", injector(t, "envoy:a", true), bigger("envoy:b"), nil,
-			"", "", 1, `limits:map[cpu:2 memory:1Gi] requests:map[cpu:200m memory:128Mi]`},
+			"", "", 1, "requests cpu=200m,memory=128Mi; limits cpu=2,memory=1Gi"},
 		{"Guaranteed stays Guaranteed", guaranteed("200m", "128Mi"), guaranteed("300m", "256Mi"), guaranteedApp,
-			"", "", 0, `limits:map[cpu:300m memory:256Mi] requests:map[cpu:300m memory:256Mi]`},
+			"", "", 0, "requests cpu=300m,memory=256Mi; limits cpu=300m,memory=256Mi"},
 		{"Guaranteed would become Burstable", guaranteed("200m", "128Mi"), bigger("envoy:a"), guaranteedApp,
 			ReasonNotImageOnly, "QoS class from Guaranteed to Burstable", 0, ""},
 		{"Burstable would become Guaranteed", injector(t, "envoy:a", true), guaranteed("200m", "128Mi"), guaranteedApp,
@@ -94,7 +94,7 @@ func TestDecideResize(t *testing.T) {
 		}, ReasonNotImageOnly, "its node does not report its containers' resources", 0, ""},
 		{"a node that reports resources", injector(t, "envoy:a", true), bigger("envoy:a"), func(obj map[string]any) {
 			obj["status"] = map[string]any{"containerStatuses": []any{map[string]any{"name": "app", "state": map[string]any{"running": map[string]any{}}, "resources": map[string]any{}}}}
-		}, "", "", 0, `limits:map[cpu:2 memory:1Gi] requests:map[cpu:200m memory:128Mi]`},
+		}, "", "", 0, "requests cpu=200m,memory=128Mi; limits cpu=2,memory=1Gi"},
 		{"a Windows Pod", injector(t, "envoy:a", true), bigger("envoy:a"), func(obj map[string]any) {
 			obj["spec"].(map[string]any)["os"] = map[string]any{"name": "windows"}
 		}, ReasonNotImageOnly, "a Windows Pod cannot be resized", 0, ""},
@@ -116,7 +116,7 @@ func TestDecideResize(t *testing.T) {
 			if len(u.Resources) != 1 || u.Resources[0].Container != "envoy" || !u.Resources[0].Init {
 				t.Fatalf("resources %+v, want the native sidecar envoy's", u.Resources)
 			}
-			if got := fmtMap(u.Resources[0].To); got != tc.wantTo {
+			if got := FormatResources(u.Resources[0].To); got != tc.wantTo {
 				t.Errorf("resized to %s, want %s", got, tc.wantTo)
 			}
 		})
@@ -180,27 +180,6 @@ func TestQoSClass(t *testing.T) {
 			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
 		}
 	}
-}
-
-// fmtMap writes resources as "limits:map[cpu:2 memory:1Gi] requests:map[...]".
-func fmtMap(m map[string]any) string {
-	var parts []string
-	for _, k := range unionKeys(m) {
-		parts = append(parts, k+":"+fmtValue(m[k]))
-	}
-	return strings.Join(parts, " ")
-}
-
-func fmtValue(v any) string {
-	if m, ok := v.(map[string]any); ok {
-		var parts []string
-		for _, k := range unionKeys(m) {
-			parts = append(parts, k+":"+fmtValue(m[k]))
-		}
-		return "map[" + strings.Join(parts, " ") + "]"
-	}
-	s, _ := v.(string)
-	return s
 }
 
 // TestFormatResources: the rollback's message names the resources a

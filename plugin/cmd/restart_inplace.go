@@ -252,25 +252,11 @@ func resizeDone(pod *unstructured.Unstructured, u rollout.Upgrade) (done bool, i
 	if len(u.Resources) == 0 {
 		return true, ""
 	}
-	conditions, _, _ := unstructured.NestedSlice(pod.Object, "status", "conditions")
-	pending := false
-	for _, item := range conditions {
-		c, _ := item.(map[string]any)
-		if c["status"] != "True" {
-			continue
+	if c := activeResize(pod); c != nil {
+		if c["type"] == "PodResizePending" && c["reason"] == "Infeasible" {
+			msg, _ := c["message"].(string)
+			return false, "resize Infeasible: " + msg
 		}
-		switch c["type"] {
-		case "PodResizePending":
-			if c["reason"] == "Infeasible" {
-				msg, _ := c["message"].(string)
-				return false, "resize Infeasible: " + msg
-			}
-			pending = true
-		case "PodResizeInProgress":
-			pending = true
-		}
-	}
-	if pending {
 		return false, ""
 	}
 	for _, r := range u.Resources {
@@ -281,18 +267,30 @@ func resizeDone(pod *unstructured.Unstructured, u rollout.Upgrade) (done bool, i
 	return true, ""
 }
 
-// resizeCondition names the Pod's resize condition, if it has one.
-func resizeCondition(pod *unstructured.Unstructured) string {
+// activeResize is the Pod's condition of a resize the kubelet has not
+// finished (PodResizePending first, then PodResizeInProgress), nil when
+// there is none.
+func activeResize(pod *unstructured.Unstructured) map[string]any {
 	conditions, _, _ := unstructured.NestedSlice(pod.Object, "status", "conditions")
-	for _, item := range conditions {
-		c, _ := item.(map[string]any)
-		if (c["type"] == "PodResizePending" || c["type"] == "PodResizeInProgress") && c["status"] == "True" {
-			reason, _ := c["reason"].(string)
-			msg, _ := c["message"].(string)
-			return strings.TrimSpace(fmt.Sprintf("%s %s %s", c["type"], reason, msg))
+	for _, typ := range []string{"PodResizePending", "PodResizeInProgress"} {
+		for _, item := range conditions {
+			if c, _ := item.(map[string]any); c["type"] == typ && c["status"] == "True" {
+				return c
+			}
 		}
 	}
-	return "no resize condition"
+	return nil
+}
+
+// resizeCondition names the Pod's resize condition, if it has one.
+func resizeCondition(pod *unstructured.Unstructured) string {
+	c := activeResize(pod)
+	if c == nil {
+		return "no resize condition"
+	}
+	reason, _ := c["reason"].(string)
+	msg, _ := c["message"].(string)
+	return strings.TrimSpace(fmt.Sprintf("%s %s %s", c["type"], reason, msg))
 }
 
 // kubeletReason is why the kubelet says a container is not ready.
