@@ -49,11 +49,7 @@ func strategyFor(s *Step, obj *unstructured.Unstructured, opts PlanOptions) bool
 		s.StrategyReason = "its Pods are not known"
 		return false
 	}
-	pods := opts.Pods(obj)
-	if obj.GetKind() == "Pod" {
-		pods = []*unstructured.Unstructured{obj}
-	}
-	upgrades, why := PodUpgrades(opts.Injector, obj, pods)
+	upgrades, why := PodUpgrades(opts.Injector, obj, opts.Pods(obj))
 	if why == "" && len(upgrades) == 0 {
 		why = "no Pod of it can be upgraded in place"
 	}

@@ -215,8 +215,12 @@ func (c *restartCache) controlled(resource string, owner *unstructured.Unstructu
 
 // owned returns what a workload's controllers made: its Pods, or a
 // Deployment's ReplicaSets and theirs, terminating Pods included (the
-// cache holds a Pod until it is gone).
+// cache holds a Pod until it is gone). A Pod without a controller is its
+// own workload: it owns itself.
 func (c *restartCache) owned(obj *unstructured.Unstructured) rollout.Owned {
+	if obj.GetKind() == "Pod" {
+		return rollout.Owned{Pods: []*unstructured.Unstructured{obj}}
+	}
 	if obj.GetKind() != "Deployment" {
 		return rollout.Owned{Pods: c.podsOf(obj)}
 	}

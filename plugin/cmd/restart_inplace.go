@@ -83,7 +83,7 @@ func (m *restartMover) inPlaceSubject(ctx context.Context, resource string, s ro
 		if pod == nil {
 			return nil, nil, rollout.Fail(rollout.ReasonGone, "the Pod was deleted")
 		}
-		return pod, []*unstructured.Unstructured{pod}, nil
+		return pod, m.cache.owned(pod).Pods, nil
 	}
 	obj, err := m.settle(ctx, resource, s, gen, "")
 	if err != nil {
