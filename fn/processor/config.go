@@ -1,6 +1,7 @@
 package processor
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -128,6 +129,7 @@ func loadConfigMap(cm *yaml.RNode, lookup inject.ConfigMapLookup) (*inject.Confi
 		return cfg, fe, nil
 	}
 	content := data.Value.YNode().Content
+	var settings [][2]string
 	for i := 0; i+1 < len(content); i += 2 {
 		key, value := content[i].Value, content[i+1].Value
 		field := "data." + key
@@ -145,10 +147,16 @@ func loadConfigMap(cm *yaml.RNode, lookup inject.ConfigMapLookup) (*inject.Confi
 			cfg.Template = t
 			continue
 		}
-		if err := cfg.Settings.Set(key, value); err != nil {
-			return nil, fe, &ConfigError{Field: field, Err: err}
-		}
+		settings = append(settings, [2]string{key, value})
 	}
+	s, err := inject.DecodeSettings(inject.FlatSettings(settings), "data", uninjectKey, admissionPolicyKey, inject.DefaultConfigKey)
+	if fieldErr := (*inject.FieldError)(nil); errors.As(err, &fieldErr) {
+		return nil, fe, &ConfigError{Field: fieldErr.Field, Err: fieldErr.Err}
+	}
+	if err != nil {
+		return nil, fe, &ConfigError{Err: err}
+	}
+	cfg.Settings = s
 	return cfg, fe, nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -109,6 +108,7 @@ func loadSidecarInjection(node *yaml.Node, lookup ConfigMapLookup) (*Config, err
 	}
 	cfg := &Config{}
 	var ref *TemplateRef
+	settings := newMapping()
 	for i := 0; i+1 < len(spec.Content); i += 2 {
 		key, value := spec.Content[i].Value, spec.Content[i+1]
 		field := "spec." + key
@@ -126,20 +126,14 @@ func loadSidecarInjection(node *yaml.Node, lookup ConfigMapLookup) (*Config, err
 			}
 			ref = r
 		default:
-			if value.Kind == yaml.SequenceNode {
-				if err := cfg.Settings.SetList(key, scalarItems(value)); err != nil {
-					return fail(fmt.Errorf("%s: %w", field, err))
-				}
-				continue
-			}
-			if value.Kind != yaml.ScalarNode {
-				return fail(fmt.Errorf("%s: must be a string or a list", field))
-			}
-			if err := cfg.Settings.Set(key, value.Value); err != nil {
-				return fail(fmt.Errorf("%s: %w", field, err))
-			}
+			settings.Content = append(settings.Content, spec.Content[i], value)
 		}
 	}
+	s, err := DecodeSettings(settings, "spec", "template", "templateRef")
+	if err != nil {
+		return fail(err)
+	}
+	cfg.Settings = s
 	if cfg.Template != nil && ref != nil {
 		return fail(fmt.Errorf("spec.template and spec.templateRef: set one, not both"))
 	}
@@ -206,22 +200,6 @@ func ResolveTemplateRef(ref TemplateRef, lookup ConfigMapLookup) (*Template, err
 		return nil, fmt.Errorf("ConfigMap %q: not found", ref.Name)
 	}
 	return TemplateFromConfigMap(cm, ref.Key)
-}
-
-func scalarItems(seq *yaml.Node) []string {
-	out := make([]string, 0, len(seq.Content))
-	for _, n := range seq.Content {
-		out = append(out, n.Value)
-	}
-	return out
-}
-
-func parseBool(key, value string) (bool, error) {
-	b, err := strconv.ParseBool(value)
-	if err != nil {
-		return false, fmt.Errorf("%q is not a boolean (want true or false)", value)
-	}
-	return b, nil
 }
 
 // ParseTemplate reads a template from YAML text in any supported format

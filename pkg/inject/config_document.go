@@ -2,6 +2,7 @@ package inject
 
 import (
 	"bytes"
+	"encoding/json"
 	"strconv"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -22,58 +23,27 @@ import (
 // policy stamps says which default it was (BuiltinTemplate), so the
 // operator reads the policy, not the default twice.
 func (in *Injector) Document() ([]byte, error) {
-	s := in.settings
-	spec := newMapping()
-	set := func(key string, value *yaml.Node) { spec.Content = append(spec.Content, newString(key), value) }
-	scalar := func(key, value string) {
-		if value != "" {
-			set(key, newString(value))
-		}
-	}
-	list := func(key string, values []string) {
-		var items []*yaml.Node
-		for _, v := range values {
-			items = append(items, newString(v))
-		}
-		setSequence(spec, key, items)
-	}
-	flag := func(key string, on bool) {
-		if on {
-			set(key, newString("true"))
-		}
-	}
-	scalar("profile", s.Profile)
-	scalar("mode", string(s.Policy.Mode))
-	list("kinds", s.Policy.Kinds)
-	list("apiGroups", s.Policy.APIGroups)
-	list("namespaces", s.Policy.Namespaces)
-	list("excludeNamespaces", s.Policy.ExcludeNamespaces)
-	scalar("selector", s.Policy.Selector)
-	flag("injectHostNetwork", s.Policy.InjectHostNetwork)
-	flag("strict", s.Strict)
-	var paths []string
-	for _, p := range s.Paths {
-		paths = append(paths, p.String())
-	}
-	list("podTemplatePaths", paths)
+	written := in.given
+	// Uninject's reach and the template's ConfigMap (resolved into the
+	// template by now) are not what a policy injects.
+	written.AllProfiles, written.TemplateConfigMap = false, ""
 	builtin := in.isBuiltinDefault()
-	if builtin {
-		scalar("image", s.Image)
-		if s.Native != nil {
-			set("native", newString(strconv.FormatBool(*s.Native)))
-		}
-	} else {
-		set("template", in.template.document())
+	if !builtin {
+		// Applied to the template, which the document spells out.
+		written.Image, written.Native = "", nil
 	}
-
-	meta := newMapping()
-	meta.Content = append(meta.Content, newString("name"), newString(documentName(s.Profile)))
-	doc := newMapping()
-	doc.Content = append(doc.Content,
-		newString("apiVersion"), newString(ConfigAPIVersion),
-		newString("kind"), newString(ConfigKind),
-		newString("metadata"), meta,
-		newString("spec"), spec)
+	doc, err := marshalNode(SidecarInjection{
+		APIVersion: ConfigAPIVersion, Kind: ConfigKind,
+		Metadata: ObjectMeta{Name: documentName(in.given.Profile)},
+		Spec:     written,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !builtin {
+		spec := mapValue(doc, "spec")
+		spec.Content = append(spec.Content, newString("template"), in.template.document())
+	}
 	if builtin {
 		doc.Style = yaml.FlowStyle
 	}
@@ -90,6 +60,29 @@ func (in *Injector) Document() ([]byte, error) {
 		return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 	}
 	return buf.Bytes(), nil
+}
+
+// marshalNode is v marshalled, as a YAML node with the fields in the
+// order of v's type, styled as the rest of the document.
+func marshalNode(v any) (*yaml.Node, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	node := doc.Content[0]
+	var plain func(n *yaml.Node)
+	plain = func(n *yaml.Node) {
+		n.Style = 0
+		for _, c := range n.Content {
+			plain(c)
+		}
+	}
+	plain(node)
+	return node, nil
 }
 
 // document is the template as a partial Pod spec, in the fields

@@ -54,6 +54,18 @@ func TestDocumentRoundTrip(t *testing.T) {
 			s.Policy.InjectHostNetwork = true
 			s.Strict = false
 		}},
+		{"every setting", func(s *inject.Settings) {
+			s.Policy.Mode = inject.OptOut
+			s.Policy.Kinds = []string{"Deployment", "Rollout"}
+			s.Policy.APIGroups = []string{"apps", "argoproj.io"}
+			s.Policy.Namespaces = []string{"shop", "legacy"}
+			s.Policy.ExcludeNamespaces = []string{"legacy"}
+			s.Policy.Selector = "tier in (web,api)"
+			s.Policy.InjectHostNetwork = true
+			s.PodTemplatePaths = []inject.PodTemplatePath{{Group: "argoproj.io", Kind: "Rollout", Path: []string{"spec", "template"}}}
+			s.Image = "registry.example/envoy:every"
+			s.Native = &native
+		}},
 	}
 	checked := 0
 	for _, c := range loadGoldenCases(t) {
@@ -112,6 +124,37 @@ func TestDocumentRoundTrip(t *testing.T) {
 		t.Fatalf("only %d injectors were checked: the corpus went missing", checked)
 	}
 	t.Logf("%d injectors written and read back", checked)
+}
+
+// TestEarlierDocumentForms: a document an earlier release wrote, with
+// booleans and lists as strings, reads into the same settings as the one
+// written today.
+func TestEarlierDocumentForms(t *testing.T) {
+	earlier := `{apiVersion: kinject.dev/v1alpha1, kind: SidecarInjection, metadata: {name: default}, spec: {mode: opt-in, kinds: "Deployment, Job", injectHostNetwork: "true", strict: "false", native: "true", podTemplatePaths: "Rollout.argoproj.io=spec.template"}}`
+	cfg, err := inject.ParseConfig([]byte(earlier), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	native := true
+	want := inject.Settings{
+		Policy: inject.Policy{Mode: inject.OptIn, Kinds: []string{"Deployment", "Job"}, InjectHostNetwork: true},
+		Native: &native, PodTemplatePaths: []inject.PodTemplatePath{{Group: "argoproj.io", Kind: "Rollout", Path: []string{"spec", "template"}}},
+	}
+	if !reflect.DeepEqual(cfg.Settings, want) {
+		t.Errorf("read %+v, want %+v", cfg.Settings, want)
+	}
+	in, err := inject.New(inject.DefaultTemplate(), cfg.Settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := in.Document()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const today = `{apiVersion: kinject.dev/v1alpha1, kind: SidecarInjection, metadata: {name: default}, spec: {mode: opt-in, kinds: [Deployment, Job], injectHostNetwork: true, podTemplatePaths: [Rollout.argoproj.io=spec.template], native: true}}`
+	if string(doc) != today {
+		t.Errorf("written today:\n%s\nwant\n%s", doc, today)
+	}
 }
 
 // TestDocumentNamesTheDefault: the embedded default (with any image,

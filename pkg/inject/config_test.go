@@ -37,8 +37,17 @@ func TestParseConfigErrors(t *testing.T) {
 		{"ref beside a ConfigMap whose metadata is a list", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {templateRef: {name: c}}\n---\nkind: ConfigMap\nmetadata: [c]\n---\n[a]", `SidecarInjection "s": spec.templateRef: ConfigMap "c": not found`},
 		{"bad mode", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {mode: sometimes}", `SidecarInjection "s": spec.mode: "sometimes" is not a mode (want opt-out or opt-in)`},
 		{"bad native", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {native: maybe}", `SidecarInjection "s": spec.native: "maybe" is not a boolean (want true or false)`},
-		{"unknown setting", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {colour: blue}", `SidecarInjection "s": spec.colour: unknown setting "colour" (known: mode, native, image, kinds, apiGroups, namespaces, excludeNamespaces, selector, injectHostNetwork, podTemplatePaths, templateConfigMap, strict, profile, allProfiles)`},
+		{"unknown setting", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {colour: blue}", `SidecarInjection "s": spec.colour: unknown setting "colour" (known: profile, mode, kinds, apiGroups, namespaces, excludeNamespaces, selector, injectHostNetwork, strict, podTemplatePaths, image, native, allProfiles, templateConfigMap, template, templateRef)`},
 		{"bad path", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {podTemplatePaths: [Rollout]}", `SidecarInjection "s": spec.podTemplatePaths: pod template path "Rollout": want Kind[.group]=field.path, e.g. Rollout.argoproj.io=spec.template`},
+		{"setting twice", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {injectHostNetwork: true, inject-host-network: false}", `SidecarInjection "s": spec.inject-host-network: injectHostNetwork is set already (as spec.injectHostNetwork): set it once`},
+		{"list a mapping", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {kinds: {a: b}}", `SidecarInjection "s": spec.kinds: must be a list of strings or a comma-separated string`},
+		{"list of lists", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {kinds: [[a]]}", `SidecarInjection "s": spec.kinds: must be a list of strings`},
+		{"text a list", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {image: [a]}", `SidecarInjection "s": spec.image: must be a string`},
+		{"flag a mapping", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {strict: {a: b}}", `SidecarInjection "s": spec.strict: must be true or false`},
+		{"bad namespace", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {excludeNamespaces: 'a, B'}", `SidecarInjection "s": spec.excludeNamespaces: namespace "B" is not a valid name: lower-case letters, digits and '-', at most 63 characters`},
+		{"bad profile", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {profile: default}", `SidecarInjection "s": spec.profile: profile "default": the default profile has no name; leave the profile out to use it (a named profile is another sidecar of its own)`},
+		{"bad selector", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {selector: 'app in (a'}", `SidecarInjection "s": spec.selector: "app in (a": unable to parse requirement: found '', expected: ',' or ')'`},
+		{"bad configmap ref", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {templateConfigMap: 'ns/'}", `SidecarInjection "s": spec.templateConfigMap: template ConfigMap reference "": want [NAMESPACE/]NAME[:KEY]`},
 		{"template and ref", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {templateRef: {name: c}, template: {containers: [{name: a, image: x}]}}", `SidecarInjection "s": spec.template and spec.templateRef: set one, not both`},
 		{"ref not found", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {templateRef: {name: missing}}", `SidecarInjection "s": spec.templateRef: ConfigMap "missing": not found`},
 		{"ref without name", "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: s}\nspec: {templateRef: {key: x}}", `SidecarInjection "s": spec.templateRef.name: is required`},
@@ -76,20 +85,19 @@ func TestNewRejectsBadSettings(t *testing.T) {
 	}
 }
 
-func TestSettingsSet(t *testing.T) {
+func TestDecodeFlatSettings(t *testing.T) {
 	t.Parallel()
-	var s inject.Settings
-	for k, v := range map[string]string{
-		"mode": "opt-in", "native": "true", "image": "envoyproxy/envoy:v1.37.0", "kinds": "Deployment, StatefulSet",
-		"namespaces": "a,b", "selector": "app=web", "inject-host-network": "true",
-		"pod-template-paths": "Rollout.argoproj.io=spec.template", "template-configmap": "mesh/envoy-initializer:config",
-	} {
-		if err := s.Set(k, v); err != nil {
-			t.Fatalf("Set(%q, %q): %v", k, v, err)
-		}
+	s, err := inject.DecodeSettings(inject.FlatSettings([][2]string{
+		{"mode", "opt-in"}, {"native", "true"}, {"image", "envoyproxy/envoy:v1.37.0"}, {"kinds", "Deployment, StatefulSet"},
+		{"namespaces", "a,b"}, {"selector", "app=web"}, {"inject-host-network", "true"},
+		{"pod-template-paths", "Rollout.argoproj.io=spec.template"}, {"template-configmap", "mesh/envoy-initializer:config"},
+	}), "data")
+	if err != nil {
+		t.Fatal(err)
 	}
 	if s.Policy.Mode != inject.OptIn || s.Native == nil || !*s.Native || len(s.Policy.Kinds) != 2 || s.Policy.Kinds[1] != "StatefulSet" ||
-		!s.Policy.InjectHostNetwork || len(s.Paths) != 1 || s.Paths[0].String() != "Rollout.argoproj.io=spec.template" {
+		!s.Policy.InjectHostNetwork || len(s.PodTemplatePaths) != 1 || s.PodTemplatePaths[0].String() != "Rollout.argoproj.io=spec.template" ||
+		s.TemplateConfigMap != "mesh/envoy-initializer:config" || s.Image != "envoyproxy/envoy:v1.37.0" || s.Policy.Selector != "app=web" {
 		t.Errorf("settings not applied: %+v", s)
 	}
 }

@@ -68,6 +68,6 @@ func BuiltinTemplate(want string, settings Settings) *Template {
 // isBuiltinDefault reports whether the injector's template is this
 // version's embedded default with its settings applied (image, native).
 func (in *Injector) isBuiltinDefault() bool {
-	def, err := New(DefaultTemplate(), Settings{Native: in.settings.Native, Image: in.settings.Image})
+	def, err := New(DefaultTemplate(), Settings{Native: in.given.Native, Image: in.given.Image})
 	return err == nil && def.hash == in.hash
 }

@@ -27,7 +27,8 @@ const (
 type Injector struct {
 	template  *Template
 	hash      string
-	settings  Settings
+	settings  Settings // with defaults: what runs
+	given     Settings // as given: what Document writes
 	statusKey string
 	renders   *yamltext.RenderCache
 	derived   *derivedCache
@@ -40,10 +41,7 @@ func New(t *Template, s Settings) (*Injector, error) {
 	if t == nil {
 		return nil, fmt.Errorf("no template")
 	}
-	if err := s.Policy.validate(); err != nil {
-		return nil, err
-	}
-	if err := ValidateProfile(s.Profile); err != nil {
+	if err := s.Validate(); err != nil {
 		return nil, err
 	}
 	if s.Native != nil {
@@ -63,7 +61,7 @@ func New(t *Template, s Settings) (*Injector, error) {
 	if w := t.Warnings(); s.Strict && len(w) > 0 {
 		return nil, fmt.Errorf("template widens privileges (strict): %s", strings.Join(w, "; "))
 	}
-	return &Injector{template: t, hash: t.Hash(), settings: s, statusKey: StatusAnnotationFor(s.Profile), renders: &yamltext.RenderCache{}, derived: &derivedCache{}}, nil
+	return &Injector{template: t, hash: t.Hash(), settings: s.Default(), given: s, statusKey: StatusAnnotationFor(s.Profile), renders: &yamltext.RenderCache{}, derived: &derivedCache{}}, nil
 }
 
 // Profile returns the profile the injector injects ("" for the default).

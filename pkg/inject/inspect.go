@@ -23,7 +23,7 @@ type Inspection struct {
 // on it; the record is nil when there is none or it is not valid.
 func (in *Injector) ownRecord(obj *yaml.RNode) (*podTarget, *Status) {
 	root := resolveDocument(obj.YNode())
-	path, ok := lookupPath(in.settings.Paths, scalarField(root, "apiVersion"), scalarField(root, "kind"))
+	path, ok := lookupPath(in.settings.PodTemplatePaths, scalarField(root, "apiVersion"), scalarField(root, "kind"))
 	if !ok {
 		return nil, nil
 	}

@@ -36,13 +36,3 @@ func ValidateNamespace(ns string) error {
 	}
 	return fmt.Errorf("namespace %q is not a valid name: lower-case letters, digits and '-', at most 63 characters%s", ns, hint)
 }
-
-// validateNamespaces checks every name of a namespace list setting.
-func validateNamespaces(field string, names []string) error {
-	for _, ns := range names {
-		if err := ValidateNamespace(ns); err != nil {
-			return fmt.Errorf("%s: %w", field, err)
-		}
-	}
-	return nil
-}

@@ -36,25 +36,6 @@ type Policy struct {
 	InjectHostNetwork bool `json:"injectHostNetwork,omitempty"`
 }
 
-// validate checks the policy before any object is seen.
-func (p Policy) validate() error {
-	if p.Mode != "" && p.Mode != OptIn && p.Mode != OptOut {
-		return fmt.Errorf("mode: %q is not a mode (want %s or %s)", p.Mode, OptOut, OptIn)
-	}
-	if err := validateNamespaces("namespaces", p.Namespaces); err != nil {
-		return err
-	}
-	if err := validateNamespaces("excludeNamespaces", p.ExcludeNamespaces); err != nil {
-		return err
-	}
-	if p.Selector != "" {
-		if _, err := yaml.NewMapRNode(&map[string]string{}).MatchesLabelSelector(p.Selector); err != nil {
-			return fmt.Errorf("selector: %q: %w", p.Selector, err)
-		}
-	}
-	return nil
-}
-
 // SelectsKind reports whether the policy's kinds take kind (compared
 // without case; no kinds take every kind).
 func (p Policy) SelectsKind(kind string) bool {

@@ -83,7 +83,7 @@ func (in *Injector) decide(op Op, ref objectRef, docIndex int) plan {
 	if p.entry.Kind == "" || p.entry.APIVersion == "" {
 		return plan{entry: failEntry(p.entry, fmt.Errorf("%s: is required", firstMissing(p.entry)))}
 	}
-	path, ok := lookupPath(in.settings.Paths, p.entry.APIVersion, p.entry.Kind)
+	path, ok := lookupPath(in.settings.PodTemplatePaths, p.entry.APIVersion, p.entry.Kind)
 	if !ok {
 		return skip(ReasonNotAWorkload, "")
 	}
@@ -179,7 +179,7 @@ func (in *Injector) dryRunUpdate(obj *yaml.Node, path PodTemplatePath, strip []y
 // accepted; blank reads the text between empty brackets (nil on the node
 // path).
 func (in *Injector) planInjectObject(obj *yaml.Node, blank func(*yaml.Node) string, values map[string]string, rest others) ([]yamltext.Edit, error) {
-	path, _ := lookupPath(in.settings.Paths, scalarField(obj, "apiVersion"), scalarField(obj, "kind"))
+	path, _ := lookupPath(in.settings.PodTemplatePaths, scalarField(obj, "apiVersion"), scalarField(obj, "kind"))
 	t, err := findPodTarget(obj, path)
 	if err != nil {
 		return nil, err

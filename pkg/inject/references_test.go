@@ -145,8 +145,8 @@ func TestNamespaceSettings(t *testing.T) {
 			t.Errorf("%+v: got %v, want a namespace name error", bad, err)
 		}
 	}
-	var s inject.Settings
-	if err := s.Set("excludeNamespaces", "a, b"); err != nil || !reflect.DeepEqual(s.Policy.ExcludeNamespaces, []string{"a", "b"}) {
-		t.Errorf("Set excludeNamespaces: %v %v", err, s.Policy.ExcludeNamespaces)
+	s, err := inject.DecodeSettings(inject.FlatSettings([][2]string{{"excludeNamespaces", "a, b"}}), "data")
+	if err != nil || !reflect.DeepEqual(s.Policy.ExcludeNamespaces, []string{"a", "b"}) {
+		t.Errorf("excludeNamespaces: %v %v", err, s.Policy.ExcludeNamespaces)
 	}
 }

@@ -47,5 +47,9 @@ func scalarItemsOf(seq *yaml.Node) []string {
 	if seq == nil || seq.Kind != yaml.SequenceNode {
 		return nil
 	}
-	return scalarItems(seq)
+	out := make([]string, 0, len(seq.Content))
+	for _, n := range seq.Content {
+		out = append(out, n.Value)
+	}
+	return out
 }

@@ -1,8 +1,17 @@
 package inject
 
 import (
+	"encoding"
+	"errors"
 	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+	sigsyaml "sigs.k8s.io/yaml"
 )
 
 // Mode chooses which objects are injected by default.
@@ -18,28 +27,186 @@ const (
 	OptIn Mode = "opt-in"
 )
 
+// SidecarInjection is the typed configuration document. Its spec holds the
+// settings and, in YAML only, the template (spec.template, a partial Pod
+// spec kept as written, or spec.templateRef): LoadConfig reads it,
+// Injector.Document writes it.
+type SidecarInjection struct {
+	APIVersion string     `json:"apiVersion"`
+	Kind       string     `json:"kind"`
+	Metadata   ObjectMeta `json:"metadata"`
+	Spec       Settings   `json:"spec"`
+}
+
+// ObjectMeta is the part of a document's metadata the configuration reads.
+type ObjectMeta struct {
+	Name string `json:"name"`
+}
+
 // Settings are everything besides the template: which objects to inject
-// and how.
+// and how. It is the one schema of the settings: a SidecarInjection's spec,
+// a ConfigMap of flat settings (kpt fn eval's key=value arguments) and the
+// command line's template flags are all decoded into it (DecodeSettings),
+// and the SidecarInjection an admission policy carries is it, marshalled
+// (Injector.Document). Its JSON names are the settings' names everywhere;
+// the order of its fields is the order a document lists them in.
 type Settings struct {
-	Policy Policy
-	// Native, when set, moves the template's sidecars to native form (true)
-	// or to classic containers (false).
-	Native *bool
-	// Image, when set, replaces the image of the template's first sidecar.
-	Image string
-	// Paths adds pod-template locations for kinds the injector does not know.
-	Paths []PodTemplatePath
-	// Strict makes the template's privilege warnings errors.
-	Strict bool
 	// Profile names the sidecar profile: its status record and annotations
 	// are NAME.sidecar.kinject.dev/*. "" is the default profile
 	// (sidecar.kinject.dev/*).
-	Profile string
+	Profile string `json:"profile,omitempty"`
+	Policy
+	// Strict makes the template's privilege warnings errors.
+	Strict bool `json:"strict,omitempty"`
+	// PodTemplatePaths adds pod-template locations for kinds the injector
+	// does not know.
+	PodTemplatePaths []PodTemplatePath `json:"podTemplatePaths,omitempty"`
+	// Image, when set, replaces the image of the template's first sidecar.
+	Image string `json:"image,omitempty"`
+	// Native, when set, moves the template's sidecars to native form (true)
+	// or to classic containers (false).
+	Native *bool `json:"native,omitempty"`
 	// AllProfiles makes uninject remove every profile's injection.
-	AllProfiles bool
+	AllProfiles bool `json:"allProfiles,omitempty"`
 	// TemplateConfigMap names a ConfigMap holding the template
 	// ("[NAMESPACE/]NAME[:KEY]"); front ends resolve it.
-	TemplateConfigMap string
+	TemplateConfigMap string `json:"templateConfigMap,omitempty"`
+}
+
+// FieldError is a setting that cannot be used, named by its JSON name
+// ("mode", "podTemplatePaths[1]"), so that each front end can say where it
+// came from (spec.mode, data.mode, --mode).
+type FieldError struct {
+	Field string
+	Err   error
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// Default returns the settings with every unset field that has a default
+// set to it: what the injector runs with. The document an admission policy
+// carries keeps the settings as given.
+func (s Settings) Default() Settings {
+	if s.Policy.Mode == "" {
+		s.Policy.Mode = OptOut
+	}
+	return s
+}
+
+// Validate checks the settings before any object is seen; the error is a
+// *FieldError naming the first setting that cannot be used.
+func (s Settings) Validate() error {
+	fail := func(field string, err error) error { return &FieldError{Field: field, Err: err} }
+	if m := s.Policy.Mode; m != "" && m != OptIn && m != OptOut {
+		return fail("mode", fmt.Errorf("%q is not a mode (want %s or %s)", m, OptOut, OptIn))
+	}
+	for _, list := range []struct {
+		field string
+		names []string
+	}{{"namespaces", s.Policy.Namespaces}, {"excludeNamespaces", s.Policy.ExcludeNamespaces}} {
+		for _, ns := range list.names {
+			if err := ValidateNamespace(ns); err != nil {
+				return fail(list.field, err)
+			}
+		}
+	}
+	if sel := s.Policy.Selector; sel != "" {
+		if _, err := yaml.NewMapRNode(&map[string]string{}).MatchesLabelSelector(sel); err != nil {
+			return fail("selector", fmt.Errorf("%q: %w", sel, err))
+		}
+	}
+	if err := ValidateProfile(s.Profile); err != nil {
+		return fail("profile", err)
+	}
+	if ref := s.TemplateConfigMap; ref != "" {
+		if _, err := ParseTemplateRef(ref); err != nil {
+			return fail("templateConfigMap", err)
+		}
+	}
+	return nil
+}
+
+// DecodeSettings decodes a mapping of settings (a SidecarInjection's spec
+// less its template, a ConfigMap's data) strictly into Settings, then
+// validates them. Keys may be spelled "injectHostNetwork",
+// "inject-host-network" or "inject_host_network"; a boolean may be given as
+// the string "true", a list as a comma-separated string, as flat
+// key=value settings give them. at names the mapping in errors ("spec",
+// "data"); every error names the field, as a *FieldError where it is one
+// setting's. also lists the keys beside the
+// settings that the caller has taken out of m (spec.template), for the
+// message about an unknown one.
+func DecodeSettings(m *yaml.Node, at string, also ...string) (Settings, error) {
+	var s Settings
+	if m == nil || isNull(m) {
+		return s, nil
+	}
+	if m.Kind != yaml.MappingNode {
+		return s, fmt.Errorf("%s: must be a mapping, not %s", at, DescribeNonObject(m))
+	}
+	fields := settingFields()
+	canonical := newMapping()
+	given := map[string]string{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		key, value := m.Content[i].Value, m.Content[i+1]
+		f, ok := fields.byKey[settingKey(key)]
+		if first, twice := given[f.name]; ok && twice {
+			return s, &FieldError{Field: joinField(at, key), Err: fmt.Errorf("%s is set already (as %s): set it once", f.name, joinField(at, first))}
+		}
+		given[f.name] = key
+		if !ok {
+			known := append(append([]string(nil), fields.names...), also...)
+			return s, &FieldError{Field: joinField(at, key), Err: fmt.Errorf("unknown setting %q (known: %s)", key, strings.Join(known, ", "))}
+		}
+		v, err := f.coerce(value)
+		if err != nil {
+			return s, &FieldError{Field: joinField(at, key), Err: err}
+		}
+		canonical.Content = append(canonical.Content, newString(f.name), v)
+	}
+	data, err := yaml.Marshal(canonical)
+	if err != nil {
+		return s, fmt.Errorf("%s: %w", at, err)
+	}
+	if err := sigsyaml.UnmarshalStrict(data, &s); err != nil {
+		return s, fmt.Errorf("%s: %s", at, strings.TrimPrefix(err.Error(), "error converting YAML to JSON: yaml: "))
+	}
+	if err := s.Validate(); err != nil {
+		var fe *FieldError
+		if errors.As(err, &fe) {
+			return s, &FieldError{Field: joinField(at, fe.Field), Err: fe.Err}
+		}
+		return s, err
+	}
+	return s, nil
+}
+
+// Override returns s with the named settings (as SettingNames names them)
+// taken from o, whatever their values: how the command line's flags go
+// over a template file's settings (--inject-host-network=false included).
+func (s Settings) Override(o Settings, names ...string) Settings {
+	fields := settingFields()
+	to, from := reflect.ValueOf(&s).Elem(), reflect.ValueOf(o)
+	for _, name := range names {
+		f, ok := fields.byKey[settingKey(name)]
+		if !ok {
+			panic(fmt.Sprintf("settings: Override of an unknown setting %q", name))
+		}
+		to.FieldByIndex(f.index).Set(from.FieldByIndex(f.index))
+	}
+	return s
+}
+
+// SettingNames returns the settings' names in the order of the schema.
+func SettingNames() []string { return append([]string(nil), settingFields().names...) }
+
+// SettingName returns the schema's name of a setting spelled any way
+// DecodeSettings accepts ("inject-host-network" is "injectHostNetwork"),
+// and whether there is such a setting.
+func SettingName(key string) (string, bool) {
+	f, ok := settingFields().byKey[settingKey(key)]
+	return f.name, ok
 }
 
 // settingKey folds "inject-host-network", "injectHostNetwork" and
@@ -48,85 +215,121 @@ func settingKey(key string) string {
 	return strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(key))
 }
 
-// Set applies one setting given as a string, as kpt fn eval's key=value
-// arguments and SidecarInjection scalars give them. Lists are comma-separated.
-func (s *Settings) Set(key, value string) error {
-	switch settingKey(key) {
-	case "mode":
-		m := Mode(value)
-		if m != OptIn && m != OptOut {
-			return fmt.Errorf("%q is not a mode (want %s or %s)", value, OptOut, OptIn)
-		}
-		s.Policy.Mode = m
-	case "native":
-		b, err := parseBool(key, value)
-		if err != nil {
-			return err
-		}
-		s.Native = &b
-	case "image":
-		s.Image = value
-	case "injecthostnetwork":
-		b, err := parseBool(key, value)
-		if err != nil {
-			return err
-		}
-		s.Policy.InjectHostNetwork = b
-	case "selector":
-		s.Policy.Selector = value
-	case "strict":
-		b, err := parseBool(key, value)
-		if err != nil {
-			return err
-		}
-		s.Strict = b
-	case "profile":
-		if err := ValidateProfile(value); err != nil {
-			return err
-		}
-		s.Profile = value
-	case "allprofiles":
-		b, err := parseBool(key, value)
-		if err != nil {
-			return err
-		}
-		s.AllProfiles = b
-	case "templateconfigmap":
-		if _, err := ParseTemplateRef(value); err != nil {
-			return err
-		}
-		s.TemplateConfigMap = value
-	default:
-		return s.SetList(key, splitList(value))
-	}
-	return nil
+// settingShape is what a setting's YAML value must be.
+type settingShape int
+
+const (
+	textSetting settingShape = iota // a string
+	flagSetting                     // a boolean, or the string "true"/"false"
+	listSetting                     // a list of strings, or one comma-separated string
+)
+
+// settingField is one field of the schema, read from Settings' JSON tags.
+type settingField struct {
+	name  string
+	index []int // of the field in Settings, for Override
+	shape settingShape
+	// item parses one list item when the items are typed (a
+	// PodTemplatePath): the error then names the item.
+	item func(string) error
 }
 
-// SetList applies a list setting: kinds, apiGroups, namespaces,
-// excludeNamespaces or
-// podTemplatePaths.
-func (s *Settings) SetList(key string, values []string) error {
-	switch settingKey(key) {
-	case "kinds":
-		s.Policy.Kinds = values
-	case "apigroups":
-		s.Policy.APIGroups = values
-	case "namespaces":
-		s.Policy.Namespaces = values
-	case "excludenamespaces":
-		s.Policy.ExcludeNamespaces = values
-	case "podtemplatepaths":
-		for _, v := range values {
-			p, err := ParsePodTemplatePath(v)
-			if err != nil {
-				return err
+type settingSchema struct {
+	byKey map[string]settingField
+	names []string
+}
+
+// settingFields reads the schema from Settings once, on first use.
+var settingFields = sync.OnceValue(func() settingSchema {
+	schema := settingSchema{byKey: map[string]settingField{}}
+	var walk func(t reflect.Type, index []int)
+	walk = func(t reflect.Type, index []int) {
+		for i := range t.NumField() {
+			sf := t.Field(i)
+			at := append(slices.Clip(index), i)
+			if sf.Anonymous {
+				walk(sf.Type, at)
+				continue
 			}
-			s.Paths = append(s.Paths, p)
+			name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+			f := settingField{name: name, index: at}
+			switch typ := sf.Type; {
+			case typ.Kind() == reflect.Bool, typ.Kind() == reflect.Pointer && typ.Elem().Kind() == reflect.Bool:
+				f.shape = flagSetting
+			case typ.Kind() == reflect.Slice:
+				f.shape = listSetting
+				if elem := reflect.PointerTo(typ.Elem()); elem.Implements(reflect.TypeFor[encoding.TextUnmarshaler]()) {
+					f.item = func(s string) error {
+						return reflect.New(typ.Elem()).Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s))
+					}
+				}
+			case typ.Kind() == reflect.String:
+				f.shape = textSetting
+			default:
+				panic(fmt.Sprintf("settings: field %s has no shape", sf.Name))
+			}
+			schema.byKey[settingKey(name)] = f
+			schema.names = append(schema.names, name)
 		}
-	default:
-		return fmt.Errorf("unknown setting %q (known: mode, native, image, kinds, apiGroups, namespaces, excludeNamespaces, selector, injectHostNetwork, podTemplatePaths, templateConfigMap, strict, profile, allProfiles)", key)
 	}
-	return nil
+	walk(reflect.TypeFor[Settings](), nil)
+	return schema
+})
+
+// coerce returns value in the form the field's JSON type takes, or an
+// error saying what the field must be.
+func (f settingField) coerce(value *yaml.Node) (*yaml.Node, error) {
+	switch f.shape {
+	case flagSetting:
+		if value.Kind != yaml.ScalarNode {
+			return nil, fmt.Errorf("must be true or false")
+		}
+		b, err := strconv.ParseBool(value.Value)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a boolean (want true or false)", value.Value)
+		}
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(b)}, nil
+	case listSetting:
+		var items []string
+		switch value.Kind {
+		case yaml.ScalarNode:
+			items = splitList(value.Value)
+		case yaml.SequenceNode:
+			for _, n := range value.Content {
+				if n.Kind != yaml.ScalarNode {
+					return nil, fmt.Errorf("must be a list of strings")
+				}
+				items = append(items, n.Value)
+			}
+		default:
+			return nil, fmt.Errorf("must be a list of strings or a comma-separated string")
+		}
+		seq := newSequence()
+		for _, item := range items {
+			if f.item != nil {
+				if err := f.item(item); err != nil {
+					return nil, err
+				}
+			}
+			seq.Content = append(seq.Content, newString(item))
+		}
+		return seq, nil
+	default:
+		if value.Kind != yaml.ScalarNode {
+			return nil, fmt.Errorf("must be a string")
+		}
+		return newString(value.Value), nil
+	}
+}
+
+// FlatSettings is a mapping of key: value strings (a ConfigMap's data,
+// kpt fn eval's arguments) as a node DecodeSettings reads.
+func FlatSettings(pairs [][2]string) *yaml.Node {
+	m := newMapping()
+	for _, kv := range pairs {
+		m.Content = append(m.Content, newString(kv[0]), newString(kv[1]))
+	}
+	return m
 }
 
 func splitList(value string) []string {

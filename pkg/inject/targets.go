@@ -54,6 +54,20 @@ func (p PodTemplatePath) String() string {
 	return kind + "=" + strings.Join(p.Path, ".")
 }
 
+// MarshalText writes the path as String does, so that settings carry it
+// as text.
+func (p PodTemplatePath) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
+// UnmarshalText reads the form ParsePodTemplatePath reads.
+func (p *PodTemplatePath) UnmarshalText(text []byte) error {
+	parsed, err := ParsePodTemplatePath(string(text))
+	if err != nil {
+		return err
+	}
+	*p = parsed
+	return nil
+}
+
 // apiGroup returns the group of an apiVersion ("apps/v1" -> "apps", "v1" -> "").
 func apiGroup(apiVersion string) string {
 	if i := strings.Index(apiVersion, "/"); i >= 0 {

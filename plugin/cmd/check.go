@@ -19,7 +19,6 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kinject/kubectl-inject/pkg/admission"
-	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/plugin/local"
 )
 
@@ -101,12 +100,8 @@ func (o *CheckOptions) Validate() error {
 	if o.Output != "" && o.Output != "json" {
 		errs = append(errs, fmt.Errorf("--output must be json, not %q", o.Output))
 	}
-	if o.Policy.Flags.Mode != "" && o.Policy.Flags.Mode != string(inject.OptIn) && o.Policy.Flags.Mode != string(inject.OptOut) {
-		errs = append(errs, fmt.Errorf("--mode must be %s or %s, not %q", inject.OptOut, inject.OptIn, o.Policy.Flags.Mode))
-	}
 	errs = append(errs, validateNamespaceFlag("--namespaces", o.Policy.Namespaces)...)
-	errs = append(errs, validateNamespaceFlag("--exclude-namespaces", o.Policy.Flags.ExcludeNamespaces)...)
-	errs = append(errs, o.Policy.Flags.ValidateProfileFlags()...)
+	errs = append(errs, o.Policy.Flags.ValidateTemplateFlags()...)
 	return errors.Join(errs...)
 }
 

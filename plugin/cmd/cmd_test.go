@@ -173,7 +173,7 @@ func TestValidate(t *testing.T) {
 		{"in-place of stdin", []string{"--local", "-f", "-", "--in-place"}, []string{`--in-place cannot rewrite "-"`}},
 		{"in-place live", []string{"deploy/web", "--in-place"}, []string{"--in-place rewrites local files"}},
 		{"bad values", []string{"deploy/web", "--dry-run=maybe", "-o", "wide", "--mode", "sometimes", "--concurrency", "0"},
-			[]string{"--dry-run must be", "--output must be", "--mode must be", "--concurrency must be"}},
+			[]string{"--dry-run must be", "--output must be", `--mode: "sometimes" is not a mode`, "--concurrency must be"}},
 		{"force without server-side", []string{"deploy/web", "--force-conflicts"}, []string{"--force-conflicts needs --server-side"}},
 		{"check in place", []string{"--local", "-f", "a.yaml", "--check", "--in-place"}, []string{"--check changes nothing"}},
 		{"files and names", []string{"-f", "a.yaml", "deploy/web"}, []string{"either -f or TYPE/NAME"}},

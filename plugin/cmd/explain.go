@@ -117,7 +117,7 @@ func (o *ExplainOptions) Validate(args []string) error {
 			errs = append(errs, fmt.Errorf("%q: want TYPE/NAME (pod/web-1, deploy/web)", a))
 		}
 	}
-	errs = append(errs, o.Flags.ValidateProfileFlags()...)
+	errs = append(errs, o.Flags.ValidateTemplateFlags()...)
 	return errors.Join(errs...)
 }
 

@@ -152,9 +152,6 @@ func (o *PolicyOptions) Validate() error {
 	if o.Delete && o.Flags.Output != "" {
 		add("--delete prints one line per object; it cannot be combined with --output")
 	}
-	if o.Flags.Mode != "" && o.Flags.Mode != string(inject.OptIn) && o.Flags.Mode != string(inject.OptOut) {
-		add("--mode must be %s or %s, not %q", inject.OptOut, inject.OptIn, o.Flags.Mode)
-	}
 	if o.ForceConflicts && !o.Apply {
 		add("--force-conflicts needs --apply")
 	}
@@ -173,8 +170,7 @@ func (o *PolicyOptions) Validate() error {
 		add("--color must be auto, always or never, not %q", o.Flags.Color)
 	}
 	errs = append(errs, validateNamespaceFlag("--namespaces", o.Namespaces)...)
-	errs = append(errs, validateNamespaceFlag("--exclude-namespaces", o.Flags.ExcludeNamespaces)...)
-	errs = append(errs, o.Flags.ValidateProfileFlags()...)
+	errs = append(errs, o.Flags.ValidateTemplateFlags()...)
 	return errors.Join(errs...)
 }
 

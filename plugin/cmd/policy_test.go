@@ -50,7 +50,7 @@ func TestPolicyFlagErrors(t *testing.T) {
 	}{
 		{"apply and delete", []string{"--apply", "--delete"}, "--apply and --delete cannot be combined"},
 		{"output", []string{"-o", "name"}, `--output must be yaml or json, not "name"`},
-		{"mode", []string{"--mode", "sometimes"}, `--mode must be opt-out or opt-in, not "sometimes"`},
+		{"mode", []string{"--mode", "sometimes"}, `--mode: "sometimes" is not a mode (want opt-out or opt-in)`},
 		{"force without apply", []string{"--force-conflicts"}, "--force-conflicts needs --apply"},
 		{"kinds leave out Pods", []string{"--template", "testdata/deployments-only.yaml"}, "leaves out Pod"},
 		{"arguments", []string{"deploy/web"}, "unknown command"},

@@ -164,7 +164,7 @@ func (o *RestartOptions) Validate(args []string) error {
 	if _, err := parseStatusArgs(args); err != nil {
 		errs = append(errs, fmt.Errorf("%s", replaceCommand(err.Error())))
 	}
-	errs = append(errs, o.Flags.ValidateProfileFlags()...)
+	errs = append(errs, o.Flags.ValidateTemplateFlags()...)
 	return errors.Join(errs...)
 }
 

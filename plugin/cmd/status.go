@@ -144,7 +144,7 @@ func (o *StatusOptions) Validate(args []string) error {
 	if _, err := parseStatusArgs(args); err != nil {
 		errs = append(errs, err)
 	}
-	errs = append(errs, o.Flags.ValidateProfileFlags()...)
+	errs = append(errs, o.Flags.ValidateTemplateFlags()...)
 	return errors.Join(errs...)
 }
 

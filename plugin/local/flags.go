@@ -45,14 +45,6 @@ type Flags struct {
 	// TemplateConfigMap names a template ConfigMap in the cluster,
 	// "[NAMESPACE/]NAME[:KEY]" (live only).
 	TemplateConfigMap string
-	Mode              string
-	Kinds             []string
-	ExcludeNamespaces []string
-	Native            bool
-	Image             string
-	PodTemplatePaths  []string
-	InjectHostNetwork bool
-	Strict            bool
 	// Profile names the sidecar profile to inject, uninject, check or
 	// report ("" is the default profile); AllProfiles makes --uninject
 	// remove every profile.
@@ -63,11 +55,27 @@ type Flags struct {
 	// full command's; --local has none).
 	Verbosity int
 
-	// Set by Complete: whether --native and --inject-host-network were
-	// given, since their false values override a template's settings too.
-	nativeSet      bool
-	hostNetworkSet bool
-	profileSet     bool
+	// Set by Complete: the settings the template flags that were given
+	// set (their names in given), or why they cannot be used.
+	settings    inject.Settings
+	given       []string
+	settingsErr error
+	profileSet  bool
+}
+
+// settingFlags are the template flags that set one setting each, and the
+// setting's name in inject.Settings: a flag given overrides the
+// template's setting, whatever its value (--inject-host-network=false
+// too). The values are decoded and validated by the settings' own schema.
+var settingFlags = []struct{ flag, setting string }{
+	{"mode", "mode"},
+	{"kinds", "kinds"},
+	{"exclude-namespaces", "excludeNamespaces"},
+	{"native", "native"},
+	{"image", "image"},
+	{"pod-template-path", "podTemplatePaths"},
+	{"inject-host-network", "injectHostNetwork"},
+	{"strict", "strict"},
 }
 
 // NewFlags returns Flags with their defaults.
@@ -99,14 +107,14 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 func (f *Flags) AddTemplateFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.TemplateFile, "template", "", "Template file: a SidecarInjection, a template ConfigMap (data.config) or a partial Pod spec (default: the installed admission policy's for status, restart and check, else the embedded Envoy sidecar)")
 	fs.StringVar(&f.TemplateConfigMap, "template-configmap", "", "Read the template from a ConfigMap in the cluster: [NAMESPACE/]NAME[:KEY] (key default: config)")
-	fs.StringVar(&f.Mode, "mode", "", `"opt-out" (inject unless annotated sidecar.kinject.dev/inject: "false", NAME.sidecar.kinject.dev/inject with --profile NAME; default) or "opt-in"`)
-	fs.StringSliceVar(&f.Kinds, "kinds", nil, "Inject only these kinds (comma-separated)")
-	fs.StringSliceVar(&f.ExcludeNamespaces, "exclude-namespaces", nil, "Leave the objects and Pods of these namespaces alone (comma-separated; skipped: namespace_not_selected)")
-	fs.BoolVar(&f.Native, "native", false, "Inject the sidecar as a native sidecar (an init container with restartPolicy: Always; the embedded default is one already); --native=false makes it a classic container, for Kubernetes 1.28 and older (refused for Pods that run to completion)")
-	fs.StringVar(&f.Image, "image", "", "Override the sidecar's image")
-	fs.StringSliceVar(&f.PodTemplatePaths, "pod-template-path", nil, "Where a custom kind keeps its pod template: Kind[.group]=field.path (repeatable)")
-	fs.BoolVar(&f.InjectHostNetwork, "inject-host-network", false, "Inject pods that use the host network too")
-	fs.BoolVar(&f.Strict, "strict", false, "Refuse a template that widens privileges (privileged, added capabilities, root, hostPath) instead of warning")
+	fs.String("mode", "", `"opt-out" (inject unless annotated sidecar.kinject.dev/inject: "false", NAME.sidecar.kinject.dev/inject with --profile NAME; default) or "opt-in"`)
+	fs.StringSlice("kinds", nil, "Inject only these kinds (comma-separated)")
+	fs.StringSlice("exclude-namespaces", nil, "Leave the objects and Pods of these namespaces alone (comma-separated; skipped: namespace_not_selected)")
+	fs.Bool("native", false, "Inject the sidecar as a native sidecar (an init container with restartPolicy: Always; the embedded default is one already); --native=false makes it a classic container, for Kubernetes 1.28 and older (refused for Pods that run to completion)")
+	fs.String("image", "", "Override the sidecar's image")
+	fs.StringSlice("pod-template-path", nil, "Where a custom kind keeps its pod template: Kind[.group]=field.path (repeatable)")
+	fs.Bool("inject-host-network", false, "Inject pods that use the host network too")
+	fs.Bool("strict", false, "Refuse a template that widens privileges (privileged, added capabilities, root, hostPath) instead of warning")
 	f.AddProfileFlag(fs)
 }
 
@@ -125,9 +133,8 @@ func (f *Flags) AddVerbosityFlag(fs *pflag.FlagSet) {
 // Complete records what depends on which flags were given; call it once
 // fs is parsed.
 func (f *Flags) Complete(fs *pflag.FlagSet) {
-	f.nativeSet = fs.Changed("native")
-	f.hostNetworkSet = fs.Changed("inject-host-network")
 	f.profileSet = fs.Changed("profile")
+	f.completeSettings(fs)
 	if fs.Changed("dry-run") && f.DryRun == "" {
 		f.DryRun = dryrun.Client
 	}
@@ -156,16 +163,8 @@ func (f *Flags) Validate(args []string) []error {
 	default:
 		add("--output must be yaml, json or name, not %q", f.Output)
 	}
-	if f.Mode != "" && f.Mode != string(inject.OptIn) && f.Mode != string(inject.OptOut) {
-		add("--mode must be %s or %s, not %q", inject.OptOut, inject.OptIn, f.Mode)
-	}
 	if f.Check && f.InPlace {
 		add("--check changes nothing; it cannot be combined with --in-place")
-	}
-	for _, ns := range f.ExcludeNamespaces {
-		if err := inject.ValidateNamespace(ns); err != nil {
-			add("--exclude-namespaces: %w", err)
-		}
 	}
 	switch f.Color {
 	case "auto", "always", "never":
@@ -182,7 +181,7 @@ func (f *Flags) Validate(args []string) []error {
 			}
 		}
 	}
-	errs = append(errs, f.ValidateProfileFlags()...)
+	errs = append(errs, f.ValidateTemplateFlags()...)
 	if f.FollowExternalLinks && !f.InPlace {
 		add("--follow-external-links needs --in-place (only editing follows links with care)")
 	}
@@ -348,38 +347,53 @@ func templateFromConfigMap(ref string, lookup inject.ConfigMapLookup) (*inject.T
 	return tmpl, nil
 }
 
-// applySettings overlays the flags that were given on s.
-func (f *Flags) applySettings(s *inject.Settings) error {
-	if f.Mode != "" {
-		s.Policy.Mode = inject.Mode(f.Mode)
+// completeSettings decodes the template flags that were given into
+// settings, with the settings' own schema and validation; --selector
+// selects objects by label with --local only (live, it says which objects
+// to read).
+func (f *Flags) completeSettings(fs *pflag.FlagSet) {
+	pairs := inject.FlatSettings(nil)
+	flagOf := map[string]string{}
+	add := func(flag, setting string) {
+		fl := fs.Lookup(flag)
+		if fl == nil || !fl.Changed {
+			return
+		}
+		value := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: fl.Value.String()}
+		if list, ok := fl.Value.(pflag.SliceValue); ok {
+			value = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+			for _, item := range list.GetSlice() {
+				value.Content = append(value.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: item})
+			}
+		}
+		pairs.Content = append(pairs.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: setting}, value)
+		flagOf[setting] = flag
+		f.given = append(f.given, setting)
 	}
-	if len(f.Kinds) > 0 {
-		s.Policy.Kinds = f.Kinds
-	}
-	if len(f.ExcludeNamespaces) > 0 {
-		s.Policy.ExcludeNamespaces = f.ExcludeNamespaces
-	}
-	if f.nativeSet {
-		native := f.Native
-		s.Native = &native
-	}
-	if f.hostNetworkSet {
-		s.Policy.InjectHostNetwork = f.InjectHostNetwork
-	}
-	if f.Image != "" {
-		s.Image = f.Image
-	}
-	if f.Strict {
-		s.Strict = true
+	f.given = nil
+	for _, sf := range settingFlags {
+		add(sf.flag, sf.setting)
 	}
 	if f.Local && f.Selector != "" {
-		s.Policy.Selector = f.Selector
+		pairs.Content = append(pairs.Content,
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "selector"},
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: f.Selector})
+		flagOf["selector"] = "selector"
+		f.given = append(f.given, "selector")
 	}
-	if len(f.PodTemplatePaths) > 0 {
-		if err := s.SetList("podTemplatePaths", f.PodTemplatePaths); err != nil {
-			return fmt.Errorf("--pod-template-path: %w", err)
-		}
+	f.settings, f.settingsErr = inject.DecodeSettings(pairs, "")
+	var fe *inject.FieldError
+	if errors.As(f.settingsErr, &fe) {
+		f.settingsErr = fmt.Errorf("--%s: %w", flagOf[fe.Field], fe.Err)
 	}
+}
+
+// applySettings overlays the flags that were given on s.
+func (f *Flags) applySettings(s *inject.Settings) error {
+	if f.settingsErr != nil {
+		return f.settingsErr
+	}
+	*s = s.Override(f.settings, f.given...)
 	return nil
 }
 

@@ -24,12 +24,16 @@ func (f *Flags) AddProfileFlag(fs *pflag.FlagSet) {
 	fs.StringVar(&f.Profile, "profile", "", ProfileUsage)
 }
 
-// ValidateProfileFlags checks --profile and --all-profiles (call it after
-// Complete): a name that cannot prefix an annotation, and --all-profiles
+// ValidateTemplateFlags checks the template flags (call it after
+// Complete): the settings they set, by the settings' own validation;
+// --profile, a name that cannot prefix an annotation; and --all-profiles
 // outside --uninject or beside --profile, which would ask for one profile
 // and every profile at once.
-func (f *Flags) ValidateProfileFlags() []error {
+func (f *Flags) ValidateTemplateFlags() []error {
 	var errs []error
+	if f.settingsErr != nil {
+		errs = append(errs, f.settingsErr)
+	}
 	if err := inject.ValidateProfile(f.Profile); err != nil {
 		// The core says `profile "X": ...`; the flag's name goes in front.
 		msg := err.Error()
