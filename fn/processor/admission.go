@@ -2,6 +2,7 @@ package processor
 
 import (
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/config"
 
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -14,10 +15,10 @@ import (
 // for one (nil for the others), before anything is emitted, so that a
 // config that cannot be compiled, or two profiles whose policy objects
 // would have the same name, change nothing.
-func compilePolicies(configs []*Config) ([]*admission.Policy, Results) {
+func compilePolicies(configs []*config.Function) ([]*admission.Policy, Results) {
 	policies := make([]*admission.Policy, len(configs))
 	var errs Results
-	owners := map[string]*Config{}
+	owners := map[string]*config.Function{}
 	for i, cfg := range configs {
 		if !cfg.AdmissionPolicy {
 			continue
@@ -28,7 +29,7 @@ func compilePolicies(configs []*Config) ([]*admission.Policy, Results) {
 			continue
 		}
 		if name, first := collision(owners, cfg, p.Name, p.ConflictName); first != nil {
-			errs = append(errs, configResult(cfg.Source, &ConfigError{Field: "metadata.name", Err: fmt.Errorf(
+			errs = append(errs, configResult(cfg.Source, &config.FunctionError{Field: "metadata.name", Err: fmt.Errorf(
 				"admission policy %s: %s and %s would both write it: rename one of them", name, describeConfig(first), describeConfig(cfg))}))
 			continue
 		}
@@ -39,7 +40,7 @@ func compilePolicies(configs []*Config) ([]*admission.Policy, Results) {
 
 // collision claims names for cfg in owners, or returns the first name
 // another config already owns, and that config.
-func collision(owners map[string]*Config, cfg *Config, names ...string) (string, *Config) {
+func collision(owners map[string]*config.Function, cfg *config.Function, names ...string) (string, *config.Function) {
 	for _, name := range names {
 		if first, ok := owners[name]; ok {
 			return name, first
@@ -57,7 +58,7 @@ func collision(owners map[string]*Config, cfg *Config, names ...string) (string,
 // same kind and name already among the items (an earlier run of a kpt
 // pipeline) are replaced in place, keeping their file; new ones go to
 // kinject-NAME.yaml. prefix starts every result's message.
-func emitPolicy(rl *ResourceList, cfg *Config, p *admission.Policy, prefix string) error {
+func emitPolicy(rl *ResourceList, cfg *config.Function, p *admission.Policy, prefix string) error {
 	nodes, err := p.Nodes()
 	if err != nil {
 		return err

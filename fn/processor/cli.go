@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/config"
 	"io"
 	"os"
 	"strings"
@@ -133,7 +134,7 @@ func (m FileMode) Run(stdout, stderr io.Writer) (failed bool, err error) {
 
 // processFile runs every config over each document of the file in turn, so
 // that a document carries every profile when it is written.
-func (m FileMode) processFile(configs []*Config, named bool, path string, stdout, stderr io.Writer) (failed bool, err error) {
+func (m FileMode) processFile(configs []*config.Function, named bool, path string, stdout, stderr io.Writer) (failed bool, err error) {
 	var r io.Reader = m.Stdin
 	if path != "-" {
 		f, err := os.Open(path)
@@ -185,7 +186,7 @@ func (m FileMode) processFile(configs []*Config, named bool, path string, stdout
 // LoadConfigs picks them from a ResourceList). Template references resolve
 // against the ConfigMaps of the config file and, when not found there, of
 // the input files (not stdin).
-func (m FileMode) loadConfigs() ([]*Config, error) {
+func (m FileMode) loadConfigs() ([]*config.Function, error) {
 	docs, err := readFile(m.Config)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package processor
 
 import (
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/config"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -14,13 +15,13 @@ import (
 // used, a profile configured twice, and an allProfiles uninject beside
 // other configs each give an error result naming the config; the run then
 // changes nothing.
-func LoadConfigs(fc *yaml.RNode, items []*yaml.RNode, lookup inject.ConfigMapLookup) ([]*Config, Results) {
+func LoadConfigs(fc *yaml.RNode, items []*yaml.RNode, lookup inject.ConfigMapLookup) ([]*config.Function, Results) {
 	var (
-		configs []*Config
+		configs []*config.Function
 		errs    Results
 	)
 	for _, doc := range configDocuments(fc, items) {
-		cfg, err := LoadConfig(doc, lookup)
+		cfg, err := config.LoadFunction(doc, lookup)
 		if err != nil {
 			errs = append(errs, configResult(doc, err))
 			continue
@@ -99,9 +100,9 @@ func indexOfObject(items []*yaml.RNode, n *yaml.RNode) int {
 // checkProfiles refuses a profile configured twice, since the second
 // config would undo or fight the first on every run, and an allProfiles
 // uninject beside other configs, since it removes what they inject.
-func checkProfiles(configs []*Config) Results {
+func checkProfiles(configs []*config.Function) Results {
 	var errs Results
-	seen := map[string]*Config{}
+	seen := map[string]*config.Function{}
 	for _, cfg := range configs {
 		profile := cfg.Injector.Profile()
 		if first, ok := seen[profile]; ok {
@@ -109,7 +110,7 @@ func checkProfiles(configs []*Config) Results {
 			if profile == "" {
 				label = "the " + label
 			}
-			r := configResult(cfg.Source, &ConfigError{Field: "spec.profile", Err: fmt.Errorf("%s is configured by both %s and %s: configure each profile once",
+			r := configResult(cfg.Source, &config.FunctionError{Field: "spec.profile", Err: fmt.Errorf("%s is configured by both %s and %s: configure each profile once",
 				label, describeConfig(first), describeConfig(cfg))})
 			errs = append(errs, r)
 			continue
@@ -119,7 +120,7 @@ func checkProfiles(configs []*Config) Results {
 	if len(configs) > 1 {
 		for _, cfg := range configs {
 			if cfg.Op == inject.OpUninject && cfg.Injector.Settings().AllProfiles {
-				errs = append(errs, configResult(cfg.Source, &ConfigError{Field: "spec.allProfiles", Err: fmt.Errorf("%s removes every profile's injection: it cannot run beside %s",
+				errs = append(errs, configResult(cfg.Source, &config.FunctionError{Field: "spec.allProfiles", Err: fmt.Errorf("%s removes every profile's injection: it cannot run beside %s",
 					describeConfig(cfg), describeOthers(configs, cfg))}))
 			}
 		}
@@ -129,7 +130,7 @@ func checkProfiles(configs []*Config) Results {
 
 // nameProfiles reports whether results must name the profile: when there
 // are several, or the only one is not the default profile.
-func nameProfiles(configs []*Config) bool {
+func nameProfiles(configs []*config.Function) bool {
 	if len(configs) != 1 {
 		return true
 	}
@@ -140,7 +141,7 @@ func nameProfiles(configs []*Config) bool {
 // profilePrefix starts the messages about cfg's profile: `profile "mesh": `,
 // `all profiles: ` for an allProfiles uninject, or nothing when named is
 // false.
-func profilePrefix(cfg *Config, named bool) string {
+func profilePrefix(cfg *config.Function, named bool) string {
 	switch {
 	case !named:
 		return ""
@@ -161,7 +162,7 @@ func profileLabel(profile string) string {
 
 // describeConfig names a config and the file it came from:
 // `SidecarInjection "mesh" (mesh.yaml)`.
-func describeConfig(cfg *Config) string {
+func describeConfig(cfg *config.Function) string {
 	if cfg.Source == nil || inject.ObjectKind(cfg.Source) == "" {
 		return "the embedded default"
 	}
@@ -172,7 +173,7 @@ func describeConfig(cfg *Config) string {
 	return s
 }
 
-func describeOthers(configs []*Config, except *Config) string {
+func describeOthers(configs []*config.Function, except *config.Function) string {
 	var names []string
 	for _, c := range configs {
 		if c != except {

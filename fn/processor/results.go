@@ -3,6 +3,7 @@ package processor
 import (
 	"errors"
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/config"
 	"strconv"
 	"strings"
 
@@ -70,7 +71,7 @@ func entryMessage(e inject.Entry, names []string) string {
 // configResult reports an unusable function config.
 func configResult(fc *yaml.RNode, err error) *Result {
 	r := &Result{Message: err.Error(), Severity: SeverityError}
-	var ce *ConfigError
+	var ce *config.FunctionError
 	if errors.As(err, &ce) && ce.Field != "" {
 		r.Field = &Field{Path: ce.Field}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/config"
 	"io"
 	"strings"
 
@@ -19,7 +20,6 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kinject/kubectl-inject/pkg/admission"
-	"github.com/kinject/kubectl-inject/plugin/local"
 )
 
 const checkExample = `  # Before turning admission on, and after: is the cluster ready, is the policy current?
@@ -57,7 +57,7 @@ type CheckOptions struct {
 
 // NewCmdCheck returns the check subcommand.
 func NewCmdCheck(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &CheckOptions{Policy: PolicyOptions{ConfigFlags: configFlags, IOStreams: streams, Flags: local.NewFlags(), Name: admission.DefaultName}}
+	o := &CheckOptions{Policy: PolicyOptions{ConfigFlags: configFlags, IOStreams: streams, Flags: config.NewFlags(), Name: admission.DefaultName}}
 	c := &cobra.Command{
 		Use:   "check [flags]",
 		Short: "Pre-flight: is the cluster ready for the admission policy, and is what is installed current? (read-only)",

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/config"
 	"io"
 	"strings"
 
@@ -14,7 +15,6 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/fleet"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/live"
-	"github.com/kinject/kubectl-inject/plugin/local"
 )
 
 // checkPolicy compiles the policy the flags describe and compares it with
@@ -41,7 +41,7 @@ func (o *CheckOptions) checkPolicy(ctx context.Context, c *checkClients) {
 	}
 	// Only a template that binds ports it neither declares nor reserves
 	// has a line here.
-	for _, w := range local.PortWarnings(in.Template()) {
+	for _, w := range config.PortWarnings(in.Template()) {
 		o.add("template", checkWarn, w, "list the port under reservedPorts in the template")
 	}
 	if c.mapServed {

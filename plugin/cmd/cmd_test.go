@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"github.com/kinject/kubectl-inject/plugin/local"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +19,7 @@ func runCmd(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
 	streams, in, out, errOut := genericiooptions.NewTestIOStreams()
 	in.WriteString(stdin)
-	c := NewCmdInject(streams)
+	c := NewCmdInject(streams, local.FrontEnd{})
 	c.SetArgs(args)
 	code := Execute(c, streams)
 	return out.String(), errOut.String(), code

@@ -1,11 +1,11 @@
 package cmd
 
 import (
+	"github.com/kinject/kubectl-inject/pkg/config"
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kinject/kubectl-inject/pkg/version"
-	"github.com/kinject/kubectl-inject/plugin/local"
 )
 
 const example = `  # Inject the default Envoy sidecar into a Deployment
@@ -53,8 +53,8 @@ const example = `  # Inject the default Envoy sidecar into a Deployment
   kubectl inject rollouts.argoproj.io/web --pod-template-path Rollout.argoproj.io=spec.template`
 
 // NewCmdInject returns the kubectl-inject command writing to streams.
-func NewCmdInject(streams genericiooptions.IOStreams) *cobra.Command {
-	return NewCommand(NewOptions(streams))
+func NewCmdInject(streams genericiooptions.IOStreams, local config.Local) *cobra.Command {
+	return NewCommand(NewOptions(streams, local))
 }
 
 // NewCommand returns the command for o; tests use it to reach o's fields
@@ -91,7 +91,7 @@ Each object gets one line on stderr; the exit code is 1 when any object failed
 				err = o.Run(c.Context())
 			}
 			if o.Diff {
-				err = local.DiffExit(err)
+				err = config.DiffExit(err)
 			}
 			return err
 		},
@@ -109,12 +109,12 @@ Each object gets one line on stderr; the exit code is 1 when any object failed
 	return c
 }
 
-// ExitError is an error that carries the exit code (see local.ExitError).
-type ExitError = local.ExitError
+// ExitError is an error that carries the exit code (see config.ExitError).
+type ExitError = config.ExitError
 
 // Execute runs c and returns the process exit code: 0 on success, 1 when any
 // object failed or --check found a change, printing the error to
 // streams.ErrOut as kubectl does.
 func Execute(c *cobra.Command, streams genericiooptions.IOStreams) int {
-	return local.ExitCode(c.Execute(), streams.ErrOut)
+	return config.ExitCode(c.Execute(), streams.ErrOut)
 }

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/config"
 	"sort"
 	"strings"
 
@@ -13,7 +14,6 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
-	"github.com/kinject/kubectl-inject/plugin/local"
 )
 
 // current is what "current" means for status, restart and check, and
@@ -45,7 +45,7 @@ type current struct {
 // left out: it chose Pods at admission, while status and restart also
 // judge the workloads injected through their templates, which chose
 // themselves.
-func readCurrent(ctx context.Context, flags *local.Flags, client dynamic.Interface, lookup inject.ConfigMapLookup, name string, strict, whole bool, warn func(string)) (*current, error) {
+func readCurrent(ctx context.Context, flags *config.Flags, client dynamic.Interface, lookup inject.ConfigMapLookup, name string, strict, whole bool, warn func(string)) (*current, error) {
 	if flags.TemplateGiven() {
 		tmpl, settings, err := flags.LoadTemplate(lookup)
 		if err != nil {

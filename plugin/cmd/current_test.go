@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"errors"
+	"github.com/kinject/kubectl-inject/pkg/config"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +19,6 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
-	"github.com/kinject/kubectl-inject/plugin/local"
 )
 
 // installedPolicy is the mutating policy kubectl inject policy --apply
@@ -171,7 +171,7 @@ func TestReadCurrent(t *testing.T) {
 			for i := 0; i < len(c.policies); i += 2 {
 				objs = append(objs, installedPolicy(t, c.policies[i], c.policies[i+1]))
 			}
-			flags := local.NewFlags()
+			flags := config.NewFlags()
 			flags.Profile = c.profile
 			if c.templateFlag {
 				flags.TemplateFile = writeTemplateFile(t, "containers:\n- {name: proxy, image: example.com/flag:v1}\n")

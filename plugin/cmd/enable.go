@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/config"
 
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -17,7 +18,6 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
-	"github.com/kinject/kubectl-inject/plugin/local"
 )
 
 var namespacesResource = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
@@ -90,7 +90,7 @@ until they are recreated.`,
 	}
 	f := c.Flags()
 	o.ConfigFlags.AddFlags(f)
-	f.StringVar(&o.Profile, "profile", "", local.ProfileUsage)
+	f.StringVar(&o.Profile, "profile", "", config.ProfileUsage)
 	f.StringVar(&o.DryRun, "dry-run", o.DryRun, `"none", "client" (print what would be sent) or "server" (the server checks it and stores nothing)`)
 	f.Lookup("dry-run").NoOptDefVal = "client"
 	f.StringVarP(&o.Output, "output", "o", "", "yaml, json or name: print the namespaces as stored (or as they would be)")

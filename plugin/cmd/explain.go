@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/config"
 	"io"
 	"sort"
 	"strings"
@@ -17,7 +18,6 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/fleet"
 	"github.com/kinject/kubectl-inject/pkg/inject"
-	"github.com/kinject/kubectl-inject/plugin/local"
 )
 
 const explainExample = `  # Why was this Pod (not) injected, and is its sidecar current?
@@ -33,7 +33,7 @@ const explainExample = `  # Why was this Pod (not) injected, and is its sidecar 
 type ExplainOptions struct {
 	ConfigFlags *genericclioptions.ConfigFlags
 	genericiooptions.IOStreams
-	Flags local.Flags
+	Flags config.Flags
 	// NamespaceLabels are the labels of the objects' namespace with
 	// --local (the cluster's otherwise).
 	NamespaceLabels map[string]string
@@ -42,7 +42,7 @@ type ExplainOptions struct {
 
 // NewCmdExplain returns the explain subcommand.
 func NewCmdExplain(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &ExplainOptions{ConfigFlags: configFlags, IOStreams: streams, Flags: local.NewFlags(), Name: admission.DefaultName}
+	o := &ExplainOptions{ConfigFlags: configFlags, IOStreams: streams, Flags: config.NewFlags(), Name: admission.DefaultName}
 	c := &cobra.Command{
 		Use:   "explain (TYPE/NAME... | -f FILE) [flags]",
 		Short: "Say why the admission policy injects an object's Pods, or why not, and what would change it (read-only)",

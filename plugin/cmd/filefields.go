@@ -1,9 +1,9 @@
 package cmd
 
 import (
+	"github.com/kinject/kubectl-inject/pkg/config"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/report"
-	"github.com/kinject/kubectl-inject/plugin/local"
 )
 
 // fieldErrors finds, for the objects of the -f inputs, the errors about a
@@ -27,7 +27,7 @@ type fieldErrors struct {
 
 // of returns the error entry of obj in its file, with where its field
 // is, or ok false when the file's copy has no error about a field.
-func (f *fieldErrors) of(obj local.FileObject) (e inject.Entry, where string, ok bool) {
+func (f *fieldErrors) of(obj config.FileObject) (e inject.Entry, where string, ok bool) {
 	if f.injector == nil {
 		return e, "", false
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/config"
 	"strings"
 	"sync"
 
@@ -11,7 +12,6 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/dryrun"
 	"github.com/kinject/kubectl-inject/pkg/live"
-	"github.com/kinject/kubectl-inject/plugin/local"
 )
 
 // runLive resolves the arguments to objects, processes them with bounded
@@ -60,7 +60,7 @@ func (o *Options) runLive(ctx context.Context) error {
 			return err
 		}
 		if failed == 0 && differ > 0 {
-			return local.DiffChanged(differ, "objects")
+			return config.DiffChanged(differ, "objects")
 		}
 	}
 	total := len(targets)

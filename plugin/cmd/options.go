@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/config"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -13,7 +14,6 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/dryrun"
 	"github.com/kinject/kubectl-inject/pkg/inject"
-	"github.com/kinject/kubectl-inject/plugin/local"
 )
 
 // DefaultFieldManager is the field manager of every write.
@@ -25,8 +25,9 @@ type Options struct {
 	genericiooptions.IOStreams
 
 	// Flags are the injection's and --local's flags, shared with the
-	// kubectl-inject front door (plugin/local).
-	local.Flags
+	// kubectl-inject front door (plugin/local) and read as every front end
+	// reads them (pkg/config).
+	config.Flags
 
 	All           bool
 	AllNamespaces bool
@@ -48,14 +49,20 @@ type Options struct {
 	enforceNamespace bool
 	dryRun           dryrun.Strategy
 	injector         *inject.Injector
+
+	// local runs --local and reads the objects -f names: the --local front
+	// end's own code (plugin/local), given by the main package.
+	local config.Local
 }
 
-// NewOptions returns Options with their defaults.
-func NewOptions(streams genericiooptions.IOStreams) *Options {
+// NewOptions returns Options with their defaults; local is the --local
+// front end (plugin/local's FrontEnd).
+func NewOptions(streams genericiooptions.IOStreams, local config.Local) *Options {
 	return &Options{
+		local:        local,
 		ConfigFlags:  genericclioptions.NewConfigFlags(true),
 		IOStreams:    streams,
-		Flags:        local.NewFlags(),
+		Flags:        config.NewFlags(),
 		FieldManager: DefaultFieldManager,
 		Concurrency:  8,
 		QPS:          DefaultQPS,
@@ -218,7 +225,7 @@ func (o *Options) Run(ctx context.Context) error {
 		ctx = context.Background()
 	}
 	if o.Local {
-		return o.Flags.Run(o.injector, local.Streams{In: o.In, Out: o.Out, ErrOut: o.ErrOut})
+		return o.local.Run(&o.Flags, o.injector, config.Streams{In: o.In, Out: o.Out, ErrOut: o.ErrOut})
 	}
 	return o.runLive(ctx)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/config"
 
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -18,7 +19,6 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/textdiff"
-	"github.com/kinject/kubectl-inject/plugin/local"
 )
 
 const policyExample = `  # Print the policy for the embedded Envoy sidecar (no cluster needed)
@@ -49,7 +49,7 @@ type PolicyOptions struct {
 	genericiooptions.IOStreams
 
 	// Flags holds the template and policy flags, shared with injection.
-	Flags          local.Flags
+	Flags          config.Flags
 	Namespaces     []string
 	Name           string
 	Apply, Delete  bool
@@ -64,7 +64,7 @@ type PolicyOptions struct {
 // NewCmdPolicy returns the policy subcommand. configFlags are the parent
 // command's kubeconfig flags.
 func NewCmdPolicy(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &PolicyOptions{ConfigFlags: configFlags, IOStreams: streams, Flags: local.NewFlags(), Name: admission.DefaultName, FieldManager: DefaultFieldManager}
+	o := &PolicyOptions{ConfigFlags: configFlags, IOStreams: streams, Flags: config.NewFlags(), Name: admission.DefaultName, FieldManager: DefaultFieldManager}
 	c := &cobra.Command{
 		Use:   "policy [flags]",
 		Short: "Print, apply or delete the admission policy that injects new Pods (no webhook)",
@@ -106,7 +106,7 @@ server-side apply; --delete removes them.`,
 				err = o.Run(c.Context())
 			}
 			if o.Flags.Diff {
-				err = local.DiffExit(err)
+				err = config.DiffExit(err)
 			}
 			return err
 		},
@@ -193,7 +193,7 @@ func (o *PolicyOptions) compile() (*inject.Injector, *admission.Policy, error) {
 	if o.Flags.Selector != "" {
 		settings.Policy.Selector = o.Flags.Selector
 	}
-	in, err := local.NewInjector(tmpl, settings, o.ErrOut)
+	in, err := config.NewInjector(tmpl, settings, o.ErrOut)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -282,7 +282,7 @@ func (o *PolicyOptions) diff(ctx context.Context, client dynamic.Interface, objs
 		}
 	}
 	if differ > 0 {
-		return local.DiffChanged(differ, "objects")
+		return config.DiffChanged(differ, "objects")
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"github.com/kinject/kubectl-inject/plugin/local"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,7 +44,7 @@ func TestRateLimitFlags(t *testing.T) {
 		{[]string{"--burst", "7"}, DefaultQPS, 7},
 	}
 	for _, c := range cases {
-		o := NewOptions(genericiooptions.NewTestIOStreamsDiscard())
+		o := NewOptions(genericiooptions.NewTestIOStreamsDiscard(), local.FrontEnd{})
 		wrapped := false
 		o.ConfigFlags.WrapConfigFn = func(cfg *rest.Config) *rest.Config { wrapped = true; return cfg }
 		command := NewCommand(o)

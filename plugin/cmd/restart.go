@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/config"
 	"io"
 	"os"
 	"os/signal"
@@ -23,7 +24,6 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/live"
 	"github.com/kinject/kubectl-inject/pkg/rollout"
-	"github.com/kinject/kubectl-inject/plugin/local"
 )
 
 const restartExample = `  # What would be restarted in the namespace, and how (nothing is changed)
@@ -50,7 +50,7 @@ const InterruptedCode = 130
 type RestartOptions struct {
 	ConfigFlags *genericclioptions.ConfigFlags
 	genericiooptions.IOStreams
-	Flags            local.Flags
+	Flags            config.Flags
 	AllNamespaces    bool
 	DryRunPlan       bool
 	MaxInFlight      int
@@ -67,7 +67,7 @@ type RestartOptions struct {
 
 // NewCmdRestart returns the restart subcommand.
 func NewCmdRestart(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &RestartOptions{ConfigFlags: configFlags, IOStreams: streams, Flags: local.NewFlags(),
+	o := &RestartOptions{ConfigFlags: configFlags, IOStreams: streams, Flags: config.NewFlags(),
 		MaxInFlight: rollout.DefaultMaxInFlight, ProgressDeadline: 10 * time.Minute, Strategy: rollout.StrategyAuto, FieldManager: "kubectl-inject"}
 	c := &cobra.Command{
 		Use:   "restart [TYPE[/NAME]...] [flags]",
@@ -201,7 +201,7 @@ func (o *RestartOptions) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	in, err := local.NewInjector(cur.Template, cur.Settings, io.Discard)
+	in, err := config.NewInjector(cur.Template, cur.Settings, io.Discard)
 	if err != nil {
 		return err
 	}

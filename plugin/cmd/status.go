@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/config"
 	"io"
 	"strings"
 
@@ -18,7 +19,6 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kinject/kubectl-inject/pkg/fleet"
-	"github.com/kinject/kubectl-inject/plugin/local"
 )
 
 const statusExample = `  # Every workload and Pod of the namespace: outdated first
@@ -58,7 +58,7 @@ var statusResources = []statusResource{
 type StatusOptions struct {
 	ConfigFlags *genericclioptions.ConfigFlags
 	genericiooptions.IOStreams
-	Flags         local.Flags
+	Flags         config.Flags
 	AllNamespaces bool
 	Check         bool
 	// PageSize is the limit of each list call.
@@ -75,7 +75,7 @@ func (o *StatusOptions) warn(s string) { fmt.Fprintln(o.ErrOut, "Warning: "+s) }
 
 // NewCmdStatus returns the status subcommand.
 func NewCmdStatus(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &StatusOptions{ConfigFlags: configFlags, IOStreams: streams, Flags: local.NewFlags(), PageSize: 500}
+	o := &StatusOptions{ConfigFlags: configFlags, IOStreams: streams, Flags: config.NewFlags(), PageSize: 500}
 	c := &cobra.Command{
 		Use:   "status [TYPE[/NAME]...] [flags]",
 		Short: "Show which workloads and Pods run the current sidecar, an older one, or none",
@@ -212,7 +212,7 @@ func (o *StatusOptions) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	in, err := local.NewInjector(cur.Template, cur.Settings, io.Discard)
+	in, err := config.NewInjector(cur.Template, cur.Settings, io.Discard)
 	if err != nil {
 		return err
 	}

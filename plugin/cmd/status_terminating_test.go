@@ -2,13 +2,13 @@ package cmd
 
 import (
 	"errors"
+	"github.com/kinject/kubectl-inject/pkg/config"
 	"strings"
 	"testing"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kinject/kubectl-inject/pkg/fleet"
-	"github.com/kinject/kubectl-inject/plugin/local"
 )
 
 // TestStatusTerminating: terminating Pods get their own column and a line
@@ -20,7 +20,7 @@ func TestStatusTerminating(t *testing.T) {
 	behind := fleet.Row{Namespace: "shop", Kind: "Deployment", Group: "apps", Name: "api", State: fleet.Current, CurrentTemplate: "h", Pods: 2, PodsBehind: 1, PodsTerminating: 2, Restart: "kubectl rollout restart deployment.apps/api -n shop"}
 	run := func(rows []fleet.Row) (string, string, error) {
 		streams, _, out, errOut := genericiooptions.NewTestIOStreams()
-		o := &StatusOptions{IOStreams: streams, Flags: local.NewFlags(), Check: true}
+		o := &StatusOptions{IOStreams: streams, Flags: config.NewFlags(), Check: true}
 		if err := o.print(rows); err != nil {
 			t.Fatal(err)
 		}

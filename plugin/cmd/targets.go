@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/config"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -13,7 +14,6 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/live"
 	"github.com/kinject/kubectl-inject/pkg/report"
-	"github.com/kinject/kubectl-inject/plugin/local"
 )
 
 // target is one object to process, or one that is settled before any
@@ -64,7 +64,7 @@ func (o *Options) fileTargets() ([]target, error) {
 	}
 	var targets []target
 	fields := &fieldErrors{injector: o.injector, op: o.Op()}
-	err = o.Flags.ReadObjects(o.In, func(obj local.FileObject) {
+	err = o.local.ReadObjects(&o.Flags, o.In, func(obj config.FileObject) {
 		if obj.Entry.Action == "" {
 			if selector != nil && !selector.Matches(labels.Set(obj.Labels)) {
 				return

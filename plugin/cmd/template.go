@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/config"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -11,14 +12,13 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
-	"github.com/kinject/kubectl-inject/plugin/local"
 )
 
 // configMapLookup reads a ConfigMap from the cluster for template
 // references; an empty namespace means the command's namespace.
 func (o *Options) configMapLookup(namespace, name string) (*yaml.RNode, error) {
 	if o.Local {
-		return local.NoCluster(namespace, name)
+		return config.NoCluster(namespace, name)
 	}
 	if namespace == "" {
 		namespace = o.namespace

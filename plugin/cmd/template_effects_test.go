@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"github.com/kinject/kubectl-inject/plugin/local"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -150,7 +151,7 @@ var explainTemplate = regexp.MustCompile(`"template": "[0-9a-f]+"`)
 func runLocal(t *testing.T, args ...string) string {
 	t.Helper()
 	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
-	command := NewCmdInject(streams)
+	command := NewCmdInject(streams, local.FrontEnd{})
 	command.SetArgs(append(args, "--kubeconfig", filepath.Join(t.TempDir(), "none")))
 	Execute(command, streams)
 	return out.String() + errOut.String()

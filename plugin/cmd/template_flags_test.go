@@ -1,12 +1,12 @@
 package cmd
 
 import (
+	"github.com/kinject/kubectl-inject/pkg/config"
+	"github.com/kinject/kubectl-inject/plugin/local"
 	"testing"
 
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-
-	"github.com/kinject/kubectl-inject/plugin/local"
 )
 
 // TestTemplateFlagsEverywhere: every template flag (the ones that say what
@@ -15,10 +15,10 @@ import (
 // meaning (TestTemplateFlagsTakeEffect sees each one's effect).
 func TestTemplateFlagsEverywhere(t *testing.T) {
 	want := pflag.NewFlagSet("template", pflag.ContinueOnError)
-	f := local.NewFlags()
+	f := config.NewFlags()
 	f.AddTemplateFlags(want)
 	names := 0
-	root := NewCmdInject(genericiooptions.NewTestIOStreamsDiscard())
+	root := NewCmdInject(genericiooptions.NewTestIOStreamsDiscard(), local.FrontEnd{})
 	commands := map[string]*pflag.FlagSet{"inject": root.Flags()}
 	for _, c := range root.Commands() {
 		commands[c.Name()] = c.Flags()

@@ -6,6 +6,7 @@
 package main
 
 import (
+	"github.com/kinject/kubectl-inject/plugin/local"
 	"os"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -15,5 +16,5 @@ import (
 
 func main() {
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
-	os.Exit(cmd.Execute(cmd.NewCmdInject(streams), streams))
+	os.Exit(cmd.Execute(cmd.NewCmdInject(streams, local.FrontEnd{}), streams))
 }

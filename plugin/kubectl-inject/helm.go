@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/config"
 	"io"
 	"os"
 	"os/exec"
@@ -28,7 +29,7 @@ const helmPluginEnv = "HELM_PLUGIN_NAME"
 func runUnderHelm(args []string) int {
 	var kept bytes.Buffer
 	errOut := io.MultiWriter(os.Stderr, &kept)
-	code, served := local.Serve(args, local.Streams{In: os.Stdin, Out: os.Stdout, ErrOut: errOut})
+	code, served := local.Serve(args, config.Streams{In: os.Stdin, Out: os.Stdout, ErrOut: errOut})
 	if !served {
 		code = runFull(args, errOut)
 	}

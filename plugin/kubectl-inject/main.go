@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/config"
 	"os"
 	"path/filepath"
 
@@ -17,7 +18,7 @@ func main() {
 	if os.Getenv(helmPluginEnv) != "" {
 		os.Exit(runUnderHelm(args)) // Helm 4's post-renderer: see helm.go
 	}
-	if code, served := local.Serve(args, local.Streams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}); served {
+	if code, served := local.Serve(args, config.Streams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}); served {
 		os.Exit(code)
 	}
 	full, err := fullCommand()

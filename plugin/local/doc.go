@@ -1,14 +1,16 @@
 // Package local is kubectl-inject's --local: the injection of manifest
 // files as text, one document at a time (every byte outside the injected
-// lines is kept, memory is bounded by the largest document), and the flags
-// it shares with the live command.
+// lines is kept, memory is bounded by the largest document). Its flags,
+// template resolution, warnings and exit codes are pkg/config's, as every
+// front end's are.
 //
 // It links the injection core and no Kubernetes client, so that the
 // kubectl-inject binary can serve --local without paying client-go's
 // start-up (its type registry alone takes milliseconds and tens of MB of
 // resident memory). Serve runs a --local command line; any other command
 // line goes to kinject-live, the full command (plugin/cmd), which
-// runs --local through this same package.
+// runs --local with this same code: its main package hands FrontEnd to it
+// as a config.Local, so that neither front end imports the other.
 //
 // --in-place writes each file atomically (a temporary file beside it,
 // then a rename) and only when no document failed. It writes the file a

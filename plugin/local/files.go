@@ -2,6 +2,7 @@ package local
 
 import (
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/config"
 	"io"
 	"io/fs"
 	"net/http"
@@ -33,13 +34,13 @@ type localFile struct {
 // localFiles lists every -f argument: files, directories (YAML and JSON
 // files in them, recursively with -R), URLs (fetched whole) and stdin.
 // Files are only looked at here; they are read when they are processed.
-func (f *Flags) localFiles() ([]*localFile, error) {
+func localFiles(f *config.Flags) ([]*localFile, error) {
 	var files []*localFile
 	for _, name := range f.Filenames {
 		switch {
 		case name == "-":
 			files = append(files, &localFile{name: name})
-		case isURL(name):
+		case config.IsURL(name):
 			data, err := fetch(name)
 			if err != nil {
 				return nil, err
@@ -49,7 +50,7 @@ func (f *Flags) localFiles() ([]*localFile, error) {
 			}
 			files = append(files, &localFile{name: name, data: data})
 		default:
-			found, err := f.expandPath(name)
+			found, err := expandPath(f, name)
 			if err != nil {
 				return nil, err
 			}
@@ -58,7 +59,7 @@ func (f *Flags) localFiles() ([]*localFile, error) {
 	}
 	return files, nil
 }
-func (f *Flags) expandPath(root string) ([]*localFile, error) {
+func expandPath(f *config.Flags, root string) ([]*localFile, error) {
 	info, err := os.Stat(root)
 	if err != nil {
 		return nil, err // names the path already
@@ -113,10 +114,6 @@ func statFile(path string) (*localFile, error) {
 	}
 	uid, gid, owned := fileOwner(info)
 	return &localFile{name: path, mode: keptMode(info.Mode()), uid: uid, gid: gid, owned: owned}, nil
-}
-
-func isURL(s string) bool {
-	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
 }
 
 func fetch(url string) ([]byte, error) {

@@ -2,6 +2,7 @@ package local
 
 import (
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/config"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,7 +16,7 @@ import (
 // that points outside the paths given with -f is an error unless
 // --follow-external-links allows it; a file named with -f is followed
 // wherever it points, since the user named it.
-func (f *Flags) inPlaceTargets(files []*localFile) ([]*localFile, error) {
+func inPlaceTargets(f *config.Flags, files []*localFile) ([]*localFile, error) {
 	roots := make([]string, 0, len(f.Filenames))
 	for _, name := range f.Filenames {
 		if real, err := realPath(name); err == nil {

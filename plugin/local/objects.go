@@ -6,45 +6,10 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kinject/kubectl-inject/pkg/config"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/manifest"
-	"github.com/kinject/kubectl-inject/pkg/report"
 )
-
-// FileObject is one object of the -f inputs as the live front end reads
-// them: who it is, to look it up in the cluster, or why it is not an
-// object that can be looked up.
-type FileObject struct {
-	// File names the input ("-" for stdin).
-	File string
-	// Document is the object's document in File.
-	Document manifest.Document
-	// Entry names the object (apiVersion, kind, namespace, name; the
-	// document and List item counted from 0). Its Action is inject.Failed
-	// (or inject.Skipped, for a document that is not a Kubernetes object in
-	// a walked directory) when the object cannot be looked up; Reason and
-	// Message say why.
-	Entry inject.Entry
-	// Labels are the object's metadata.labels, for --selector.
-	Labels map[string]string
-}
-
-// Line words o's entry as --local reports it: an error where it is in the
-// file ("app.yaml:18:16: document 2 error: not valid YAML: ..."), or a skip
-// with the file's name ("app.yaml: document 1 skipped: not_kubernetes").
-func (o FileObject) Line() string {
-	if o.Entry.Action == inject.Failed {
-		return report.Error(o.File, o.Document, o.Entry)
-	}
-	return reportLine(o.File, true, o.Document, o.Entry, printed)
-}
-
-// Fail returns o as an object that failed with err, for an error found
-// after reading (a kind the cluster does not know).
-func (o FileObject) Fail(err error) FileObject {
-	o.Entry.Action, o.Entry.Message = inject.Failed, err.Error()
-	return o
-}
 
 // ReadObjects reads the -f inputs as Run does (files, directories, -R,
 // URLs, stdin from in; the documents as manifest splits them and
@@ -53,21 +18,25 @@ func (o FileObject) Fail(err error) FileObject {
 // as a failed (or skipped) FileObject, so that none is passed over. The
 // error is about an input as a whole: a file that is missing or cannot be
 // read.
-func (f *Flags) ReadObjects(in io.Reader, fn func(FileObject)) error {
-	files, err := f.localFiles()
+func (FrontEnd) ReadObjects(f *config.Flags, in io.Reader, fn func(config.FileObject)) error {
+	files, err := localFiles(f)
 	if err != nil {
 		return err
 	}
-	s := Streams{In: in}
+	s := config.Streams{In: in}
 	for _, file := range files {
-		input, closeIn, err := s.open(file)
+		input, closeIn, err := open(s, file)
 		if err != nil {
 			return err
 		}
 		src := &errReader{r: input}
 		err = manifest.ProcessDocuments(src, io.Discard, func(d manifest.Document) []byte {
 			for _, e := range documentObjects(d, file.walked) {
-				fn(FileObject{File: file.name, Document: d, Entry: e.entry, Labels: e.labels})
+				obj := config.FileObject{File: file.name, Document: d, Entry: e.entry, Labels: e.labels}
+				if e.entry.Action == inject.Skipped {
+					obj.Skip = reportLine(file.name, true, d, e.entry, printed)
+				}
+				fn(obj)
 			}
 			return nil
 		})

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/config"
 	"io"
 	"os"
 	"strings"
@@ -14,13 +15,6 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/textdiff"
 )
 
-// Streams are the standard input and outputs of a run.
-type Streams struct {
-	In     io.Reader
-	Out    io.Writer
-	ErrOut io.Writer
-}
-
 // Run injects (or checks, or uninjects) the files given with -f as text,
 // one document at a time, with the injector in:
 // each result goes out as soon as its document is processed (to stdout, or
@@ -28,19 +22,19 @@ type Streams struct {
 // bounded by the largest document, not by the stream. With --in-place the
 // temporary files replace the originals only when no document of any file
 // failed.
-func (f *Flags) Run(in *inject.Injector, s Streams) error {
+func (FrontEnd) Run(f *config.Flags, in *inject.Injector, s config.Streams) error {
 	// The collector keeps its default pace (GOGC 100): the live heap is one
 	// document and its nodes, so the heap stays near Go's 4 MB minimum. A
 	// slower pace (GOGC 200) was measured 10% faster from 3,000 documents
 	// on, but slower below (a bigger heap costs page faults that the
 	// saved collections do not repay) and 25% larger everywhere.
-	files, err := f.localFiles()
+	files, err := localFiles(f)
 	if err != nil {
 		return err
 	}
 	inPlace := f.InPlace && f.DryRun != dryrun.Client && !f.Check
 	if inPlace {
-		if files, err = f.inPlaceTargets(files); err != nil {
+		if files, err = inPlaceTargets(f, files); err != nil {
 			return err
 		}
 	}
@@ -48,7 +42,7 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 	// objects cost as many write system calls.
 	buffered := bufio.NewWriterSize(s.ErrOut, 32<<10)
 	defer buffered.Flush()
-	r := f.newRun(in, s, files, inPlace)
+	r := newRun(f, in, s, files, inPlace)
 	// With --in-place the lines wait for the outcome: whether the files
 	// were written is known only at the end.
 	r.report = &reporter{w: buffered, hold: inPlace && !f.ContinueOnError}
@@ -81,9 +75,9 @@ func (f *Flags) Run(in *inject.Injector, s Streams) error {
 // localRun is the state of one Run: where the output goes, the report and
 // the counts the exit status comes from.
 type localRun struct {
-	f       *Flags
+	f       *config.Flags
 	in      *inject.Injector
-	s       Streams
+	s       config.Streams
 	op      inject.Op
 	files   []*localFile
 	inPlace bool // --in-place, and writing (not a dry run)
@@ -102,7 +96,7 @@ type localRun struct {
 
 // newRun picks what a changed object's report line says and where the
 // output goes, by mode.
-func (f *Flags) newRun(in *inject.Injector, s Streams, files []*localFile, inPlace bool) *localRun {
+func newRun(f *config.Flags, in *inject.Injector, s config.Streams, files []*localFile, inPlace bool) *localRun {
 	r := &localRun{f: f, in: in, s: s, op: f.Op(), files: files, inPlace: inPlace, outcome: printed, out: io.Discard}
 	switch {
 	case f.Check, f.Diff:
@@ -182,7 +176,7 @@ func (r *localRun) diffFile(i int, file *localFile) error {
 // processed, to out.
 func (r *localRun) processFile(i int, file *localFile, out *fileOutput) error {
 	withFile := len(r.files) > 1 || file.name != "-"
-	input, closeIn, err := r.s.open(file)
+	input, closeIn, err := open(r.s, file)
 	if err != nil {
 		return err
 	}
@@ -251,7 +245,7 @@ func (r *localRun) noObjects() error {
 	if len(names) == 0 {
 		names = r.f.Filenames
 	}
-	return &ExitError{Code: 1, Err: fmt.Errorf("no objects to inject in %s", strings.Join(names, ", "))}
+	return &config.ExitError{Code: 1, Err: fmt.Errorf("no objects to inject in %s", strings.Join(names, ", "))}
 }
 
 // finish writes the files of --in-place unless an object failed (or
@@ -264,22 +258,22 @@ func (r *localRun) finish() error {
 		if _, err := commitAll(r.rewrites); err != nil {
 			return err
 		}
-		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed and were left as they were in their files; the other objects were written", failed, total)}
+		return &config.ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed and were left as they were in their files; the other objects were written", failed, total)}
 	case failed > 0 && r.inPlace:
 		r.report.release(0)
-		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed, so no file was changed (fix them, or add --continue-on-error to write the others)", failed, total)}
+		return &config.ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed, so no file was changed (fix them, or add --continue-on-error to write the others)", failed, total)}
 	case failed > 0 && f.InPlace:
-		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed; a dry run writes no file anyway", failed, total)}
+		return &config.ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed; a dry run writes no file anyway", failed, total)}
 	case failed > 0 && !f.Check:
-		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed; the output holds them as they were in the input", failed, total)}
+		return &config.ExitError{Code: 1, Err: fmt.Errorf("%d of %d objects failed; the output holds them as they were in the input", failed, total)}
 	case f.Diff:
 		if r.differ > 0 {
-			return DiffChanged(r.differ, "files")
+			return config.DiffChanged(r.differ, "files")
 		}
 		return nil
 	case f.Check:
 		if failed+r.changed > 0 {
-			return &ExitError{Code: 1, Err: fmt.Errorf("check: %d of %d objects are not current (%d would change, %d failed)", failed+r.changed, total, r.changed, failed)}
+			return &config.ExitError{Code: 1, Err: fmt.Errorf("check: %d of %d objects are not current (%d would change, %d failed)", failed+r.changed, total, r.changed, failed)}
 		}
 		return nil
 	}
@@ -296,7 +290,7 @@ func (r *localRun) discard() {
 }
 
 // openLocal opens one input for reading.
-func (s Streams) open(f *localFile) (io.Reader, func(), error) {
+func open(s config.Streams, f *localFile) (io.Reader, func(), error) {
 	switch {
 	case f.name == "-":
 		return s.In, func() {}, nil

@@ -4,7 +4,16 @@ import (
 	"io"
 
 	"github.com/spf13/pflag"
+
+	"github.com/kinject/kubectl-inject/pkg/config"
 )
+
+// FrontEnd is the --local front end: the kubectl-inject binary serves
+// --local with it (Serve), and the full command runs it through
+// config.Local.
+type FrontEnd struct{}
+
+var _ config.Local = FrontEnd{}
 
 // Serve runs the command line args itself when it asks for --local with
 // no flag beyond Flags and no error in them, and reports whether it did
@@ -12,11 +21,11 @@ import (
 // completion, kubectl's flags, a mistake to explain) is left to the full
 // command, which gives the same results for what Serve runs: the two share
 // Flags, Validate, LoadInjector and Run.
-func Serve(args []string, s Streams) (code int, served bool) {
+func Serve(args []string, s config.Streams) (code int, served bool) {
 	fs := pflag.NewFlagSet("kubectl-inject", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	f := NewFlags()
+	f := config.NewFlags()
 	f.AddFlags(fs)
 	f.AddVerbosityFlag(fs) // nothing to log here: --local uses no client
 	if err := fs.Parse(args); err != nil || !f.Local || fs.NArg() > 0 {
@@ -26,12 +35,12 @@ func Serve(args []string, s Streams) (code int, served bool) {
 	if len(f.Validate(nil)) > 0 {
 		return 0, false
 	}
-	in, err := f.LoadInjector(NoCluster, s.ErrOut)
+	in, err := f.LoadInjector(config.NoCluster, s.ErrOut)
 	if err == nil {
-		err = f.Run(in, s)
+		err = FrontEnd{}.Run(&f, in, s)
 	}
 	if f.Diff {
-		err = DiffExit(err)
+		err = config.DiffExit(err)
 	}
-	return ExitCode(err, s.ErrOut), true
+	return config.ExitCode(err, s.ErrOut), true
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kinject/kubectl-inject/internal/testbin"
+	"github.com/kinject/kubectl-inject/pkg/config"
 )
 
 // TestServe: what Serve runs itself and what it leaves to the full
@@ -35,7 +36,7 @@ func TestServe(t *testing.T) {
 	}
 	for _, tc := range cases {
 		var out, errOut bytes.Buffer
-		code, served := Serve(tc.args, Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+		code, served := Serve(tc.args, config.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
 		switch {
 		case served != tc.served:
 			t.Errorf("%q: served %v, want %v", tc.args, served, tc.served)

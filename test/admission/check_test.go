@@ -3,6 +3,7 @@ package admission
 import (
 	"context"
 	"encoding/json"
+	"github.com/kinject/kubectl-inject/plugin/local"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +19,7 @@ import (
 func kubectlInjectAs(t testing.TB, kubeconfig string, args ...string) (string, string, int) {
 	t.Helper()
 	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
-	command := cmd.NewCmdInject(streams)
+	command := cmd.NewCmdInject(streams, local.FrontEnd{})
 	command.SetArgs(append(args, "--kubeconfig", kubeconfig))
 	code := cmd.Execute(command, streams)
 	return out.String(), errOut.String(), code
@@ -170,7 +171,7 @@ func TestCheck(t *testing.T) {
 
 	// Nobody answers: one line, no stack trace.
 	streams, _, o, e := genericiooptions.NewTestIOStreams()
-	command := cmd.NewCmdInject(streams)
+	command := cmd.NewCmdInject(streams, local.FrontEnd{})
 	command.SetArgs([]string{"check", "--server", "https://127.0.0.1:1", "--insecure-skip-tls-verify"})
 	code = cmd.Execute(command, streams)
 	expectLines(t, "unreachable", o.String(), "",

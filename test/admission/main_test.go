@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/kinject/kubectl-inject/plugin/local"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,7 +64,7 @@ func client(t testing.TB) dynamic.Interface {
 func kubectlInject(t testing.TB, args ...string) (string, string, int) {
 	t.Helper()
 	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
-	command := cmd.NewCmdInject(streams)
+	command := cmd.NewCmdInject(streams, local.FrontEnd{})
 	command.SetArgs(append(args, "--kubeconfig", c.AdminKubeconfig))
 	code := cmd.Execute(command, streams)
 	return out.String(), errOut.String(), code

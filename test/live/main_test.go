@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/kinject/kubectl-inject/plugin/local"
 	"net/http"
 	"os"
 	"strings"
@@ -70,7 +71,7 @@ func run(t *testing.T, ro runOpts, args ...string) result {
 	}
 	streams, in, out, errOut := genericiooptions.NewTestIOStreams()
 	in.WriteString(ro.stdin)
-	o := cmd.NewOptions(streams)
+	o := cmd.NewOptions(streams, local.FrontEnd{})
 	cacheDir := t.TempDir()
 	o.ConfigFlags.CacheDir = &cacheDir
 	counter := &requestCounter{counts: map[string]int{}, before: ro.beforeWrite}

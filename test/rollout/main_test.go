@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/kinject/kubectl-inject/plugin/local"
 	"net/http"
 	"os"
 	"os/exec"
@@ -81,7 +82,7 @@ type result struct {
 func kinject(t testing.TB, args ...string) result {
 	t.Helper()
 	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
-	o := cmd.NewOptions(streams)
+	o := cmd.NewOptions(streams, local.FrontEnd{})
 	cacheDir := t.TempDir()
 	o.ConfigFlags.CacheDir = &cacheDir
 	counter := &requestCounter{counts: map[string]int{}}

@@ -1,4 +1,4 @@
-package processor
+package config
 
 import (
 	"errors"
@@ -9,17 +9,18 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// uninjectKey is the setting that turns the function into its inverse. It
+// UninjectKey is the setting that turns the function into its inverse. It
 // belongs to the front end, not to inject.Settings, so it is read here
 // before the other settings are handed to the core.
-const uninjectKey = "uninject"
+const UninjectKey = "uninject"
 
-// admissionPolicyKey makes the function emit the admission policy (see
+// AdmissionPolicyKey makes the function emit the admission policy (see
 // pkg/admission) instead of injecting the items: a front-end setting too.
-const admissionPolicyKey = "admissionPolicy"
+const AdmissionPolicyKey = "admissionPolicy"
 
-// Config is a loaded function config: what to do and with which injector.
-type Config struct {
+// Function is a loaded function config (inject-fn's): what to do and with
+// which injector.
+type Function struct {
 	Op       inject.Op
 	Injector *inject.Injector
 	// AdmissionPolicy, when set, asks for the admission policy objects
@@ -31,26 +32,27 @@ type Config struct {
 	Source *yaml.RNode
 }
 
-// ConfigError is a function config that cannot be used. Field names the
+// FunctionError is a function config that cannot be used. Field names the
 // offending field when it is known.
-type ConfigError struct {
+type FunctionError struct {
 	Field string
 	Err   error
 }
 
-func (e *ConfigError) Error() string {
+func (e *FunctionError) Error() string {
 	if e.Field != "" {
 		return fmt.Sprintf("function config: %s: %v", e.Field, e.Err)
 	}
 	return fmt.Sprintf("function config: %v", e.Err)
 }
 
-func (e *ConfigError) Unwrap() error { return e.Err }
+func (e *FunctionError) Unwrap() error { return e.Err }
 
-// LoadConfig reads a function config; see the package documentation for
-// the forms it accepts. A nil or empty fc means the embedded default.
+// LoadFunction reads a function config: no config (the embedded
+// default), a SidecarInjection, a ConfigMap of flat settings with an
+// optional template under data.config, or a bare partial Pod spec. A nil or empty fc means the embedded default.
 // lookup resolves template references, usually against the input items.
-func LoadConfig(fc *yaml.RNode, lookup inject.ConfigMapLookup) (*Config, error) {
+func LoadFunction(fc *yaml.RNode, lookup inject.ConfigMapLookup) (*Function, error) {
 	var (
 		cfg *inject.Config
 		fe  frontEnd
@@ -68,10 +70,10 @@ func LoadConfig(fc *yaml.RNode, lookup inject.ConfigMapLookup) (*Config, error) 
 		// A bare partial Pod spec, as a hand-written config file may be.
 		cfg, err = inject.LoadConfig(fc, lookup)
 	default:
-		return nil, &ConfigError{Field: "kind", Err: fmt.Errorf("%q (apiVersion %q) is not supported: use a %s %s, a ConfigMap or no config", kind, fc.GetApiVersion(), inject.ConfigAPIVersion, inject.ConfigKind)}
+		return nil, &FunctionError{Field: "kind", Err: fmt.Errorf("%q (apiVersion %q) is not supported: use a %s %s, a ConfigMap or no config", kind, fc.GetApiVersion(), inject.ConfigAPIVersion, inject.ConfigKind)}
 	}
 	if err != nil {
-		return nil, asConfigError(err)
+		return nil, asFunctionError(err)
 	}
 	if err := resolveTemplateConfigMap(cfg, lookup); err != nil {
 		return nil, err
@@ -81,12 +83,12 @@ func LoadConfig(fc *yaml.RNode, lookup inject.ConfigMapLookup) (*Config, error) 
 	}
 	in, err := inject.New(cfg.Template, cfg.Settings)
 	if err != nil {
-		return nil, &ConfigError{Err: err}
+		return nil, &FunctionError{Err: err}
 	}
 	if fe.admissionPolicy && fe.op == inject.OpUninject {
-		return nil, &ConfigError{Field: admissionPolicyKey, Err: fmt.Errorf("cannot be combined with %s", uninjectKey)}
+		return nil, &FunctionError{Field: AdmissionPolicyKey, Err: fmt.Errorf("cannot be combined with %s", UninjectKey)}
 	}
-	return &Config{Op: fe.op, Injector: in, AdmissionPolicy: fe.admissionPolicy, PolicyName: fe.policyName, Source: fc}, nil
+	return &Function{Op: fe.op, Injector: in, AdmissionPolicy: fe.admissionPolicy, PolicyName: fe.policyName, Source: fc}, nil
 }
 
 // frontEnd holds the settings the function reads itself.
@@ -101,19 +103,19 @@ func (fe *frontEnd) set(key, value, field string) (bool, error) {
 	var target *bool
 	var uninject bool
 	switch key {
-	case uninjectKey:
+	case UninjectKey:
 		target = &uninject
-	case admissionPolicyKey:
+	case AdmissionPolicyKey:
 		target = &fe.admissionPolicy
 	default:
 		return false, nil
 	}
 	b, err := strconv.ParseBool(value)
 	if err != nil {
-		return true, &ConfigError{Field: field, Err: fmt.Errorf("%q is not a boolean (want true or false)", value)}
+		return true, &FunctionError{Field: field, Err: fmt.Errorf("%q is not a boolean (want true or false)", value)}
 	}
 	*target = b
-	if key == uninjectKey {
+	if key == UninjectKey {
 		fe.op = opFor(uninject)
 	}
 	return true, nil
@@ -149,12 +151,12 @@ func loadConfigMap(cm *yaml.RNode, lookup inject.ConfigMapLookup) (*inject.Confi
 		}
 		settings = append(settings, [2]string{key, value})
 	}
-	s, err := inject.DecodeSettings(inject.FlatSettings(settings), "data", uninjectKey, admissionPolicyKey, inject.DefaultConfigKey)
+	s, err := inject.DecodeSettings(inject.FlatSettings(settings), "data", UninjectKey, AdmissionPolicyKey, inject.DefaultConfigKey)
 	if fieldErr := (*inject.FieldError)(nil); errors.As(err, &fieldErr) {
-		return nil, fe, &ConfigError{Field: fieldErr.Field, Err: fieldErr.Err}
+		return nil, fe, &FunctionError{Field: fieldErr.Field, Err: fieldErr.Err}
 	}
 	if err != nil {
-		return nil, fe, &ConfigError{Err: err}
+		return nil, fe, &FunctionError{Err: err}
 	}
 	cfg.Settings = s
 	return cfg, fe, nil
@@ -167,14 +169,14 @@ func loadSidecarInjection(fc *yaml.RNode, lookup inject.ConfigMapLookup) (*injec
 	var fe frontEnd
 	doc := fc.Copy()
 	if spec := doc.Field("spec"); spec != nil && spec.Value.YNode().Kind == yaml.MappingNode {
-		for _, key := range []string{uninjectKey, admissionPolicyKey} {
+		for _, key := range []string{UninjectKey, AdmissionPolicyKey} {
 			f := spec.Value.Field(key)
 			if f == nil {
 				continue
 			}
 			v := f.Value.YNode()
 			if _, err := fe.set(key, v.Value, "spec."+key); err != nil || v.Kind != yaml.ScalarNode {
-				return nil, fe, &ConfigError{Field: "spec." + key, Err: fmt.Errorf("must be true or false")}
+				return nil, fe, &FunctionError{Field: "spec." + key, Err: fmt.Errorf("must be true or false")}
 			}
 			if _, err := spec.Value.Pipe(yaml.Clear(key)); err != nil {
 				return nil, fe, fmt.Errorf("removing spec.%s: %w", key, err)
@@ -194,25 +196,21 @@ func resolveTemplateConfigMap(cfg *inject.Config, lookup inject.ConfigMapLookup)
 	}
 	const field = "templateConfigMap"
 	if cfg.Template != nil {
-		return &ConfigError{Field: field, Err: fmt.Errorf("the config already holds a template: set one, not both")}
+		return &FunctionError{Field: field, Err: fmt.Errorf("the config already holds a template: set one, not both")}
 	}
-	ref, err := inject.ParseTemplateRef(name)
+	t, err := templateFromConfigMap(name, lookup)
 	if err != nil {
-		return &ConfigError{Field: field, Err: err}
-	}
-	t, err := inject.ResolveTemplateRef(ref, lookup)
-	if err != nil {
-		return &ConfigError{Field: field, Err: err}
+		return &FunctionError{Field: field, Err: err}
 	}
 	cfg.Template = t
 	return nil
 }
 
-func asConfigError(err error) error {
-	if _, ok := err.(*ConfigError); ok {
+func asFunctionError(err error) error {
+	if _, ok := err.(*FunctionError); ok {
 		return err
 	}
-	return &ConfigError{Err: err}
+	return &FunctionError{Err: err}
 }
 
 func opFor(uninject bool) inject.Op {

@@ -1,4 +1,4 @@
-package local
+package config
 
 import (
 	"errors"
@@ -205,7 +205,7 @@ func (f *Flags) Validate(args []string) []error {
 	}
 	if f.InPlace {
 		for _, name := range f.Filenames {
-			if name == "-" || isURL(name) {
+			if name == "-" || IsURL(name) {
 				add("--in-place cannot rewrite %q; give files or directories", name)
 			}
 		}
@@ -264,13 +264,13 @@ func (f *Flags) LoadTemplateOver(base *inject.Config, lookup inject.ConfigMapLoo
 		tmpl, settings, declared = cfg.Template, cfg.Settings, d
 		if tmpl == nil && settings.TemplateConfigMap != "" {
 			if tmpl, err = templateFromConfigMap(settings.TemplateConfigMap, lookup); err != nil {
-				return nil, settings, err
+				return nil, settings, fmt.Errorf("%s: templateConfigMap: %w", f.TemplateFile, err)
 			}
 		}
 	case clusterRef != "":
 		var err error
 		if tmpl, err = templateFromConfigMap(clusterRef, lookup); err != nil {
-			return nil, settings, err
+			return nil, settings, fmt.Errorf("--template-configmap %s: %w", clusterRef, err)
 		}
 	}
 	if tmpl == nil {
@@ -334,17 +334,16 @@ func loadTemplateFile(path string, lookup inject.ConfigMapLookup) (*inject.Confi
 	return cfg, readDeclaredProfile(path, data), nil
 }
 
-// templateFromConfigMap resolves "[NAMESPACE/]NAME[:KEY]" with lookup.
+// templateFromConfigMap resolves a template ConfigMap reference,
+// "[NAMESPACE/]NAME[:KEY]", with lookup: for --template-configmap, a
+// template file's templateConfigMap setting and a function config's, in
+// this one place.
 func templateFromConfigMap(ref string, lookup inject.ConfigMapLookup) (*inject.Template, error) {
 	r, err := inject.ParseTemplateRef(ref)
 	if err != nil {
-		return nil, fmt.Errorf("--template-configmap: %w", err)
+		return nil, err
 	}
-	tmpl, err := inject.ResolveTemplateRef(r, lookup)
-	if err != nil {
-		return nil, fmt.Errorf("template configmap %s: %w", ref, err)
-	}
-	return tmpl, nil
+	return inject.ResolveTemplateRef(r, lookup)
 }
 
 // completeSettings decodes the template flags that were given into
@@ -460,4 +459,10 @@ func ExitCode(err error, errOut io.Writer) int {
 	}
 	fmt.Fprintf(errOut, "error: %v\n", err)
 	return code
+}
+
+// IsURL reports whether an -f argument names a URL (fetched) rather than
+// a file.
+func IsURL(s string) bool {
+	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
 }

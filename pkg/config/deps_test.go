@@ -1,0 +1,31 @@
+package config_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestFrontEndsDoNotImportEachOther: the full command (plugin/cmd) and the
+// function (fn/processor) take their configuration from this package, not
+// from the --local front end; only the main packages wire plugin/local in.
+func TestFrontEndsDoNotImportEachOther(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	for _, pkg := range []string{
+		"github.com/kinject/kubectl-inject/plugin/cmd",
+		"github.com/kinject/kubectl-inject/fn/processor",
+		"github.com/kinject/kubectl-inject/pkg/config",
+	} {
+		out, err := exec.Command("go", "list", "-deps", pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			if dep == "github.com/kinject/kubectl-inject/plugin/local" || dep == "github.com/kinject/kubectl-inject/plugin/cmd" && pkg != dep {
+				t.Errorf("%s depends on %s", pkg, dep)
+			}
+		}
+	}
+}
