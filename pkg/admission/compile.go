@@ -73,7 +73,7 @@ type variable struct {
 // others under the same base name.
 func Compile(in *inject.Injector, name string) (*Policy, error) {
 	objName := ObjectName(name, in.Profile())
-	if !isDNSSubdomain(objName + "-conflicts") {
+	if !inject.IsDNSSubdomain(objName + "-conflicts") {
 		return nil, fmt.Errorf("policy name %q: %s-conflicts is not a valid object name (lower-case letters, digits, '-' and '.')", name, objName)
 	}
 	settings := in.Settings()
@@ -331,21 +331,4 @@ func (n names) unique(name string) string {
 	}
 	n[out] = true
 	return out
-}
-
-func isDNSSubdomain(s string) bool {
-	if s == "" || len(s) > 253 {
-		return false
-	}
-	for _, label := range strings.Split(s, ".") {
-		if label == "" || label[0] == '-' || label[len(label)-1] == '-' {
-			return false
-		}
-		for _, r := range label {
-			if !(r == '-' || (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9')) {
-				return false
-			}
-		}
-	}
-	return true
 }

@@ -46,9 +46,10 @@ func precompiledAST(text string) (*cel.Ast, bool) {
 	return cel.CheckedExprToAst(&checked), true
 }
 
-// CompileExpression compiles text in the expressions' environment and
-// returns its checked AST as precompiledAST stores it.
-func CompileExpression(text string) (string, error) {
+// compileExpression compiles text in the expressions' environment and
+// returns its checked AST as precompiledAST stores it (the test that keeps
+// the stored ASTs current calls it).
+func compileExpression(text string) (string, error) {
 	env, err := celEnv()
 	if err != nil {
 		return "", err

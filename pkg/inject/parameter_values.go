@@ -207,6 +207,10 @@ func dnsLabelText(s string) bool {
 		allBytes(s, func(c byte) bool { return isLowerAlnum(c) || c == '-' })
 }
 
+// IsDNSSubdomain reports whether s is a DNS subdomain, as Kubernetes
+// names most objects: at most 253 characters of DNS labels joined by dots.
+func IsDNSSubdomain(s string) bool { return len(s) <= 253 && validDNSSubdomain(s) }
+
 // validDNSSubdomain: lower-case labels of letters, digits and '-' (not at
 // either end) joined by dots; the length is the caller's to check.
 func validDNSSubdomain(s string) bool {

@@ -1,0 +1,4 @@
+package inject
+
+// CompileExpression is compileExpression, for the external tests.
+var CompileExpression = compileExpression
