@@ -40,7 +40,7 @@
 // beside the others. Other profiles' records on the Pod (injected at build
 // time, or by another profile's policy earlier in the same admission) are
 // read as the core reads them, by regular expressions over the compact
-// JSON that inject.Status.Encode writes (CEL has no JSON parser; the
+// JSON that record.Status.Encode writes (CEL has no JSON parser; the
 // pattern is built from the record's grammar, inject.StatusGrammar): what
 // they list is a conflict naming both profiles (inject.ConflictKind); a
 // field they created is recorded as created here too; the

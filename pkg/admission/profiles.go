@@ -12,7 +12,7 @@ import (
 // reads them: what they list cannot be taken, fields they created are
 // created for this profile too, and the default-container annotation is
 // shared. CEL has no JSON parser, so the records are matched as the compact
-// JSON inject.Status.Encode writes, whose field order is fixed (record.go).
+// JSON record.Status.Encode writes, whose field order is fixed (record.go).
 
 // Variables of the other profiles' records.
 var (

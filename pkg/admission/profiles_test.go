@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"reflect"
 	"regexp"
 	"testing"
@@ -10,7 +11,7 @@ import (
 
 // The policy reads other profiles' records with regular expressions that
 // the API server's CEL runs with RE2, as Go's regexp does: these tests hold
-// them to what inject.Status.Encode writes and what the core reads.
+// them to what record.Status.Encode writes and what the core reads.
 
 func TestStatusKeyPattern(t *testing.T) {
 	t.Parallel()
@@ -32,14 +33,14 @@ func TestStatusKeyPattern(t *testing.T) {
 
 // records are status records as the core writes them, from the smallest to
 // one with every field and values that need escaping.
-func records() map[string]*inject.Status {
-	return map[string]*inject.Status{
+func records() map[string]*record.Status {
+	return map[string]*record.Status{
 		"minimal": {Version: 1, Template: "abc"},
 		"full": {
 			Version: 1, Template: "0123456789abcdef",
 			Containers: []string{"envoy", "log-agent"}, InitContainers: []string{"tagger"}, Volumes: []string{"envoy-conf"},
 			Labels: []string{"mesh"}, Annotations: []string{inject.DefaultContainerAnnotation, "prometheus.io/scrape"},
-			Changed: &inject.Changed{
+			Changed: &record.Changed{
 				Labels:      map[string]string{"tier": `a "quoted" \ value`},
 				Annotations: map[string]string{"note": "line\nbreak, \"containers\":[\"envoy\"]", "x": ""},
 			},
@@ -48,11 +49,11 @@ func records() map[string]*inject.Status {
 			Empty:      map[string]string{"spec": "\n  ", "metadata.labels": "\n\t\r\n    "},
 			Values:     map[string]string{"cpu-request": "250m", "example.com/s": `{"v":1}`},
 		},
-		"changed annotations only": {Version: 1, Template: "h", Changed: &inject.Changed{Annotations: map[string]string{"a": "b"}}},
+		"changed annotations only": {Version: 1, Template: "h", Changed: &record.Changed{Annotations: map[string]string{"a": "b"}}},
 	}
 }
 
-// TestFullRecordIsFull fails when inject.Status gains a field that the
+// TestFullRecordIsFull fails when record.Status gains a field that the
 // full record leaves unset: the record pattern is generated from the type,
 // and this record is what shows that the policy reads the new field.
 func TestFullRecordIsFull(t *testing.T) {
@@ -63,7 +64,7 @@ func TestFullRecordIsFull(t *testing.T) {
 			t.Errorf("the full record leaves Status.%s unset: set it, so TestRecordPattern reads it", v.Type().Field(i).Name)
 		}
 	}
-	if _, err := inject.ParseStatusAt(inject.StatusAnnotation, records()["full"].Encode()); err != nil {
+	if _, err := record.Parse(inject.StatusAnnotation, records()["full"].Encode()); err != nil {
 		t.Errorf("the core does not read the full record: %v", err)
 	}
 }
@@ -110,8 +111,8 @@ func TestOwnerPatterns(t *testing.T) {
 	}
 	// JSON escapes every quote inside a string: a value that reads like a
 	// list is not one.
-	decoy := (&inject.Status{Version: 1, Template: "h", Containers: []string{"app-proxy"},
-		Changed: &inject.Changed{Annotations: map[string]string{"note": `x,"containers":["envoy"],"labels":["mesh"]`}}}).Encode()
+	decoy := (&record.Status{Version: 1, Template: "h", Containers: []string{"app-proxy"},
+		Changed: &record.Changed{Annotations: map[string]string{"note": `x,"containers":["envoy"],"labels":["mesh"]`}}}).Encode()
 	for _, re := range []string{listedPattern([]string{"containers", "initContainers"}, "envoy"), keyOwnedPattern(inject.ConflictLabel, "mesh")} {
 		if regexp.MustCompile(re).MatchString(decoy) {
 			t.Errorf("%s matches %s", re, decoy)

@@ -2,6 +2,7 @@ package admission
 
 import (
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"regexp"
 	"strconv"
 	"strings"
@@ -10,7 +11,7 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
-// The pattern of a status record as inject.Status.Encode writes it, built
+// The pattern of a status record as record.Status.Encode writes it, built
 // from the core's declared grammar (inject.StatusGrammar): a record the
 // core writes is read by the policy, and a change of the record's format
 // is a change of that grammar. CEL has no JSON parser, so the policy reads
@@ -39,12 +40,12 @@ var statusKeyPattern = `^(?:` + inject.DNSLabelPattern + `\.)?` + regexp.QuoteMe
 // parse but that is not written so (by hand, pretty-printed) is treated as
 // unreadable. Built on first use: only a compiled policy needs it.
 var recordPattern = sync.OnceValue(func() string {
-	return "^" + objectPattern(inject.StatusGrammar()) + "$"
+	return "^" + objectPattern(record.Grammar()) + "$"
 })
 
 // objectPattern matches a JSON object of fields, in order, each optional
 // one possibly left out.
-func objectPattern(fields []inject.RecordField) string {
+func objectPattern(fields []record.Field) string {
 	type part struct {
 		pattern  string
 		optional bool
@@ -79,25 +80,25 @@ func objectPattern(fields []inject.RecordField) string {
 
 // valuePattern matches the value of the record field f, restricted as the
 // grammar restricts it.
-func valuePattern(f inject.RecordField) string {
+func valuePattern(f record.Field) string {
 	switch f.Value {
-	case inject.RecordInt:
+	case record.Int:
 		if f.Const != 0 {
 			return strconv.Itoa(f.Const)
 		}
 		return `-?[0-9]+`
-	case inject.RecordString:
+	case record.String:
 		if f.NonEmpty {
 			return reNonEmpty
 		}
 		return reString
-	case inject.RecordList:
+	case record.List:
 		if f.Words == nil {
 			return reList
 		}
 		word := oneOf(f.Words)
 		return `\[` + word + `(?:,` + word + `)*\]`
-	case inject.RecordMap:
+	case record.Map:
 		key, value := reString, reString
 		if f.Words != nil {
 			key = oneOf(f.Words)
@@ -109,7 +110,7 @@ func valuePattern(f inject.RecordField) string {
 			value = reBlank
 		}
 		return `\{` + key + `:` + value + `(?:,` + key + `:` + value + `)*\}`
-	case inject.RecordObject:
+	case record.Object:
 		return objectPattern(f.Fields)
 	}
 	panic(fmt.Sprintf("admission: status record field %q has no pattern", f.Name))
@@ -133,9 +134,9 @@ func listedPattern(fields []string, name string) string {
 // keyOwnedPattern matches a record that added or changed the label or
 // annotation key (a metadata kind of conflict): inject's owner.
 func keyOwnedPattern(k inject.ConflictKind, key string) string {
-	var changed inject.RecordField
-	for _, f := range inject.StatusGrammar() {
-		if f.Value == inject.RecordObject {
+	var changed record.Field
+	for _, f := range record.Grammar() {
+		if f.Value == record.Object {
 			changed = f
 		}
 	}

@@ -127,7 +127,7 @@ func (c *compiler) addItemVariables() {
 }
 
 // addStatusVariables declares the parts of the status record and the
-// record itself, field for field what inject.Status.Encode writes.
+// record itself, field for field what record.Status.Encode writes.
 func (c *compiler) addStatusVariables() {
 	for _, l := range []string{"initContainers", "volumes"} {
 		if len(c.itemsOf(l)) > 0 {
@@ -299,7 +299,7 @@ func (c *compiler) inheritedFields() expr.Expr {
 	return expr.Cond(others, withOthers, jsonListField("created", expr.Lists(own...)))
 }
 
-// statusExpr renders the record as inject.Status.Encode does: fields in
+// statusExpr renders the record as record.Status.Encode does: fields in
 // struct order, empty ones left out.
 func (c *compiler) statusExpr() expr.Expr {
 	names := func(list string) expr.Expr {

@@ -3,6 +3,7 @@ package fleet
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"sort"
 	"strings"
 
@@ -248,7 +249,7 @@ func podRecord(key string, p *unstructured.Unstructured) string {
 	if !ok {
 		return ""
 	}
-	s, err := inject.ParseStatusAt(key, value)
+	s, err := record.Parse(key, value)
 	if err != nil {
 		return "invalid"
 	}
@@ -259,7 +260,7 @@ func podRecord(key string, p *unstructured.Unstructured) string {
 // override values. A Pod whose workload was injected again after an
 // override annotation changed runs the old values until it is recreated,
 // with the same template hash.
-func recordKey(s *inject.Status) string {
+func recordKey(s *record.Status) string {
 	keys := make([]string, 0, len(s.Values))
 	for k := range s.Values {
 		keys = append(keys, k)

@@ -1,6 +1,7 @@
 package inject_test
 
 import (
+	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"strings"
 	"testing"
 
@@ -137,7 +138,7 @@ func TestParseStatus(t *testing.T) {
 		`{"v":1,"template":"x","created":["volumes"],"empty":{"volumes":" "}}`: `empty: "volumes"`,
 	}
 	for in, want := range cases {
-		_, err := inject.ParseStatusAt(inject.StatusAnnotation, in)
+		_, err := record.Parse(inject.StatusAnnotation, in)
 		switch {
 		case want == "" && err != nil:
 			t.Errorf("ParseStatus(%s): %v", in, err)

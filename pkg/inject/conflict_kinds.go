@@ -2,6 +2,7 @@ package inject
 
 import (
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"slices"
 )
 
@@ -23,10 +24,10 @@ type ConflictKind struct {
 
 // The kinds of conflicts.
 var (
-	ConflictContainer  = ConflictKind{Name: "container", Added: []string{statusContainers, statusInitContainers}}
-	ConflictVolume     = ConflictKind{Name: "volume", Added: []string{statusVolumes}}
-	ConflictLabel      = ConflictKind{Name: "label", Added: []string{statusLabels}, Changed: statusLabels}
-	ConflictAnnotation = ConflictKind{Name: "annotation", Added: []string{statusAnnotations}, Changed: statusAnnotations}
+	ConflictContainer  = ConflictKind{Name: "container", Added: []string{record.KeyContainers, record.KeyInitContainers}}
+	ConflictVolume     = ConflictKind{Name: "volume", Added: []string{record.KeyVolumes}}
+	ConflictLabel      = ConflictKind{Name: "label", Added: []string{record.KeyLabels}, Changed: record.KeyLabels}
+	ConflictAnnotation = ConflictKind{Name: "annotation", Added: []string{record.KeyAnnotations}, Changed: record.KeyAnnotations}
 	// ConflictPort is a port two sidecars declare; records do not list
 	// ports: the owner is the profile that added the app's sidecar.
 	ConflictPort = ConflictKind{Name: "port"}
@@ -65,14 +66,14 @@ func (t *Template) AddedKeys(k ConflictKind) []KeyValue {
 	return t.Labels
 }
 
-// addedBy reports whether the record lists name as added of the kind, or
+// addedBy reports whether the record s lists name as added of the kind, or
 // holds a value of it that it changed.
-func (s *Status) addedBy(k ConflictKind, name string) bool {
+func addedBy(s *record.Status, k ConflictKind, name string) bool {
 	for _, list := range k.Added {
-		if slices.Contains(s.list(list), name) {
+		if slices.Contains(s.List(list), name) {
 			return true
 		}
 	}
-	_, changed := s.changed(k.Changed)[name]
+	_, changed := s.ChangedOf(k.Changed)[name]
 	return changed
 }

@@ -30,7 +30,9 @@
 // edits against the parsed tree: merge.go, conflicts.go and metadata.go
 // for injection, uninject.go for removal; apply the edits, to the text with
 // pkg/yamltext (which keeps every byte outside the changed lines) or to the
-// nodes; and describe each object in the report (report.go, status.go).
+// nodes; and describe each object in the report (report.go). The record
+// itself, its grammar, reading and writing, is the package record
+// (pkg/inject/record), which knows nothing of templates or objects.
 // The template (template.go, parameters*.go, ports.go, expression*.go) and
 // the names of annotations and labels (naming.go) are shared by every step.
 //
@@ -45,7 +47,7 @@
 // written once here, as data it reads: the table of reasons (reasons.go,
 // from which docs/selection.md's table is generated), the kinds of
 // conflicts and the record lists that name their owners
-// (conflict_kinds.go), the record's grammar (status_grammar.go), and the
+// (conflict_kinds.go), the record's grammar (record.Grammar), and the
 // message formats (messages.go).
 //
 // Profiles (Settings.Profile) let several sidecars live in one pod
@@ -58,7 +60,7 @@
 //
 // A template's Parameters name the fields a workload may override with an
 // annotation. The values are checked by type, written into the sidecar
-// for that object only, and kept in the record (Status.Values): an object
+// for that object only, and kept in the record (record.Status.Values): an object
 // is current while both the template hash and the values match.
 //
 // A parameter may also compute its value from the pod template: its

@@ -18,7 +18,7 @@ import (
 // each made when first asked for, once per document.
 type exprPod struct {
 	t   *podTarget
-	rec *record // the profile's record, nil when none
+	rec *profileRecord // the profile's profileRecord, nil when none
 
 	viewed  bool
 	subset  subsetMap
@@ -165,7 +165,7 @@ func (m fieldMap) size() (int, error) {
 }
 
 // podView is the pod template seen as a Pod, as podObject gives it.
-func podView(t *podTarget, rec *record) (subsetMap, error) {
+func podView(t *podTarget, rec *profileRecord) (subsetMap, error) {
 	// A metadata or spec that is not a mapping (null, say) is a field
 	// podObject keeps with its value: left to cel-go.
 	fields := map[string]any{"apiVersion": "v1", "kind": "Pod"}

@@ -3,6 +3,7 @@ package inject_test
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"os"
 	"path/filepath"
 	"testing"
@@ -187,11 +188,11 @@ func FuzzParseStatus(f *testing.F) {
 	f.Add(`{"v":1,"template":"abc","volumes":["envoy-conf"],"empty":{"volumes":"\n        ","metadata":" "}}`)
 	f.Add(`not json`)
 	f.Fuzz(func(t *testing.T, value string) {
-		s, err := inject.ParseStatusAt(inject.StatusAnnotation, value)
+		s, err := record.Parse(inject.StatusAnnotation, value)
 		if err != nil {
 			return
 		}
-		again, err := inject.ParseStatusAt(inject.StatusAnnotation, s.Encode())
+		again, err := record.Parse(inject.StatusAnnotation, s.Encode())
 		if err != nil || again.Encode() != s.Encode() {
 			t.Fatalf("status does not round-trip: %q -> %q (%v)", value, s.Encode(), err)
 		}

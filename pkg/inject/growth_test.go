@@ -3,6 +3,7 @@ package inject_test
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"regexp"
 	"strings"
 	"testing"
@@ -16,19 +17,19 @@ import (
 // template account for it.
 
 // statusRecords returns the status records of a document's output.
-func statusRecords(t *testing.T, doc string) []*inject.Status {
+func statusRecords(t *testing.T, doc string) []*record.Status {
 	t.Helper()
 	n, err := inject.ParseDocument([]byte(doc))
 	if err != nil || n == nil {
 		return nil
 	}
-	var out []*inject.Status
+	var out []*record.Status
 	var walk func(*yaml.Node)
 	walk = func(n *yaml.Node) {
 		if n.Kind == yaml.MappingNode {
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				if k := n.Content[i].Value; strings.HasSuffix(k, inject.StatusAnnotation) {
-					s, err := inject.ParseStatusAt(k, n.Content[i+1].Value)
+					s, err := record.Parse(k, n.Content[i+1].Value)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -57,8 +58,8 @@ func templateItems(tpl *inject.Template) map[string]*yaml.Node {
 
 // expectedYAMLGrowth counts the lines an injection into block YAML must
 // add: each added item's own lines, one line per added label or
-// annotation and for the status record, and one per field created.
-func expectedYAMLGrowth(t *testing.T, tpl *inject.Template, records []*inject.Status) int {
+// annotation and for the status profileRecord, and one per field created.
+func expectedYAMLGrowth(t *testing.T, tpl *inject.Template, records []*record.Status) int {
 	t.Helper()
 	items := templateItems(tpl)
 	total := 0
@@ -79,12 +80,12 @@ func expectedYAMLGrowth(t *testing.T, tpl *inject.Template, records []*inject.St
 
 // expectedJSONGrowth counts the lines an injection into indented JSON
 // must add: each added item's lines as encoding/json indents it, one line
-// per added label or annotation and for the status record, two per field
+// per added label or annotation and for the status profileRecord, two per field
 // created (it opens and closes), one per collection or null opened across
 // lines (its closing line), and for an empty collection whose inside held
 // line ends, one less per line end (the record keeps them; the closing
 // line is the one it had).
-func expectedJSONGrowth(t *testing.T, tpl *inject.Template, records []*inject.Status, splits int) int {
+func expectedJSONGrowth(t *testing.T, tpl *inject.Template, records []*record.Status, splits int) int {
 	t.Helper()
 	items := templateItems(tpl)
 	total := splits

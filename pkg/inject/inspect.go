@@ -1,6 +1,7 @@
 package inject
 
 import (
+	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -11,9 +12,9 @@ type Inspection struct {
 	// Updated: injected with another template; Injected: not injected;
 	// Skipped or Failed with a reason). Nothing is changed.
 	Entry Entry
-	// Status is the pod template's record, nil when it has none or it is
+	// Status is the pod template's profileRecord, nil when it has none or it is
 	// not valid (then Entry says why).
-	Status *Status
+	Status *record.Status
 	// Images maps the recorded sidecars (containers and init containers)
 	// to their images, in the record's order.
 	Images []NameImage
@@ -21,7 +22,7 @@ type Inspection struct {
 
 // ownRecord finds obj's pod template and the injector's profile's record
 // on it; the record is nil when there is none or it is not valid.
-func (in *Injector) ownRecord(obj *yaml.RNode) (*podTarget, *Status) {
+func (in *Injector) ownRecord(obj *yaml.RNode) (*podTarget, *record.Status) {
 	root := resolveDocument(obj.YNode())
 	path, ok := lookupPath(in.settings.PodTemplatePaths, scalarField(root, "apiVersion"), scalarField(root, "kind"))
 	if !ok {

@@ -2,6 +2,7 @@ package inject
 
 import (
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"slices"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -18,7 +19,7 @@ import (
 func (in *Injector) planInject(t *podTarget, values map[string]string, rest others) ([]yamltext.Edit, error) {
 	tpl := in.templateFor(values)
 	pt := profileTarget{podTarget: t, profile: in.settings.Profile, rest: rest}
-	status := &Status{Version: statusVersion, Template: in.hash, Values: values}
+	status := &record.Status{Version: record.Version, Template: in.hash, Values: values}
 	containers := mapValue(t.spec, "containers")
 	initContainers := mapValue(t.spec, "initContainers")
 	volumes := mapValue(t.spec, "volumes")
@@ -51,8 +52,8 @@ func (in *Injector) planInject(t *podTarget, values map[string]string, rest othe
 	if len(newContainers)+len(newInits)+len(newVolumes) > 0 {
 		// An empty pod spec laid out across lines ({ and } on lines of
 		// their own, in indented JSON) comes back as it was on uninject.
-		rest.inherit(status, emptySpec)
-		status.noteEmpty(emptySpec, t.emptyText(t.spec))
+		rest.inherit(status, record.EmptySpec)
+		status.NoteEmpty(record.EmptySpec, t.emptyText(t.spec))
 	}
 	var edits []yamltext.Edit
 	for _, l := range []struct {
@@ -62,13 +63,13 @@ func (in *Injector) planInject(t *podTarget, values map[string]string, rest othe
 		front   bool
 		created string
 	}{
-		{"containers", containers, newContainers, false, createdContainers},
-		{"initContainers", initContainers, newInits, true, createdInitContainers},
-		{"volumes", volumes, newVolumes, false, createdVolumes},
+		{"containers", containers, newContainers, false, record.FieldContainers},
+		{"initContainers", initContainers, newInits, true, record.FieldInitContainers},
+		{"volumes", volumes, newVolumes, false, record.FieldVolumes},
 	} {
 		if len(l.items) > 0 && !isNull(l.list) {
 			rest.inherit(status, l.created)
-			status.noteEmpty(l.created, t.emptyText(l.list))
+			status.NoteEmpty(l.created, t.emptyText(l.list))
 		}
 		more, err := appendItems(t.spec, l.field, l.list, l.items, l.front, rest.sidecars(), status, l.created)
 		if err != nil {
@@ -107,12 +108,12 @@ func firstAppContainer(containers *yaml.Node, sidecars map[string]bool) string {
 // appendItems adds items to the list field of spec: at the end, or at the
 // front (native sidecars start before the app's own init containers). A
 // missing or empty field is set and recorded in status.
-func appendItems(spec *yaml.Node, field string, list *yaml.Node, items []*yaml.Node, front bool, sidecars map[string]bool, status *Status, created string) ([]yamltext.Edit, error) {
+func appendItems(spec *yaml.Node, field string, list *yaml.Node, items []*yaml.Node, front bool, sidecars map[string]bool, status *record.Status, created string) ([]yamltext.Edit, error) {
 	if len(items) == 0 {
 		return nil, nil
 	}
 	if isNull(list) {
-		status.addField(created, presentValue(spec, field))
+		status.AddField(created, presentValue(spec, field))
 		// The template's own items: an edit naming its Origin is copied
 		// only when applied to the tree (yamltext.Edit).
 		e := placeField(spec, field, newSequence(slices.Clone(items)...), beforeKeyFor(spec, field))

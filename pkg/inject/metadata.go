@@ -2,6 +2,7 @@ package inject
 
 import (
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/inject/record"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -10,42 +11,42 @@ import (
 
 // planMetadata adds labels and annotations (the status record last) to the
 // pod template's metadata, creating maps as needed.
-func planMetadata(t *podTarget, labels, annotations []KeyValue, status *Status, rest others, statusKey string) ([]yamltext.Edit, error) {
+func planMetadata(t *podTarget, labels, annotations []KeyValue, status *record.Status, rest others, statusKey string) ([]yamltext.Edit, error) {
 	if t.meta == nil {
 		meta := newMapping()
 		if len(labels) > 0 {
-			status.addField(createdLabels, nil)
+			status.AddField(record.FieldLabels, nil)
 			meta.Content = append(meta.Content, newString("labels"), kvMapping(labels))
 			status.Labels = keys(labels)
 		}
-		status.addField(createdAnnotations, nil)
-		status.addField(createdMetadata, presentValue(t.template, "metadata"))
+		status.AddField(record.FieldAnnotations, nil)
+		status.AddField(record.FieldMetadata, presentValue(t.template, "metadata"))
 		status.Annotations = keys(annotations)
 		ann := kvMapping(annotations)
 		meta.Content = append(meta.Content, newString("annotations"), ann)
 		ann.Content = append(ann.Content, newString(statusKey), newString(status.Encode()))
 		return []yamltext.Edit{placeField(t.template, "metadata", meta, beforeKeyFor(t.template, "metadata"))}, nil
 	}
-	rest.inherit(status, createdMetadata)
-	status.noteEmpty(createdMetadata, t.emptyText(t.meta)) // empty: annotations go in
-	edits, err := planStringMap(t, "labels", labels, &status.Labels, status, createdLabels, rest, "")
+	rest.inherit(status, record.FieldMetadata)
+	status.NoteEmpty(record.FieldMetadata, t.emptyText(t.meta)) // empty: annotations go in
+	edits, err := planStringMap(t, "labels", labels, &status.Labels, status, record.FieldLabels, rest, "")
 	if err != nil {
 		return nil, err
 	}
-	more, err := planStringMap(t, "annotations", annotations, &status.Annotations, status, createdAnnotations, rest, statusKey)
+	more, err := planStringMap(t, "annotations", annotations, &status.Annotations, status, record.FieldAnnotations, rest, statusKey)
 	return append(edits, more...), err
 }
 
 // planStringMap adds or overwrites entries of the labels or annotations
 // map. When statusKey is set, the status record is added last; it is
 // encoded only after every other part of status is known.
-func planStringMap(t *podTarget, field string, kvs []KeyValue, added *[]string, status *Status, created string, rest others, statusKey string) ([]yamltext.Edit, error) {
+func planStringMap(t *podTarget, field string, kvs []KeyValue, added *[]string, status *record.Status, created string, rest others, statusKey string) ([]yamltext.Edit, error) {
 	if len(kvs) == 0 && statusKey == "" {
 		return nil, nil
 	}
 	m := mapValue(t.meta, field)
 	if isNull(m) {
-		status.addField(created, presentValue(t.meta, field))
+		status.AddField(created, presentValue(t.meta, field))
 		*added = keys(kvs)
 		fresh := kvMapping(kvs)
 		if statusKey != "" {
@@ -63,7 +64,7 @@ func planStringMap(t *podTarget, field string, kvs []KeyValue, added *[]string, 
 	}
 	rest.inherit(status, created)
 	if len(kvs) > 0 || statusKey != "" {
-		status.noteEmpty(created, t.emptyText(m))
+		status.NoteEmpty(created, t.emptyText(m))
 	}
 	var edits []yamltext.Edit
 	for _, kv := range kvs {
@@ -83,9 +84,9 @@ func planStringMap(t *podTarget, field string, kvs []KeyValue, added *[]string, 
 	return edits, nil
 }
 
-func recordChanged(status *Status, field, key, old string) {
+func recordChanged(status *record.Status, field, key, old string) {
 	if status.Changed == nil {
-		status.Changed = &Changed{}
+		status.Changed = &record.Changed{}
 	}
 	target := &status.Changed.Labels
 	if field == "annotations" {

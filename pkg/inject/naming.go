@@ -21,7 +21,7 @@ const (
 
 // annotationDomain is the domain of every annotation the injector reads or
 // writes. The default profile uses it as is; a profile named NAME uses
-// NAME.sidecar.kinject.dev, so every profile has its own status record,
+// NAME.sidecar.kinject.dev, so every profile has its own status profileRecord,
 // opt-in/out switch and override annotations.
 const annotationDomain = "sidecar.kinject.dev"
 
@@ -83,6 +83,10 @@ func SkippedAnnotationFor(profile string) string { return ProfileAnnotation(prof
 // InjectAnnotationFor returns the opt-in/out annotation of a profile
 // (InjectAnnotation for the default profile).
 func InjectAnnotationFor(profile string) string { return ProfileAnnotation(profile, injectName) }
+
+// StatusAnnotation records on the pod template exactly what the default
+// profile injected (a record.Status); StatusAnnotationFor names a profile's.
+const StatusAnnotation = "sidecar.kinject.dev/status"
 
 // ProfileOfStatusKey reports whether key is some profile's status
 // annotation, and which profile.

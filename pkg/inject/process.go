@@ -145,7 +145,7 @@ func (in *Injector) decide(op Op, ref objectRef, docIndex int) plan {
 }
 
 // findRecord returns profile's record among records, nil when it has none.
-func findRecord(records []record, profile string) *record {
+func findRecord(records []profileRecord, profile string) *profileRecord {
 	for i := range records {
 		if records[i].profile == profile {
 			return &records[i]

@@ -3,6 +3,7 @@ package inject_test
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"strings"
 	"testing"
 
@@ -177,7 +178,7 @@ func withoutEmptyRecords(n *yaml.Node) {
 			if !strings.HasSuffix(k.Value, inject.StatusAnnotation) || v.Kind != yaml.ScalarNode {
 				continue
 			}
-			if s, err := inject.ParseStatusAt(k.Value, v.Value); err == nil && s.Empty != nil {
+			if s, err := record.Parse(k.Value, v.Value); err == nil && s.Empty != nil {
 				s.Empty = nil
 				v.Value = s.Encode()
 			}

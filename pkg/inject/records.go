@@ -1,36 +1,37 @@
 package inject
 
 import (
+	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// record is one profile's status record found on a pod template.
-type record struct {
+// profileRecord is one profile's status record found on a pod template.
+type profileRecord struct {
 	profile string
 	key     string // the annotation holding it
-	status  *Status
+	status  *record.Status
 }
 
 // readRecords returns every profile's status record on the pod template,
 // in the order of the annotations. A record that does not parse is an
 // error: what it owns cannot be known.
-func readRecords(t *podTarget) ([]record, error) {
+func readRecords(t *podTarget) ([]profileRecord, error) {
 	ann := mapValue(t.meta, "annotations")
 	if ann == nil || ann.Kind != yaml.MappingNode {
 		return nil, nil
 	}
-	var out []record
+	var out []profileRecord
 	for i := 0; i+1 < len(ann.Content); i += 2 {
 		key := ann.Content[i].Value
 		profile, ok := ProfileOfStatusKey(key)
 		if !ok {
 			continue
 		}
-		s, err := ParseStatusAt(key, ann.Content[i+1].Value)
+		s, err := record.Parse(key, ann.Content[i+1].Value)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, record{profile: profile, key: key, status: s})
+		out = append(out, profileRecord{profile: profile, key: key, status: s})
 	}
 	return out, nil
 }
@@ -38,7 +39,7 @@ func readRecords(t *podTarget) ([]record, error) {
 // others are the records of the profiles besides the one being processed:
 // what they own cannot be taken, and fields they created are created for
 // every profile that adds to them.
-type others []record
+type others []profileRecord
 
 // without returns the records other than profile's.
 func (rs others) without(profile string) others {
@@ -55,7 +56,7 @@ func (rs others) without(profile string) others {
 // or holds a value of it that it changed.
 func (rs others) owner(k ConflictKind, name string) (string, bool) {
 	for _, r := range rs {
-		if r.status.addedBy(k, name) {
+		if addedBy(r.status, k, name) {
 			return r.profile, true
 		}
 	}
@@ -90,17 +91,17 @@ func (rs others) sidecars() map[string]bool {
 // that adds to it records that, and the last one removed takes it away.
 // This keeps every profile's record the same whatever the order of
 // injection.
-func (rs others) inherit(s *Status, field string) {
+func (rs others) inherit(s *record.Status, field string) {
 	for _, r := range rs {
 		switch {
-		case r.status.emptyText(field) != "":
-			s.noteEmpty(field, r.status.emptyText(field))
+		case r.status.EmptyText(field) != "":
+			s.NoteEmpty(field, r.status.EmptyText(field))
 			return
-		case r.status.created(field):
-			s.addField(field, nil)
+		case r.status.WasCreated(field):
+			s.AddField(field, nil)
 			return
-		case r.status.wasNull(field):
-			s.addField(field, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: r.status.nullToken(field)})
+		case r.status.WasNull(field):
+			s.AddField(field, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: r.status.NullToken(field)})
 			return
 		}
 	}

@@ -1,6 +1,7 @@
 package inject
 
 import (
+	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"maps"
 	"slices"
 
@@ -12,7 +13,7 @@ import (
 // statusIntact reports whether everything the record lists is still there.
 // A record whose parts were removed by hand is stale even when its template
 // hash is current.
-func statusIntact(t *podTarget, s *Status) bool {
+func statusIntact(t *podTarget, s *record.Status) bool {
 	for _, l := range []struct {
 		names []string
 		field string
@@ -31,7 +32,7 @@ func statusIntact(t *podTarget, s *Status) bool {
 // record lists: the items and keys added, the values changed, the fields
 // created. An annotation that another profile also claims (the
 // default-container annotation) stays for it.
-func planUninject(t *podTarget, own record, rest others) []yamltext.Edit {
+func planUninject(t *podTarget, own profileRecord, rest others) []yamltext.Edit {
 	s := *own.status
 	if len(rest) > 0 {
 		s.Annotations = nil
@@ -45,8 +46,8 @@ func planUninject(t *podTarget, own record, rest others) []yamltext.Edit {
 }
 
 // planUninjectAll removes every profile's injection at once.
-func planUninjectAll(t *podTarget, records []record) []yamltext.Edit {
-	merged := &Status{}
+func planUninjectAll(t *podTarget, records []profileRecord) []yamltext.Edit {
+	merged := &record.Status{}
 	keys := make([]string, 0, len(records))
 	for _, r := range records {
 		keys = append(keys, r.key)
@@ -57,13 +58,13 @@ func planUninjectAll(t *podTarget, records []record) []yamltext.Edit {
 		merged.Labels = appendNew(merged.Labels, s.Labels...)
 		merged.Annotations = appendNew(merged.Annotations, s.Annotations...)
 		for _, f := range s.Created {
-			merged.addField(f, nil)
+			merged.AddField(f, nil)
 		}
 		for _, f := range s.Null {
-			merged.addField(f, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: s.nullToken(f)})
+			merged.AddField(f, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: s.NullToken(f)})
 		}
 		for f, text := range s.Empty {
-			merged.noteEmpty(f, text)
+			merged.NoteEmpty(f, text)
 		}
 		if s.Changed != nil {
 			for k, v := range s.Changed.Labels {
@@ -91,22 +92,22 @@ func appendNew(list []string, more ...string) []string {
 }
 
 // planRemove plans the removal of what s lists and of the status keys.
-func planRemove(t *podTarget, s *Status, statusKeys []string) []yamltext.Edit {
+func planRemove(t *podTarget, s *record.Status, statusKeys []string) []yamltext.Edit {
 	var edits []yamltext.Edit
 	for _, l := range []struct {
 		names   []string
 		field   string
 		created string
 	}{
-		{s.Containers, "containers", createdContainers},
-		{s.InitContainers, "initContainers", createdInitContainers},
-		{s.Volumes, "volumes", createdVolumes},
+		{s.Containers, "containers", record.FieldContainers},
+		{s.InitContainers, "initContainers", record.FieldInitContainers},
+		{s.Volumes, "volumes", record.FieldVolumes},
 	} {
 		edits = append(edits, removeItems(t.spec, l.field, l.names, s, l.created)...)
 	}
 	// When they leave the pod spec empty, what was between its brackets
 	// comes back (used only then, see flowDelete).
-	edits = emptyAgain(edits, t.spec, s.emptyText(emptySpec))
+	edits = emptyAgain(edits, t.spec, s.EmptyText(record.EmptySpec))
 	edits = append(edits, planRemoveMetadata(t, s, statusKeys)...)
 	return edits
 }
@@ -115,7 +116,7 @@ func planRemove(t *podTarget, s *Status, statusKeys []string) []yamltext.Edit {
 // created by injection and nothing else is left in it, the field goes too,
 // and a field that was empty before is emptied again, as s (under the name
 // recorded) says it was written.
-func removeItems(m *yaml.Node, field string, names []string, s *Status, recorded string) []yamltext.Edit {
+func removeItems(m *yaml.Node, field string, names []string, s *record.Status, recorded string) []yamltext.Edit {
 	key, list := mapLookup(m, field)
 	if key == nil || list.Kind != yaml.SequenceNode || len(names) == 0 {
 		return nil
@@ -127,7 +128,7 @@ func removeItems(m *yaml.Node, field string, names []string, s *Status, recorded
 		}
 	}
 	emptied := len(doomed) == len(list.Content)
-	if s.created(recorded) && emptied {
+	if s.WasCreated(recorded) && emptied {
 		return []yamltext.Edit{yamltext.Delete(m, key)}
 	}
 	edits := make([]yamltext.Edit, 0, len(doomed)+1)
@@ -135,10 +136,10 @@ func removeItems(m *yaml.Node, field string, names []string, s *Status, recorded
 		edits = append(edits, yamltext.Delete(list, item))
 	}
 	if emptied {
-		edits = emptyAgain(edits, list, s.emptyText(recorded))
+		edits = emptyAgain(edits, list, s.EmptyText(recorded))
 	}
-	if s.wasNull(recorded) && emptied {
-		edits = append(edits, yamltext.Nullify(m, list, s.nullToken(recorded)))
+	if s.WasNull(recorded) && emptied {
+		edits = append(edits, yamltext.Nullify(m, list, s.NullToken(recorded)))
 	}
 	return edits
 }
@@ -157,24 +158,24 @@ func emptyAgain(edits []yamltext.Edit, collection *yaml.Node, text string) []yam
 // planRemoveMetadata removes added labels and annotations, restores changed
 // values, and removes maps (and metadata itself) that injection created and
 // that are empty afterwards.
-func planRemoveMetadata(t *podTarget, s *Status, statusKeys []string) []yamltext.Edit {
+func planRemoveMetadata(t *podTarget, s *record.Status, statusKeys []string) []yamltext.Edit {
 	var restoreLabels, restoreAnnotations map[string]string
 	if s.Changed != nil {
 		restoreLabels, restoreAnnotations = s.Changed.Labels, s.Changed.Annotations
 	}
 	annotations := append(append([]string{}, s.Annotations...), statusKeys...)
-	labelEdits, labelsGone := planRemoveKeys(t.meta, "labels", s.Labels, restoreLabels, s, createdLabels)
-	annEdits, annGone := planRemoveKeys(t.meta, "annotations", annotations, restoreAnnotations, s, createdAnnotations)
+	labelEdits, labelsGone := planRemoveKeys(t.meta, "labels", s.Labels, restoreLabels, s, record.FieldLabels)
+	annEdits, annGone := planRemoveKeys(t.meta, "annotations", annotations, restoreAnnotations, s, record.FieldAnnotations)
 	edits := append(labelEdits, annEdits...)
 	if labelsGone && annGone && onlyLabelsAndAnnotations(t.meta) {
 		switch {
-		case s.created(createdMetadata):
+		case s.WasCreated(record.FieldMetadata):
 			key, _ := mapLookup(t.template, "metadata")
 			return []yamltext.Edit{yamltext.Delete(t.template, key)}
-		case s.wasNull(createdMetadata):
-			edits = append(edits, yamltext.Nullify(t.template, t.meta, s.nullToken(createdMetadata)))
+		case s.WasNull(record.FieldMetadata):
+			edits = append(edits, yamltext.Nullify(t.template, t.meta, s.NullToken(record.FieldMetadata)))
 		default:
-			edits = emptyAgain(edits, t.meta, s.emptyText(createdMetadata))
+			edits = emptyAgain(edits, t.meta, s.EmptyText(record.FieldMetadata))
 		}
 	}
 	return edits
@@ -185,7 +186,7 @@ func planRemoveMetadata(t *podTarget, s *Status, statusKeys []string) []yamltext
 // (or was absent); a field that was empty before injection is emptied
 // again, as s (under the name recorded) says it was written, and then it
 // is not gone.
-func planRemoveKeys(meta *yaml.Node, field string, remove []string, restore map[string]string, s *Status, recorded string) (edits []yamltext.Edit, gone bool) {
+func planRemoveKeys(meta *yaml.Node, field string, remove []string, restore map[string]string, s *record.Status, recorded string) (edits []yamltext.Edit, gone bool) {
 	fieldKey, m := mapLookup(meta, field)
 	if fieldKey == nil {
 		return nil, true
@@ -200,15 +201,15 @@ func planRemoveKeys(meta *yaml.Node, field string, remove []string, restore map[
 			left--
 		}
 	}
-	if s.created(recorded) && left == 0 {
+	if s.WasCreated(recorded) && left == 0 {
 		return []yamltext.Edit{yamltext.Delete(meta, fieldKey)}, true
 	}
-	if s.wasNull(recorded) && left == 0 {
+	if s.WasNull(recorded) && left == 0 {
 		// Deleting the field's entries (ours) leaves it empty, as it was.
-		return append(edits, yamltext.Nullify(meta, m, s.nullToken(recorded))), false
+		return append(edits, yamltext.Nullify(meta, m, s.NullToken(recorded))), false
 	}
 	if left == 0 {
-		edits = emptyAgain(edits, m, s.emptyText(recorded))
+		edits = emptyAgain(edits, m, s.EmptyText(recorded))
 	}
 	for _, k := range slices.Sorted(maps.Keys(restore)) {
 		if v := mapValue(m, k); v != nil && v.Kind == yaml.ScalarNode {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/inject/record"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -185,7 +186,7 @@ func injectedParts(tmpl map[string]any) (map[string]any, error) {
 		if _, ok := inject.ProfileOfStatusKey(key); !ok {
 			continue
 		}
-		st, err := inject.ParseStatusAt(key, value)
+		st, err := record.Parse(key, value)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", key, err)
 		}
@@ -238,7 +239,7 @@ func anyRecord(key string) bool {
 	return ok
 }
 
-func changedKeys(st *inject.Status, annotations bool) []string {
+func changedKeys(st *record.Status, annotations bool) []string {
 	if st.Changed == nil {
 		return nil
 	}

@@ -3,6 +3,7 @@ package live
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/inject/record"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -36,7 +37,7 @@ func (p *Patcher) valuesOnlyBase(ch *change, gvk schema.GroupVersionKind) []byte
 		return nil
 	}
 	value, _, _ := unstructured.NestedString(tmpl, "metadata", "annotations", key)
-	rec, err := inject.ParseStatusAt(key, value)
+	rec, err := record.Parse(key, value)
 	if err != nil || rec.Template != p.Injector.TemplateHash() || !partsPresent(tmpl, rec) {
 		return nil
 	}
@@ -125,13 +126,13 @@ func (p *Patcher) renderWithValues(original []byte, path []string, values map[st
 }
 
 // recordLists are the lists of a pod spec a record names items of.
-func recordLists(rec *inject.Status) map[string][]string {
+func recordLists(rec *record.Status) map[string][]string {
 	return map[string][]string{"containers": rec.Containers, "initContainers": rec.InitContainers, "volumes": rec.Volumes}
 }
 
 // partsPresent reports whether every item the record lists is in the pod
 // template.
-func partsPresent(tmpl map[string]any, rec *inject.Status) bool {
+func partsPresent(tmpl map[string]any, rec *record.Status) bool {
 	for field, names := range recordLists(rec) {
 		list, _, _ := unstructured.NestedSlice(tmpl, "spec", field)
 		for _, name := range names {
@@ -146,7 +147,7 @@ func partsPresent(tmpl map[string]any, rec *inject.Status) bool {
 // copyParts replaces, in dst's pod template at path, the items rec lists
 // and the record (annotation key) with src's. It reports whether every one
 // was found in both.
-func copyParts(dst, src map[string]any, path []string, rec *inject.Status, key string) bool {
+func copyParts(dst, src map[string]any, path []string, rec *record.Status, key string) bool {
 	dstTmpl, ok1, _ := unstructured.NestedMap(dst, path...)
 	srcTmpl, ok2, _ := unstructured.NestedMap(src, path...)
 	if len(path) == 0 {

@@ -3,6 +3,7 @@ package rollout
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"reflect"
 	"sort"
 	"strings"
@@ -122,12 +123,12 @@ func DecideUpgrade(in *inject.Injector, pod *unstructured.Unstructured) Upgrade 
 	}
 	u.OldRecord = pod.GetAnnotations()[u.RecordKey]
 	injected, _, _ := unstructured.NestedString(after, "metadata", "annotations", u.RecordKey)
-	rec, err := inject.ParseStatusAt(u.RecordKey, injected)
+	rec, err := record.Parse(u.RecordKey, injected)
 	if err != nil {
 		u.Reason, u.Message = ReasonInvalidPod, err.Error()
 		return u
 	}
-	old, err := inject.ParseStatusAt(u.RecordKey, u.OldRecord)
+	old, err := record.Parse(u.RecordKey, u.OldRecord)
 	if err != nil {
 		u.Reason, u.Message = ReasonInvalidPod, err.Error()
 		return u
@@ -194,7 +195,7 @@ type changes struct {
 // first field that differs other than the recorded sidecars' images,
 // their resizable resources and the record (and the in-place marker), ""
 // when there is none, and adds the changes to ch.
-func imageOnly(before, after map[string]any, recordKey, markerKey string, rec *inject.Status, ch *changes) string {
+func imageOnly(before, after map[string]any, recordKey, markerKey string, rec *record.Status, ch *changes) string {
 	for _, key := range unionKeys(before, after) {
 		switch key {
 		case "status":
@@ -235,7 +236,7 @@ func metadataOnly(b, a any, recordKey, markerKey string) string {
 	return ""
 }
 
-func specOnly(b, a any, rec *inject.Status, ch *changes) string {
+func specOnly(b, a any, rec *record.Status, ch *changes) string {
 	bm, am := asMap(b), asMap(a)
 	for _, key := range unionKeys(bm, am) {
 		var sidecars []string

@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"encoding/json"
+	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -188,11 +189,11 @@ func TestUpgradeRecord(t *testing.T) {
 	if !u.InPlace() {
 		t.Fatalf("%s: %s", u.Reason, u.Message)
 	}
-	old, err := inject.ParseStatusAt(inject.StatusAnnotation, u.OldRecord)
+	old, err := record.Parse(inject.StatusAnnotation, u.OldRecord)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := inject.ParseStatusAt(inject.StatusAnnotation, u.Record)
+	got, err := record.Parse(inject.StatusAnnotation, u.Record)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,11 @@
-package inject_test
+package record_test
 
 import (
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/record"
 )
 
 // TestStatusGrammar holds the Status type to the declared grammar of the
@@ -13,10 +13,10 @@ import (
 // alone fails here, not silently in the admission policy's pattern.
 func TestStatusGrammar(t *testing.T) {
 	t.Parallel()
-	checkGrammar(t, "status", reflect.TypeOf(inject.Status{}), inject.StatusGrammar())
+	checkGrammar(t, "status", reflect.TypeOf(record.Status{}), record.Grammar())
 }
 
-func checkGrammar(t *testing.T, where string, typ reflect.Type, grammar []inject.RecordField) {
+func checkGrammar(t *testing.T, where string, typ reflect.Type, grammar []record.Field) {
 	t.Helper()
 	var fields []reflect.StructField
 	for i := range typ.NumField() {
@@ -40,15 +40,15 @@ func checkGrammar(t *testing.T, where string, typ reflect.Type, grammar []inject
 		if ft.Kind() == reflect.Pointer {
 			ft = ft.Elem()
 		}
-		want := map[inject.RecordValue]reflect.Kind{
-			inject.RecordInt: reflect.Int, inject.RecordString: reflect.String, inject.RecordList: reflect.Slice,
-			inject.RecordMap: reflect.Map, inject.RecordObject: reflect.Struct,
+		want := map[record.Value]reflect.Kind{
+			record.Int: reflect.Int, record.String: reflect.String, record.List: reflect.Slice,
+			record.Map: reflect.Map, record.Object: reflect.Struct,
 		}[g.Value]
 		if ft.Kind() != want {
 			t.Errorf("%s.%s: a %s, the grammar says %s", where, name, ft.Kind(), want)
 			continue
 		}
-		if g.Value == inject.RecordObject {
+		if g.Value == record.Object {
 			checkGrammar(t, where+"."+name, ft, g.Fields)
 		}
 	}

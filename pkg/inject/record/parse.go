@@ -1,4 +1,4 @@
-package inject
+package record
 
 import (
 	"bytes"
@@ -14,9 +14,6 @@ import (
 // isNullToken reports whether s is written YAML for null.
 func isNullToken(s string) bool { return slices.Contains(nullTokens, s) }
 
-// StatusAnnotation records on the pod template exactly what was injected.
-const StatusAnnotation = "sidecar.kinject.dev/status"
-
 // Encode renders the status as compact JSON with a stable field order.
 func (s *Status) Encode() string {
 	var buf bytes.Buffer
@@ -29,11 +26,11 @@ func (s *Status) Encode() string {
 	return string(bytes.TrimRight(buf.Bytes(), "\n"))
 }
 
-// ParseStatusAt reads the record held in annotation key (a profile's
-// status annotation, StatusAnnotationFor) strictly: unknown fields,
+// Parse reads the record held in annotation key (a profile's status
+// annotation, inject.StatusAnnotationFor) strictly: unknown fields,
 // missing fields and wrong types are errors, because a hand-edited record
 // cannot be trusted to undo an injection.
-func ParseStatusAt(key, value string) (*Status, error) {
+func Parse(key, value string) (*Status, error) {
 	dec := json.NewDecoder(bytes.NewReader([]byte(value)))
 	dec.DisallowUnknownFields()
 	var s Status
@@ -43,20 +40,20 @@ func ParseStatusAt(key, value string) (*Status, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("annotation %s: not a valid status record: trailing data", key)
 	}
-	if s.Version != statusVersion {
-		return nil, fmt.Errorf("annotation %s: status version %d is not supported (want %d)", key, s.Version, statusVersion)
+	if s.Version != Version {
+		return nil, fmt.Errorf("annotation %s: status version %d is not supported (want %d)", key, s.Version, Version)
 	}
 	if s.Template == "" {
 		return nil, fmt.Errorf("annotation %s: status record has no template hash", key)
 	}
 	for field, token := range s.NullTokens {
-		if !s.wasNull(field) || !isNullToken(token) {
+		if !s.WasNull(field) || !isNullToken(token) {
 			return nil, fmt.Errorf("annotation %s: status record: nullTokens: %q: %q is not the null token of a field listed in null", key, field, token)
 		}
 	}
 	empty := make([]string, 0, len(s.Empty))
 	for field, text := range s.Empty {
-		if text == "" || strings.Trim(text, " \t\r\n") != "" || s.created(field) || s.wasNull(field) {
+		if text == "" || strings.Trim(text, " \t\r\n") != "" || s.WasCreated(field) || s.WasNull(field) {
 			return nil, fmt.Errorf("annotation %s: status record: empty: %q: %q is not the blank space of a field that was an empty collection", key, field, text)
 		}
 		empty = append(empty, field)
@@ -69,7 +66,7 @@ func ParseStatusAt(key, value string) (*Status, error) {
 		for _, c := range list.fields {
 			switch {
 			case isRecordedField(c):
-			case c == emptySpec && list.name == statusEmpty:
+			case c == EmptySpec && list.name == statusEmpty:
 			default:
 				return nil, fmt.Errorf("annotation %s: status record: %s: unknown field %q", key, list.name, c)
 			}
@@ -78,21 +75,23 @@ func ParseStatusAt(key, value string) (*Status, error) {
 	return &s, nil
 }
 
-func (s *Status) created(field string) bool { return slices.Contains(s.Created, field) }
+// WasCreated reports whether injection created field (Created).
+func (s *Status) WasCreated(field string) bool { return slices.Contains(s.Created, field) }
 
-func (s *Status) wasNull(field string) bool { return slices.Contains(s.Null, field) }
+// WasNull reports whether field was present but empty (Null).
+func (s *Status) WasNull(field string) bool { return slices.Contains(s.Null, field) }
 
-// nullToken returns how the empty field was written ("null", "~"), "" for
+// NullToken returns how the empty field was written ("null", "~"), "" for
 // nothing at all.
-func (s *Status) nullToken(field string) string { return s.NullTokens[field] }
+func (s *Status) NullToken(field string) string { return s.NullTokens[field] }
 
-// emptyText returns what was between the brackets of field when it was an
+// EmptyText returns what was between the brackets of field when it was an
 // empty collection, "" when nothing is recorded.
-func (s *Status) emptyText(field string) string { return s.Empty[field] }
+func (s *Status) EmptyText(field string) string { return s.Empty[field] }
 
-// noteEmpty records what was between the brackets of field, an empty
+// NoteEmpty records what was between the brackets of field, an empty
 // collection injection adds to, when the items replace it.
-func (s *Status) noteEmpty(field, text string) {
+func (s *Status) NoteEmpty(field, text string) {
 	if text == "" {
 		return
 	}
@@ -102,9 +101,9 @@ func (s *Status) noteEmpty(field, text string) {
 	s.Empty[field] = text
 }
 
-// addField records that injection created field (old is nil), or filled it
+// AddField records that injection created field (old is nil), or filled it
 // when it was present but empty (old is its null value).
-func (s *Status) addField(field string, old *yaml.Node) {
+func (s *Status) AddField(field string, old *yaml.Node) {
 	list := &s.Created
 	if old != nil {
 		list = &s.Null
