@@ -51,6 +51,24 @@ const (
 	ReasonRunsToCompletion Reason = "runs_to_completion"
 )
 
+// Reasons the live commands give besides the core's (pkg/live): they
+// concern objects in a cluster, which the core never sees.
+const (
+	// ReasonBarePod: a Pod without a controller cannot gain containers.
+	ReasonBarePod Reason = "bare_pod"
+	// ReasonImmutableTemplate: the kind's pod template cannot change (Job).
+	ReasonImmutableTemplate Reason = "immutable_template"
+	// ReasonOwnerNotFound: following the ownerReferences of a Pod failed.
+	ReasonOwnerNotFound Reason = "owner_not_found"
+	// ReasonMissingReference: the injected parts need a ConfigMap, Secret
+	// or PersistentVolumeClaim that the object's namespace lacks; its Pods
+	// would never start, so nothing is sent.
+	ReasonMissingReference Reason = "missing_reference"
+	// ReasonSystemNamespace: the object is in a system namespace that the
+	// command line selected (--all, -A, -l) without naming it.
+	ReasonSystemNamespace Reason = "system_namespace"
+)
+
 // MirrorPodAnnotation marks the API server's mirror of a static pod, which
 // the kubelet creates from a manifest of its own (ReasonMirrorPod).
 const MirrorPodAnnotation = "kubernetes.io/config.mirror"
@@ -78,8 +96,9 @@ const (
 )
 
 // ReasonRule is one row of the table of reasons: the code, whether it
-// skips or fails the object, when it is given, and what the admission
-// policy does with such a Pod. The front ends, the policy compiler and
+// skips or fails the object, when it is given, what the admission policy
+// does with such a Pod, and whether the core or only the live commands
+// give it. The front ends, the policy compiler and
 // the documentation read the same rows.
 type ReasonRule struct {
 	Reason Reason
@@ -90,29 +109,37 @@ type ReasonRule struct {
 	// When says when the code is given, in a sentence's words.
 	When        string
 	AtAdmission AtAdmission
+	// Live: only the live commands give the code (pkg/live), about an
+	// object in the cluster; the core never does.
+	Live bool
 }
 
 // reasonRules are every reason code, skips first, in the order the core
 // decides them.
 var reasonRules = []ReasonRule{
-	{ReasonNotAWorkload, skipsIt, "the object has no pod template the core knows (and no pod-template path names one)", AdmissionNone},
-	{ReasonKindNotSelected, skipsIt, "its kind or API group is not in the settings' kinds or apiGroups", AdmissionNone},
-	{ReasonNamespaceNotSelect, skipsIt, "its namespace is not in the settings' namespaces, or is excluded", AdmissionUnseen},
-	{ReasonLabelsNotSelected, skipsIt, "its labels do not match the settings' selector", AdmissionUnseen},
-	{ReasonOptedOut, skipsIt, `the object or its pod template is annotated sidecar.kinject.dev/inject: "false"`, AdmissionMarked},
-	{ReasonNotOptedIn, skipsIt, `opt-in mode, and neither the inject annotation nor the seed's initializer.kubernetes.io/envoy is "true"`, AdmissionUnmarked},
-	{ReasonHostNetwork, skipsIt, "the pod uses the host's network (unless injectHostNetwork)", AdmissionMarked},
-	{ReasonOtherMesh, skipsIt, "an istio-proxy or linkerd-proxy is already there", AdmissionMarked},
-	{ReasonMirrorPod, skipsIt, "the pod is the mirror of a static pod (annotated " + MirrorPodAnnotation + "): the kubelet runs the static pod's manifest, not this object", AdmissionMarked},
-	{ReasonNotInjected, skipsIt, "uninject: the object carries no status record", AdmissionNone},
-	{ReasonNotAnObject, skipsIt, "a kind: List item that is null or not a mapping (passed through untouched)", AdmissionNone},
-	{ReasonNotKubernetes, skipsOrFailsIt, "a mapping with neither apiVersion nor kind: skipped in directory walks, an error for a file named on its own", AdmissionNone},
-	{ReasonConflict, failsIt, "a container, volume, port, label or annotation of the template's is already there, not injected by this profile", AdmissionRefused},
-	{ReasonInvalidObject, failsIt, "the object cannot be injected as written (an override annotation's value of the wrong type, a malformed field)", AdmissionRefused},
-	{ReasonInvalidStatus, failsIt, "a status record that is not as kubectl-inject writes it", AdmissionRefused},
-	{ReasonRunsToCompletion, failsIt, "a classic sidecar for a pod that runs to completion (Job, CronJob, restartPolicy Never or OnFailure)", AdmissionRefused},
-	{ReasonInvalidYAML, failsIt, "the document is not valid YAML", AdmissionNone},
-	{ReasonTooLarge, failsIt, "the document is larger than the limit for one object", AdmissionNone},
+	{ReasonNotAWorkload, skipsIt, "the object has no pod template the core knows (and no pod-template path names one)", AdmissionNone, false},
+	{ReasonKindNotSelected, skipsIt, "its kind or API group is not in the settings' kinds or apiGroups", AdmissionNone, false},
+	{ReasonNamespaceNotSelect, skipsIt, "its namespace is not in the settings' namespaces, or is excluded", AdmissionUnseen, false},
+	{ReasonLabelsNotSelected, skipsIt, "its labels do not match the settings' selector", AdmissionUnseen, false},
+	{ReasonOptedOut, skipsIt, `the object or its pod template is annotated sidecar.kinject.dev/inject: "false"`, AdmissionMarked, false},
+	{ReasonNotOptedIn, skipsIt, `opt-in mode, and neither the inject annotation nor the seed's initializer.kubernetes.io/envoy is "true"`, AdmissionUnmarked, false},
+	{ReasonHostNetwork, skipsIt, "the pod uses the host's network (unless injectHostNetwork)", AdmissionMarked, false},
+	{ReasonOtherMesh, skipsIt, "an istio-proxy or linkerd-proxy is already there", AdmissionMarked, false},
+	{ReasonMirrorPod, skipsIt, "the pod is the mirror of a static pod (annotated " + MirrorPodAnnotation + "): the kubelet runs the static pod's manifest, not this object", AdmissionMarked, false},
+	{ReasonNotInjected, skipsIt, "uninject: the object carries no status record", AdmissionNone, false},
+	{ReasonNotAnObject, skipsIt, "a kind: List item that is null or not a mapping (passed through untouched)", AdmissionNone, false},
+	{ReasonNotKubernetes, skipsOrFailsIt, "a mapping with neither apiVersion nor kind: skipped in directory walks, an error for a file named on its own", AdmissionNone, false},
+	{ReasonConflict, failsIt, "a container, volume, port, label or annotation of the template's is already there, not injected by this profile", AdmissionRefused, false},
+	{ReasonInvalidObject, failsIt, "the object cannot be injected as written (an override annotation's value of the wrong type, a malformed field)", AdmissionRefused, false},
+	{ReasonInvalidStatus, failsIt, "a status record that is not as kubectl-inject writes it", AdmissionRefused, false},
+	{ReasonRunsToCompletion, failsIt, "a classic sidecar for a pod that runs to completion (Job, CronJob, restartPolicy Never or OnFailure)", AdmissionRefused, false},
+	{ReasonInvalidYAML, failsIt, "the document is not valid YAML", AdmissionNone, false},
+	{ReasonTooLarge, failsIt, "the document is larger than the limit for one object", AdmissionNone, false},
+	{ReasonSystemNamespace, skipsIt, "the object is in a system namespace (kube-system, kube-public, kube-node-lease) that --all, -A or -l reached without naming it", AdmissionNone, true},
+	{ReasonBarePod, failsIt, "a Pod without a controller: a running Pod cannot gain or lose containers (restart --recreate creates it again)", AdmissionNone, true},
+	{ReasonImmutableTemplate, failsIt, "the kind's pod template cannot change once created (a Job)", AdmissionNone, true},
+	{ReasonOwnerNotFound, failsIt, "following the ownerReferences of a Pod to its workload failed", AdmissionNone, true},
+	{ReasonMissingReference, failsIt, "the injected parts need a ConfigMap, Secret or PersistentVolumeClaim the object's namespace lacks; nothing is sent", AdmissionNone, true},
 }
 
 // The outcomes of the table's rows.
@@ -150,7 +177,7 @@ func ReasonsAtAdmission(at AtAdmission) []Reason {
 // ReasonsMarkdown is the table of reasons as the documentation shows it.
 func ReasonsMarkdown() string {
 	var b strings.Builder
-	b.WriteString("| code | outcome | when | at admission |\n| --- | --- | --- | --- |\n")
+	b.WriteString("| code | outcome | when | at admission | given by |\n| --- | --- | --- | --- | --- |\n")
 	for _, r := range reasonRules {
 		outcomes := make([]string, len(r.Outcomes))
 		for i, a := range r.Outcomes {
@@ -160,7 +187,11 @@ func ReasonsMarkdown() string {
 		if at == "" {
 			at = "-"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", r.Reason, strings.Join(outcomes, ", "), r.When, at)
+		by := "the core (every front end)"
+		if r.Live {
+			by = "the live commands"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", r.Reason, strings.Join(outcomes, ", "), r.When, at, by)
 	}
 	return b.String()
 }

@@ -28,7 +28,7 @@
 //
 // Nothing is rolled out that cannot start: with References set, an
 // injection whose sidecar needs a ConfigMap, Secret or PersistentVolumeClaim
-// that the object's namespace lacks fails with ReasonMissingReference
+// that the object's namespace lacks fails with inject.ReasonMissingReference
 // before anything is sent (a ReferenceChecker looks each one up once per
 // command).
 //

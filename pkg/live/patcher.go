@@ -20,16 +20,6 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
-// Reasons the live path adds to the core's (stable snake_case codes).
-const (
-	// ReasonBarePod: a Pod without a controller cannot gain containers.
-	ReasonBarePod inject.Reason = "bare_pod"
-	// ReasonImmutableTemplate: the kind's pod template cannot change (Job).
-	ReasonImmutableTemplate inject.Reason = "immutable_template"
-	// ReasonOwner: following the ownerReferences of a Pod failed.
-	ReasonOwner inject.Reason = "owner_not_found"
-)
-
 // DefaultRetries is how many times a change is attempted when the object
 // keeps changing between read and write.
 const DefaultRetries = 5
@@ -51,7 +41,7 @@ type Patcher struct {
 	Recreate bool
 	// References, when set, refuses an injection whose sidecar needs a
 	// ConfigMap, Secret or PersistentVolumeClaim the object's namespace
-	// lacks (ReasonMissingReference): nothing is sent for it. A client
+	// lacks (inject.ReasonMissingReference): nothing is sent for it. A client
 	// dry run does not look.
 	References *ReferenceChecker
 	// Retries bounds the attempts on Conflict (DefaultRetries when 0).
@@ -85,7 +75,7 @@ func (p *Patcher) Process(ctx context.Context, t Target) Result {
 	if followsOwner(mapping.GroupVersionKind) {
 		owner, err := p.owner(ctx, mapping, obj)
 		if err != nil {
-			return fail(res, ReasonOwner, err)
+			return fail(res, inject.ReasonOwnerNotFound, err)
 		}
 		if owner.obj != nil {
 			res.Via = strings.Join(owner.chain, " via ")
@@ -139,12 +129,12 @@ func (p *Patcher) attempt(ctx context.Context, m *meta.RESTMapping, obj *unstruc
 	}
 	gvk := m.GroupVersionKind
 	if gvk.Group == "batch" && gvk.Kind == "Job" {
-		return fail(res, ReasonImmutableTemplate, fmt.Errorf("a Job's pod template cannot be changed after the Job is created; "+
+		return fail(res, inject.ReasonImmutableTemplate, fmt.Errorf("a Job's pod template cannot be changed after the Job is created; "+
 			"inject its manifest with --local and create the Job again, or inject the CronJob that creates it")), nil
 	}
 	isBarePod := gvk.Group == "" && gvk.Kind == "Pod"
 	if isBarePod && !p.Recreate {
-		return fail(res, ReasonBarePod, fmt.Errorf("containers cannot be added to or removed from an existing Pod "+
+		return fail(res, inject.ReasonBarePod, fmt.Errorf("containers cannot be added to or removed from an existing Pod "+
 			"(a Pod's containers are fixed once it is created) and this Pod has no controller to inject instead; "+
 			"inject the manifest that creates it, or pass --recreate to delete the Pod and create it again with the change")), nil
 	}

@@ -16,15 +16,6 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
-// ReasonMissingReference: the injected parts need a ConfigMap, Secret or
-// PersistentVolumeClaim that the object's namespace lacks; its Pods would
-// never start, so nothing is sent.
-const ReasonMissingReference inject.Reason = "missing_reference"
-
-// ReasonSystemNamespace: the object is in a system namespace that the
-// command line selected (--all, -A, -l) without naming it.
-const ReasonSystemNamespace inject.Reason = "system_namespace"
-
 // referenceResources maps a referenced kind to its resource.
 var referenceResources = map[string]schema.GroupVersionResource{
 	inject.KindConfigMap: {Version: "v1", Resource: "configmaps"},
@@ -89,9 +80,9 @@ func (p *Patcher) checkReferences(ctx context.Context, namespace string, node *y
 	missing, err := p.References.Missing(ctx, namespace, p.Injector.InjectedReferences(node))
 	switch {
 	case err != nil:
-		return fail(res, ReasonMissingReference, err), false
+		return fail(res, inject.ReasonMissingReference, err), false
 	case len(missing) > 0:
-		return fail(res, ReasonMissingReference, MissingError(namespace, missing)), false
+		return fail(res, inject.ReasonMissingReference, MissingError(namespace, missing)), false
 	}
 	return res, true
 }

@@ -25,7 +25,7 @@ func (o *Options) guardSystemNamespaces(targets []target) []target {
 		if selection && !named(t.Namespace) {
 			r := live.Result{
 				Ref: live.Ref(t.Mapping.GroupVersionKind, t.Name), Namespace: t.Namespace,
-				Action: inject.Skipped, Reason: live.ReasonSystemNamespace,
+				Action: inject.Skipped, Reason: inject.ReasonSystemNamespace,
 				Message: fmt.Sprintf("%s is a system namespace; name it with -n %s to inject it", t.Namespace, t.Namespace),
 			}
 			targets[i] = target{Target: t.Target, settled: &r, line: o.resultLine(r)}
