@@ -5,18 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
-)
-
-// The typed function config.
-const (
-	ConfigAPIVersion = "kinject.dev/v1alpha1"
-	ConfigKind       = "SidecarInjection"
-	// DefaultConfigKey is the ConfigMap key holding a template, as in the
-	// seed's envoy-initializer ConfigMap.
-	DefaultConfigKey = "config"
 )
 
 // ConfigMapLookup finds a ConfigMap by namespace and name, for templateRef.
@@ -27,11 +17,6 @@ type ConfigMapLookup func(namespace, name string) (*yaml.RNode, error)
 type Config struct {
 	Template *Template
 	Settings Settings
-}
-
-// TemplateRef names a ConfigMap key holding a template.
-type TemplateRef struct {
-	Namespace, Name, Key string
 }
 
 // LoadConfig reads any document that configures injection: a
@@ -167,22 +152,6 @@ func parseTemplateRef(value *yaml.Node, field string) (*TemplateRef, error) {
 	}
 	if ref.Name == "" {
 		return nil, fmt.Errorf("%s.name: is required", field)
-	}
-	return ref, nil
-}
-
-// ParseTemplateRef reads "[NAMESPACE/]NAME[:KEY]".
-func ParseTemplateRef(s string) (TemplateRef, error) {
-	ref := TemplateRef{Key: DefaultConfigKey}
-	if i := strings.LastIndex(s, ":"); i >= 0 {
-		s, ref.Key = s[:i], s[i+1:]
-	}
-	if i := strings.Index(s, "/"); i >= 0 {
-		ref.Namespace, s = s[:i], s[i+1:]
-	}
-	ref.Name = s
-	if ref.Name == "" || ref.Key == "" {
-		return ref, fmt.Errorf("template ConfigMap reference %q: want [NAMESPACE/]NAME[:KEY]", s)
 	}
 	return ref, nil
 }

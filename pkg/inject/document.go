@@ -71,20 +71,6 @@ func ParseDocument(src []byte) (*yaml.RNode, error) {
 	return yaml.NewRNode(node), nil
 }
 
-// NodeKind names the kind of a node: "list", "scalar", "alias" or
-// "mapping".
-func NodeKind(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.SequenceNode:
-		return "list"
-	case yaml.ScalarNode:
-		return "scalar"
-	case yaml.AliasNode:
-		return "alias"
-	}
-	return "mapping"
-}
-
 // objects lists the document's objects: its items when it is a List.
 func (d *document) objects() []objectRef {
 	d.refresh()

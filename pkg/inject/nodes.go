@@ -103,3 +103,26 @@ func itemByName(seq *yaml.Node, name string) *yaml.Node {
 	}
 	return nil
 }
+
+// NodeKind names the kind of a node: "list", "scalar", "alias" or
+// "mapping".
+func NodeKind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "list"
+	case yaml.ScalarNode:
+		return "scalar"
+	case yaml.AliasNode:
+		return "alias"
+	}
+	return "mapping"
+}
+
+// DescribeNonObject says what a node that is not an object is ("null",
+// "a list"): a List item, a ResourceList item, a metadata field.
+func DescribeNonObject(n *yaml.Node) string {
+	if isNull(n) {
+		return "null"
+	}
+	return "a " + NodeKind(n)
+}

@@ -16,26 +16,6 @@ var otherMeshProxies = []string{"istio-proxy", "linkerd-proxy"}
 // pod that has one is skipped (ReasonOtherMesh).
 func OtherMeshProxies() []string { return append([]string(nil), otherMeshProxies...) }
 
-// Policy selects the objects to inject.
-type Policy struct {
-	Mode Mode `json:"mode,omitempty"`
-	// Kinds limits injection to these kinds (case-insensitive); empty means all
-	// kinds that have a pod template.
-	Kinds []string `json:"kinds,omitempty"`
-	// APIGroups limits injection to these API groups ("" or "core" for v1).
-	APIGroups []string `json:"apiGroups,omitempty"`
-	// Namespaces limits injection to these namespaces; an object without a
-	// namespace counts as "default".
-	Namespaces []string `json:"namespaces,omitempty"`
-	// ExcludeNamespaces leaves these namespaces out, whatever else selects
-	// them.
-	ExcludeNamespaces []string `json:"excludeNamespaces,omitempty"`
-	// Selector is a label selector on the object's labels.
-	Selector string `json:"selector,omitempty"`
-	// InjectHostNetwork injects pods that use the host's network too.
-	InjectHostNetwork bool `json:"injectHostNetwork,omitempty"`
-}
-
 // SelectsKind reports whether the policy's kinds take kind (compared
 // without case; no kinds take every kind).
 func (p Policy) SelectsKind(kind string) bool {

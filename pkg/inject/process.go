@@ -198,15 +198,6 @@ func failEntry(e Entry, err error) Entry {
 	return e
 }
 
-// DescribeNonObject says what a node that is not an object is ("null",
-// "a list"): a List item, a ResourceList item, a metadata field.
-func DescribeNonObject(n *yaml.Node) string {
-	if isNull(n) {
-		return "null"
-	}
-	return "a " + NodeKind(n)
-}
-
 func firstMissing(e Entry) string {
 	if e.APIVersion == "" {
 		return "apiVersion"

@@ -27,6 +27,15 @@ const (
 	OptIn Mode = "opt-in"
 )
 
+// The typed configuration document, SidecarInjection.
+const (
+	ConfigAPIVersion = "kinject.dev/v1alpha1"
+	ConfigKind       = "SidecarInjection"
+	// DefaultConfigKey is the ConfigMap key holding a template, as in the
+	// seed's envoy-initializer ConfigMap.
+	DefaultConfigKey = "config"
+)
+
 // SidecarInjection is the typed configuration document. Its spec holds the
 // settings and, in YAML only, the template (spec.template, a partial Pod
 // spec kept as written, or spec.templateRef): LoadConfig reads it,
@@ -71,6 +80,47 @@ type Settings struct {
 	// TemplateConfigMap names a ConfigMap holding the template
 	// ("[NAMESPACE/]NAME[:KEY]"); front ends resolve it.
 	TemplateConfigMap string `json:"templateConfigMap,omitempty"`
+}
+
+// Policy selects the objects to inject.
+type Policy struct {
+	Mode Mode `json:"mode,omitempty"`
+	// Kinds limits injection to these kinds (case-insensitive); empty means all
+	// kinds that have a pod template.
+	Kinds []string `json:"kinds,omitempty"`
+	// APIGroups limits injection to these API groups ("" or "core" for v1).
+	APIGroups []string `json:"apiGroups,omitempty"`
+	// Namespaces limits injection to these namespaces; an object without a
+	// namespace counts as "default".
+	Namespaces []string `json:"namespaces,omitempty"`
+	// ExcludeNamespaces leaves these namespaces out, whatever else selects
+	// them.
+	ExcludeNamespaces []string `json:"excludeNamespaces,omitempty"`
+	// Selector is a label selector on the object's labels.
+	Selector string `json:"selector,omitempty"`
+	// InjectHostNetwork injects pods that use the host's network too.
+	InjectHostNetwork bool `json:"injectHostNetwork,omitempty"`
+}
+
+// TemplateRef names a ConfigMap key holding a template.
+type TemplateRef struct {
+	Namespace, Name, Key string
+}
+
+// ParseTemplateRef reads "[NAMESPACE/]NAME[:KEY]".
+func ParseTemplateRef(s string) (TemplateRef, error) {
+	ref := TemplateRef{Key: DefaultConfigKey}
+	if i := strings.LastIndex(s, ":"); i >= 0 {
+		s, ref.Key = s[:i], s[i+1:]
+	}
+	if i := strings.Index(s, "/"); i >= 0 {
+		ref.Namespace, s = s[:i], s[i+1:]
+	}
+	ref.Name = s
+	if ref.Name == "" || ref.Key == "" {
+		return ref, fmt.Errorf("template ConfigMap reference %q: want [NAMESPACE/]NAME[:KEY]", s)
+	}
+	return ref, nil
 }
 
 // FieldError is a setting that cannot be used, named by its JSON name
