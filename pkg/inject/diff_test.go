@@ -9,7 +9,7 @@ import (
 )
 
 // checkDiff checks that injecting into one document (without a status
-// profileRecord) only adds: every line of the input is in the output, in order,
+// record) only adds: every line of the input is in the output, in order,
 // unless it changed in one of the documented ways (lineChange), and the
 // number of lines added is what the records and the template account for.
 func checkDiff(t *testing.T, tpl *inject.Template, in, out string) {

@@ -204,7 +204,7 @@ func ExpressionTypeError(pt ParameterType) string {
 
 // podObject is the pod template seen as a Pod, the object an expression
 // reads: the template's metadata and spec as plain values, without what
-// own (the profile's profileRecord, nil when there is none) says was injected,
+// own (the profile's record, nil when there is none) says was injected,
 // so that an update computes what the first injection did.
 func podObject(t *podTarget, rec *profileRecord) map[string]any {
 	obj := map[string]any{"apiVersion": "v1", "kind": "Pod"}

@@ -18,7 +18,7 @@ import (
 // each made when first asked for, once per document.
 type exprPod struct {
 	t   *podTarget
-	rec *profileRecord // the profile's profileRecord, nil when none
+	rec *profileRecord // the profile's record, nil when none
 
 	viewed  bool
 	subset  subsetMap

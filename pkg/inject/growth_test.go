@@ -58,7 +58,7 @@ func templateItems(tpl *inject.Template) map[string]*yaml.Node {
 
 // expectedYAMLGrowth counts the lines an injection into block YAML must
 // add: each added item's own lines, one line per added label or
-// annotation and for the status profileRecord, and one per field created.
+// annotation and for the status record, and one per field created.
 func expectedYAMLGrowth(t *testing.T, tpl *inject.Template, records []*record.Status) int {
 	t.Helper()
 	items := templateItems(tpl)
@@ -80,7 +80,7 @@ func expectedYAMLGrowth(t *testing.T, tpl *inject.Template, records []*record.St
 
 // expectedJSONGrowth counts the lines an injection into indented JSON
 // must add: each added item's lines as encoding/json indents it, one line
-// per added label or annotation and for the status profileRecord, two per field
+// per added label or annotation and for the status record, two per field
 // created (it opens and closes), one per collection or null opened across
 // lines (its closing line), and for an empty collection whose inside held
 // line ends, one less per line end (the record keeps them; the closing

@@ -12,7 +12,7 @@ type Inspection struct {
 	// Updated: injected with another template; Injected: not injected;
 	// Skipped or Failed with a reason). Nothing is changed.
 	Entry Entry
-	// Status is the pod template's profileRecord, nil when it has none or it is
+	// Status is the pod template's record, nil when it has none or it is
 	// not valid (then Entry says why).
 	Status *record.Status
 	// Images maps the recorded sidecars (containers and init containers)

@@ -21,7 +21,7 @@ const (
 
 // annotationDomain is the domain of every annotation the injector reads or
 // writes. The default profile uses it as is; a profile named NAME uses
-// NAME.sidecar.kinject.dev, so every profile has its own status profileRecord,
+// NAME.sidecar.kinject.dev, so every profile has its own status record,
 // opt-in/out switch and override annotations.
 const annotationDomain = "sidecar.kinject.dev"
 

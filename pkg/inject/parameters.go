@@ -279,7 +279,7 @@ func (t *Template) parameterItem(p fieldPath) *yaml.Node {
 // parameterValues reads the parameters' annotations from the object and
 // its pod template (the pod template's win) and checks them, and computes
 // the expressions of the parameters whose annotation is not set, over the
-// pod template without what own (the profile's profileRecord, nil when none)
+// pod template without what own (the profile's record, nil when none)
 // says was injected. It returns the annotations that are set and the
 // values of expressions that are not null, by parameter name.
 func parameterValues(t *podTarget, profile string, tpl *Template, own *profileRecord) (map[string]string, error) {

@@ -47,7 +47,7 @@ func (t *Template) References() []Reference {
 }
 
 // InjectedReferences lists, as References does, what the parts injected
-// into obj need: the items named by obj's own status profileRecord, as they are
+// into obj need: the items named by obj's own status record, as they are
 // in obj (overrides included). It is empty when obj is not injected.
 func (in *Injector) InjectedReferences(obj *yaml.RNode) []Reference {
 	t, s := in.ownRecord(obj)
