@@ -63,43 +63,43 @@ type Settings struct {
 	// Profile names the sidecar profile: its status record and annotations
 	// are NAME.sidecar.kinject.dev/*. "" is the default profile
 	// (sidecar.kinject.dev/*).
-	Profile string `json:"profile,omitempty"`
+	Profile string `json:"profile,omitempty" doc:"the sidecar profile: its record and annotations are NAME.sidecar.kinject.dev/* (default: the default profile, sidecar.kinject.dev/*)"`
 	Policy
 	// Strict makes the template's privilege warnings errors.
-	Strict bool `json:"strict,omitempty"`
+	Strict bool `json:"strict,omitempty" doc:"refuse a template that widens privileges (privileged, added capabilities, root, hostPath) instead of warning"`
 	// PodTemplatePaths adds pod-template locations for kinds the injector
 	// does not know.
-	PodTemplatePaths []PodTemplatePath `json:"podTemplatePaths,omitempty"`
+	PodTemplatePaths []PodTemplatePath `json:"podTemplatePaths,omitempty" doc:"where a custom kind keeps its pod template: Kind[.group]=field.path (Rollout.argoproj.io=spec.template)"`
 	// Image, when set, replaces the image of the template's first sidecar.
-	Image string `json:"image,omitempty"`
+	Image string `json:"image,omitempty" doc:"replaces the image of the template's first sidecar"`
 	// Native, when set, moves the template's sidecars to native form (true)
 	// or to classic containers (false).
-	Native *bool `json:"native,omitempty"`
+	Native *bool `json:"native,omitempty" doc:"true moves the template's sidecars to native sidecars (init containers with restartPolicy: Always), false to classic containers (refused for Pods that run to completion); unset keeps the template's"`
 	// AllProfiles makes uninject remove every profile's injection.
-	AllProfiles bool `json:"allProfiles,omitempty"`
+	AllProfiles bool `json:"allProfiles,omitempty" doc:"with uninject: remove every profile's injection"`
 	// TemplateConfigMap names a ConfigMap holding the template
 	// ("[NAMESPACE/]NAME[:KEY]"); front ends resolve it.
-	TemplateConfigMap string `json:"templateConfigMap,omitempty"`
+	TemplateConfigMap string `json:"templateConfigMap,omitempty" doc:"read the template from a ConfigMap: [NAMESPACE/]NAME[:KEY] (key default: config)"`
 }
 
 // Policy selects the objects to inject.
 type Policy struct {
-	Mode Mode `json:"mode,omitempty"`
+	Mode Mode `json:"mode,omitempty" doc:"opt-out (default: inject unless annotated sidecar.kinject.dev/inject: \"false\") or opt-in (only what is annotated \"true\")"`
 	// Kinds limits injection to these kinds (case-insensitive); empty means all
 	// kinds that have a pod template.
-	Kinds []string `json:"kinds,omitempty"`
+	Kinds []string `json:"kinds,omitempty" doc:"inject only these kinds (without case; default: every kind with a pod template)"`
 	// APIGroups limits injection to these API groups ("" or "core" for v1).
-	APIGroups []string `json:"apiGroups,omitempty"`
+	APIGroups []string `json:"apiGroups,omitempty" doc:"inject only kinds of these API groups (\"\" or core for v1)"`
 	// Namespaces limits injection to these namespaces; an object without a
 	// namespace counts as "default".
-	Namespaces []string `json:"namespaces,omitempty"`
+	Namespaces []string `json:"namespaces,omitempty" doc:"inject only objects of these namespaces (an object without one counts as default)"`
 	// ExcludeNamespaces leaves these namespaces out, whatever else selects
 	// them.
-	ExcludeNamespaces []string `json:"excludeNamespaces,omitempty"`
+	ExcludeNamespaces []string `json:"excludeNamespaces,omitempty" doc:"leave these namespaces alone, whatever else selects them"`
 	// Selector is a label selector on the object's labels.
-	Selector string `json:"selector,omitempty"`
+	Selector string `json:"selector,omitempty" doc:"inject only objects whose labels match this label selector"`
 	// InjectHostNetwork injects pods that use the host's network too.
-	InjectHostNetwork bool `json:"injectHostNetwork,omitempty"`
+	InjectHostNetwork bool `json:"injectHostNetwork,omitempty" doc:"inject Pods that use the host's network too (a sidecar there shares the node's ports)"`
 }
 
 // TemplateRef names a ConfigMap key holding a template.
@@ -248,6 +248,24 @@ func (s Settings) Override(o Settings, names ...string) Settings {
 	return s
 }
 
+// SettingsMarkdown is the table of settings as the documentation shows
+// it: each setting's name, the values it takes and its doc tag.
+func SettingsMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| setting | value | what it does |\n| --- | --- | --- |\n")
+	for _, f := range settingFields().fields {
+		value := "a string"
+		switch f.shape {
+		case flagSetting:
+			value = "true or false"
+		case listSetting:
+			value = "a list (or one comma-separated string)"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", f.name, value, f.doc)
+	}
+	return b.String()
+}
+
 // SettingNames returns the settings' names in the order of the schema.
 func SettingNames() []string { return append([]string(nil), settingFields().names...) }
 
@@ -277,6 +295,7 @@ const (
 // settingField is one field of the schema, read from Settings' JSON tags.
 type settingField struct {
 	name  string
+	doc   string
 	index []int // of the field in Settings, for Override
 	shape settingShape
 	// item parses one list item when the items are typed (a
@@ -285,8 +304,9 @@ type settingField struct {
 }
 
 type settingSchema struct {
-	byKey map[string]settingField
-	names []string
+	byKey  map[string]settingField
+	names  []string
+	fields []settingField // in the schema's order
 }
 
 // settingFields reads the schema from Settings once, on first use.
@@ -302,7 +322,7 @@ var settingFields = sync.OnceValue(func() settingSchema {
 				continue
 			}
 			name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-			f := settingField{name: name, index: at}
+			f := settingField{name: name, index: at, doc: sf.Tag.Get("doc")}
 			switch typ := sf.Type; {
 			case typ.Kind() == reflect.Bool, typ.Kind() == reflect.Pointer && typ.Elem().Kind() == reflect.Bool:
 				f.shape = flagSetting
@@ -320,6 +340,7 @@ var settingFields = sync.OnceValue(func() settingSchema {
 			}
 			schema.byKey[settingKey(name)] = f
 			schema.names = append(schema.names, name)
+			schema.fields = append(schema.fields, f)
 		}
 	}
 	walk(reflect.TypeFor[Settings](), nil)
