@@ -351,36 +351,30 @@ func templateFromConfigMap(ref string, lookup inject.ConfigMapLookup) (*inject.T
 // selects objects by label with --local only (live, it says which objects
 // to read).
 func (f *Flags) completeSettings(fs *pflag.FlagSet) {
-	pairs := inject.FlatSettings(nil)
+	var pairs [][2]string
 	flagOf := map[string]string{}
-	add := func(flag, setting string) {
-		fl := fs.Lookup(flag)
-		if fl == nil || !fl.Changed {
-			return
-		}
-		value := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: fl.Value.String()}
-		if list, ok := fl.Value.(pflag.SliceValue); ok {
-			value = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
-			for _, item := range list.GetSlice() {
-				value.Content = append(value.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: item})
-			}
-		}
-		pairs.Content = append(pairs.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: setting}, value)
+	f.given = nil
+	add := func(flag, setting, value string) {
+		pairs = append(pairs, [2]string{setting, value})
 		flagOf[setting] = flag
 		f.given = append(f.given, setting)
 	}
-	f.given = nil
 	for _, sf := range settingFlags {
-		add(sf.flag, sf.setting)
+		fl := fs.Lookup(sf.flag)
+		if fl == nil || !fl.Changed {
+			continue
+		}
+		value := fl.Value.String()
+		if list, ok := fl.Value.(pflag.SliceValue); ok {
+			// A list setting takes one comma-separated string.
+			value = strings.Join(list.GetSlice(), ",")
+		}
+		add(sf.flag, sf.setting, value)
 	}
 	if f.Local && f.Selector != "" {
-		pairs.Content = append(pairs.Content,
-			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "selector"},
-			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: f.Selector})
-		flagOf["selector"] = "selector"
-		f.given = append(f.given, "selector")
+		add("selector", "selector", f.Selector)
 	}
-	f.settings, f.settingsErr = inject.DecodeSettings(pairs, "")
+	f.settings, f.settingsErr = inject.DecodeSettings(inject.FlatSettings(pairs), "")
 	var fe *inject.FieldError
 	if errors.As(f.settingsErr, &fe) {
 		f.settingsErr = fmt.Errorf("--%s: %w", flagOf[fe.Field], fe.Err)
