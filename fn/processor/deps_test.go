@@ -1,9 +1,10 @@
 package processor_test
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/kinject/kubectl-inject/internal/testbin"
 )
 
 // TestNoClientGo keeps the function binary small and quick to start: the
@@ -13,13 +14,7 @@ func TestNoClientGo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
-	out, err := exec.Command("go", "list", "-deps",
-		"github.com/kinject/kubectl-inject/fn/inject-fn",
-		"github.com/kinject/kubectl-inject/pkg/inject").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list -deps: %v\n%s", err, out)
-	}
-	for _, pkg := range strings.Fields(string(out)) {
+	for _, pkg := range testbin.GoListDeps(t, "github.com/kinject/kubectl-inject/fn/inject-fn", "github.com/kinject/kubectl-inject/pkg/inject") {
 		if pkg == "k8s.io/client-go" || strings.HasPrefix(pkg, "k8s.io/client-go/") {
 			t.Errorf("fn or pkg/inject depends on %s", pkg)
 		}

@@ -227,3 +227,33 @@ func Slug(heading string) string {
 	}
 	return b.String()
 }
+
+// Generated holds the part of the document rel (from the repository's
+// root) between the lines "<!-- name: begin -->" and "<!-- name: end -->"
+// to want, the text the code generates: it fails the test where they
+// differ and, with update, rewrites that part instead. how says which
+// command updates it.
+func Generated(t testing.TB, rel, name, want string, update bool, how string) {
+	t.Helper()
+	path := filepath.Join(Root(), rel)
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	begin, end := "<!-- "+name+": begin -->\n", "<!-- "+name+": end -->\n"
+	before, rest, ok := strings.Cut(string(doc), begin)
+	got, after, ok2 := strings.Cut(rest, end)
+	if !ok || !ok2 {
+		t.Fatalf("%s: no %q ... %q", rel, begin, end)
+	}
+	if got == want {
+		return
+	}
+	if update {
+		if err := os.WriteFile(path, []byte(before+begin+want+end+after), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("%s: the %s differ from what the code generates (%s):\n%s\nwant:\n%s", rel, name, how, got, want)
+}

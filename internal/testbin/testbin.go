@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -242,4 +243,16 @@ func Golden(t testing.TB, update bool, path, got, pkg string) {
 		}
 		t.Errorf("the output differs from %s (go test %s -update accepts it):\n--- got\n%s", rel, pkg, got)
 	}
+}
+
+// GoListDeps returns the packages pkgs are built from, themselves
+// included (go list -deps), for the tests that keep a binary's or a
+// package's dependencies in check.
+func GoListDeps(t testing.TB, pkgs ...string) []string {
+	t.Helper()
+	out, err := exec.Command("go", append([]string{"list", "-deps"}, pkgs...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v\n%s", strings.Join(pkgs, " "), err, out)
+	}
+	return strings.Fields(string(out))
 }

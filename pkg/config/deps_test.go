@@ -1,9 +1,9 @@
 package config_test
 
 import (
-	"os/exec"
-	"strings"
 	"testing"
+
+	"github.com/kinject/kubectl-inject/internal/testbin"
 )
 
 // TestFrontEndsDoNotImportEachOther: the full command (plugin/cmd) and the
@@ -18,11 +18,7 @@ func TestFrontEndsDoNotImportEachOther(t *testing.T) {
 		"github.com/kinject/kubectl-inject/fn/processor",
 		"github.com/kinject/kubectl-inject/pkg/config",
 	} {
-		out, err := exec.Command("go", "list", "-deps", pkg).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
-		}
-		for _, dep := range strings.Fields(string(out)) {
+		for _, dep := range testbin.GoListDeps(t, pkg) {
 			if dep == "github.com/kinject/kubectl-inject/plugin/local" || dep == "github.com/kinject/kubectl-inject/plugin/cmd" && pkg != dep {
 				t.Errorf("%s depends on %s", pkg, dep)
 			}

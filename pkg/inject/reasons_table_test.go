@@ -4,48 +4,20 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/kinject/kubectl-inject/internal/mddoc"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
-// reasonsDoc is the document holding the table of reasons, between its
-// markers.
-const (
-	reasonsDoc   = "../../docs/selection.md"
-	reasonsBegin = "<!-- reasons: begin -->\n"
-	reasonsEnd   = "<!-- reasons: end -->\n"
-)
-
-// TestReasonsDocumented fails when the documentation's table of reasons is
+// TestReasonsDocumented fails when docs/selection.md's table of reasons is
 // not the one the core's table generates; -update rewrites it.
 func TestReasonsDocumented(t *testing.T) {
-	doc, err := os.ReadFile(reasonsDoc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(doc)
-	before, rest, ok := strings.Cut(text, reasonsBegin)
-	table, after, ok2 := strings.Cut(rest, reasonsEnd)
-	if !ok || !ok2 {
-		t.Fatalf("%s: no %q ... %q", reasonsDoc, reasonsBegin, reasonsEnd)
-	}
-	want := inject.ReasonsMarkdown()
-	if table == want {
-		return
-	}
-	if *update {
-		if err := os.WriteFile(reasonsDoc, []byte(before+reasonsBegin+want+reasonsEnd+after), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	t.Errorf("%s: the table of reasons differs from the core's (go test ./pkg/inject -run TestReasonsDocumented -update):\n%s\nwant:\n%s", reasonsDoc, table, want)
+	mddoc.Generated(t, "docs/selection.md", "reasons", inject.ReasonsMarkdown(), *update, "go test ./pkg/inject -run TestReasonsDocumented -update")
 }
 
 // TestReasonRulesComplete: every Reason constant the core declares has
