@@ -33,7 +33,7 @@
 // nodes; and describe each object in the report (report.go). The record
 // itself, its grammar, reading and writing, is the package record
 // (pkg/inject/record), which knows nothing of templates or objects.
-// The template (template.go, parameters*.go, ports.go, expression*.go) and
+// The template (template.go, parameters*.go, ports.go, expression.go) and
 // the names of annotations and labels (naming.go) are shared by every step.
 //
 // Each injection leaves the status annotation sidecar.kinject.dev/status on
@@ -65,20 +65,12 @@
 //
 // A parameter may also compute its value from the pod template: its
 // Expression is CEL over the pod template seen as a Pod (object.metadata,
-// object.spec), in the environment of Kubernetes' admission policies
-// (expression.go), under the API server's cost limit, and used when the
-// annotation is not set; the value is recorded like an override's, so a
-// changed port makes the object stale. The expression sees the pod
-// template without what the profile itself injected, so that an update
-// computes what the first injection did. An expression written in the
-// subset of CEL that templates use (fields, indexes, has, size, the
-// comprehension macros, comparisons: expression_parse.go) is evaluated
-// over the pod template's nodes, reading only what it touches
-// (expression_eval.go, expression_object.go); cel-go evaluates the others,
-// and any evaluation the subset's evaluator is not sure to give as cel-go
-// would (an error, a comparison across types, an alias). The embedded
-// default (default_template.yaml) computes the port its Envoy proxies to
-// this way, in the subset; its expressions are also precompiled
-// (expressions.json): known to compile, so the default path creates no
-// cel-go environment, and parsed already when cel-go runs them.
+// object.spec), in the environment of Kubernetes' admission policies,
+// under the API server's cost limit, and used when the annotation is not
+// set; the value is recorded like an override's, so a changed port makes
+// the object stale. The expression sees the pod template without what the
+// profile itself injected (expressionPod), so that an update computes what
+// the first injection did. The package podexpr evaluates it, the only
+// package of the core that links cel-go; expression.go turns its result
+// into the parameter's value.
 package inject

@@ -1,6 +1,7 @@
 package inject
 
 import (
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/ascii"
 	"strconv"
 	"strings"
 )
@@ -11,23 +12,10 @@ import (
 // what the binaries run, without compiling a regular expression at every
 // start.
 
-func isDigit(c byte) bool      { return c >= '0' && c <= '9' }
-func isLowerAlnum(c byte) bool { return c >= 'a' && c <= 'z' || isDigit(c) }
-func isAlnum(c byte) bool      { return isLowerAlnum(c) || c >= 'A' && c <= 'Z' }
-func isHexDigit(c byte) bool   { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
-func allBytes(s string, ok func(byte) bool) bool {
-	for i := 0; i < len(s); i++ {
-		if !ok(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
 // validInt: -?(0|[1-9][0-9]{0,17})
 func validInt(s string) bool {
 	s = strings.TrimPrefix(s, "-")
-	return s == "0" || len(s) >= 1 && len(s) <= 18 && s[0] != '0' && allBytes(s, isDigit)
+	return s == "0" || len(s) >= 1 && len(s) <= 18 && s[0] != '0' && ascii.All(s, ascii.IsDigit)
 }
 
 // validPort: a canonical decimal from 1 to 65535.
@@ -40,14 +28,14 @@ func validPort(s string) bool {
 func validQuantity(s string) bool {
 	s = strings.TrimPrefix(s, "+")
 	i := 0
-	for i < len(s) && isDigit(s[i]) {
+	for i < len(s) && ascii.IsDigit(s[i]) {
 		i++
 	}
 	intDigits := i
 	fracDigits := 0
 	if i < len(s) && s[i] == '.' {
 		i++
-		for i < len(s) && isDigit(s[i]) {
+		for i < len(s) && ascii.IsDigit(s[i]) {
 			i++
 			fracDigits++
 		}
@@ -66,7 +54,7 @@ func validQuantity(s string) bool {
 	if exp != "" && (exp[0] == '+' || exp[0] == '-') {
 		exp = exp[1:]
 	}
-	return exp != "" && len(exp) <= 2 && allBytes(exp, isDigit)
+	return exp != "" && len(exp) <= 2 && ascii.All(exp, ascii.IsDigit)
 }
 
 // validImage: [DOMAIN/]PATH[:TAG][@DIGEST], the distribution reference
@@ -102,16 +90,16 @@ func allPathComponents(parts []string) bool {
 
 // validPathComponent: [a-z0-9]+(([._]|__|-+)[a-z0-9]+)*
 func validPathComponent(p string) bool {
-	if p == "" || !isLowerAlnum(p[0]) || !isLowerAlnum(p[len(p)-1]) {
+	if p == "" || !ascii.IsLowerAlnum(p[0]) || !ascii.IsLowerAlnum(p[len(p)-1]) {
 		return false
 	}
 	for i := 0; i < len(p); {
-		if isLowerAlnum(p[i]) {
+		if ascii.IsLowerAlnum(p[i]) {
 			i++
 			continue
 		}
 		j := i
-		for j < len(p) && !isLowerAlnum(p[j]) {
+		for j < len(p) && !ascii.IsLowerAlnum(p[j]) {
 			j++
 		}
 		switch sep := p[i:j]; {
@@ -131,22 +119,22 @@ func validDomain(d string) bool {
 	bracketed := strings.HasPrefix(d, "[")
 	if bracketed {
 		end := strings.IndexByte(d, ']')
-		if end < 2 || !allBytes(d[1:end], func(c byte) bool { return isHexDigit(c) || c == ':' }) {
+		if end < 2 || !ascii.All(d[1:end], func(c byte) bool { return ascii.IsHexDigit(c) || c == ':' }) {
 			return false
 		}
 		port = d[end+1:]
 	} else if i := strings.IndexByte(d, ':'); i >= 0 {
 		host, port = d[:i], d[i:]
 	}
-	if port != "" && (port[0] != ':' || len(port) == 1 || !allBytes(port[1:], isDigit)) {
+	if port != "" && (port[0] != ':' || len(port) == 1 || !ascii.All(port[1:], ascii.IsDigit)) {
 		return false
 	}
 	if bracketed {
 		return true
 	}
 	for _, label := range strings.Split(host, ".") {
-		if label == "" || !isAlnum(label[0]) || !isAlnum(label[len(label)-1]) ||
-			!allBytes(label, func(c byte) bool { return isAlnum(c) || c == '-' }) {
+		if label == "" || !ascii.IsAlnum(label[0]) || !ascii.IsAlnum(label[len(label)-1]) ||
+			!ascii.All(label, func(c byte) bool { return ascii.IsAlnum(c) || c == '-' }) {
 			return false
 		}
 	}
@@ -155,15 +143,15 @@ func validDomain(d string) bool {
 
 // validTag: [a-zA-Z0-9_][a-zA-Z0-9_.-]{0,127}
 func validTag(t string) bool {
-	return len(t) >= 1 && len(t) <= 128 && (isAlnum(t[0]) || t[0] == '_') &&
-		allBytes(t, func(c byte) bool { return isAlnum(c) || c == '_' || c == '.' || c == '-' })
+	return len(t) >= 1 && len(t) <= 128 && (ascii.IsAlnum(t[0]) || t[0] == '_') &&
+		ascii.All(t, func(c byte) bool { return ascii.IsAlnum(c) || c == '_' || c == '.' || c == '-' })
 }
 
 // validDigest: ALGORITHM:HEX, at least 32 hex digits; the algorithm is
 // [a-zA-Z][a-zA-Z0-9]* components joined by one of -_+.
 func validDigest(d string) bool {
 	algo, hex, ok := strings.Cut(d, ":")
-	if !ok || len(hex) < 32 || !allBytes(hex, isHexDigit) {
+	if !ok || len(hex) < 32 || !ascii.All(hex, ascii.IsHexDigit) {
 		return false
 	}
 	start := true // a component starts here
@@ -177,7 +165,7 @@ func validDigest(d string) bool {
 			start = false
 		case strings.IndexByte("-_+.", c) >= 0:
 			start = true
-		case !isAlnum(c):
+		case !ascii.IsAlnum(c):
 			return false
 		}
 	}
@@ -187,8 +175,8 @@ func validDigest(d string) bool {
 // validAnnotationName: the name part of an annotation key,
 // [A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?
 func validAnnotationName(s string) bool {
-	return s != "" && isAlnum(s[0]) && isAlnum(s[len(s)-1]) &&
-		allBytes(s, func(c byte) bool { return isAlnum(c) || c == '-' || c == '_' || c == '.' })
+	return s != "" && ascii.IsAlnum(s[0]) && ascii.IsAlnum(s[len(s)-1]) &&
+		ascii.All(s, func(c byte) bool { return ascii.IsAlnum(c) || c == '-' || c == '_' || c == '.' })
 }
 
 // DNSLabelPattern is a DNS label (RFC 1123) in RE2: lower-case letters,
@@ -203,8 +191,8 @@ func isDNSLabel(s string) bool { return len(s) <= 63 && dnsLabelText(s) }
 
 // dnsLabelText reports whether s is a DNS label but for its length.
 func dnsLabelText(s string) bool {
-	return s != "" && isLowerAlnum(s[0]) && isLowerAlnum(s[len(s)-1]) &&
-		allBytes(s, func(c byte) bool { return isLowerAlnum(c) || c == '-' })
+	return s != "" && ascii.IsLowerAlnum(s[0]) && ascii.IsLowerAlnum(s[len(s)-1]) &&
+		ascii.All(s, func(c byte) bool { return ascii.IsLowerAlnum(c) || c == '-' })
 }
 
 // IsDNSSubdomain reports whether s is a DNS subdomain, as Kubernetes

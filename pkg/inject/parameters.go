@@ -3,6 +3,7 @@ package inject
 import (
 	"errors"
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/inject/podexpr"
 	"sort"
 	"strconv"
 	"strings"
@@ -111,7 +112,7 @@ type Parameter struct {
 	// string otherwise. null means the Pod gives no value: Default is
 	// used.
 	Expression string
-	expr       *expression
+	expr       *podexpr.Expression
 	path       fieldPath
 }
 
@@ -179,7 +180,7 @@ func parseParameters(value *yaml.Node, field string) ([]Parameter, error) {
 		p.path = path
 		if strings.TrimSpace(p.Expression) != "" {
 			// Compiled on first use: start-up stays what it was.
-			p.expr = newExpression(p.Expression)
+			p.expr = podexpr.New(p.Expression)
 		} else if p.Expression != "" {
 			return nil, fmt.Errorf("%s.expression: is empty", at)
 		}
@@ -289,7 +290,7 @@ func parameterValues(t *podTarget, profile string, tpl *Template, own *profileRe
 	}
 	objMeta := mapValue(t.obj, "metadata")
 	var values map[string]string
-	var pod *exprPod
+	var pod *podexpr.Pod
 	for _, p := range params {
 		key := ProfileAnnotation(profile, p.Annotation)
 		where, v := joinField(t.field, "metadata.annotations"), mapValue(mapValue(t.meta, "annotations"), key)
@@ -298,9 +299,9 @@ func parameterValues(t *podTarget, profile string, tpl *Template, own *profileRe
 		}
 		if v == nil && p.expr != nil {
 			if pod == nil {
-				pod = &exprPod{t: t, rec: own}
+				pod = expressionPod(t, own)
 			}
-			value, err := p.expr.eval(pod, p.Type)
+			value, err := expressionResult(p.expr, pod, p.Type)
 			if errors.Is(err, errNoValue) {
 				continue // the default, as without an expression
 			}

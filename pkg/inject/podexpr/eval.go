@@ -1,4 +1,4 @@
-package inject
+package podexpr
 
 import (
 	"errors"
@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// The evaluator of the subset (expression_parse.go). It computes a value
+// The evaluator of the subset (parse.go). It computes a value
 // only where it is sure to give what cel-go gives; everywhere else (an
 // error of any kind, an operand of a type it does not compare, a float or
 // an alias in the document, a run long enough to approach the cost limit)
@@ -21,7 +21,7 @@ import (
 // errUnsure is the evaluator giving up: cel-go decides.
 var errUnsure = errors.New("left to cel-go")
 
-// subsetStepLimit bounds one evaluation, far below ExpressionCostLimit
+// subsetStepLimit bounds one evaluation, far below CostLimit
 // even counting a string comparison as its length: a run that might come
 // near the limit is left to cel-go, which enforces it.
 const subsetStepLimit = 10_000

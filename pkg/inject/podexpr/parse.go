@@ -1,12 +1,14 @@
-package inject
+package podexpr
 
 import (
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/ascii"
+	"slices"
 	"strconv"
 	"strings"
 )
 
 // The subset of CEL that templates' expressions use, read by a small
-// parser and run by the evaluator of expression_eval.go straight over the
+// parser and run by the evaluator of eval.go straight over the
 // pod template's nodes. An expression written in it needs no cel-go at
 // run time: no environment, no program, no conversion of the Pod into
 // plain values. Anything else in the text (another function, a float or
@@ -128,7 +130,7 @@ func (p *subsetParser) binary(level int) *subsetNode {
 	left := p.binary(level + 1)
 	for left != nil {
 		op := p.peek()
-		if !contains(binaryLevels[level], op) {
+		if !slices.Contains(binaryLevels[level], op) {
 			return left
 		}
 		p.pos++
@@ -146,15 +148,6 @@ func (p *subsetParser) binary(level int) *subsetNode {
 		}
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // unary: "!" unary | "-" INT | member
@@ -283,7 +276,7 @@ func (p *subsetParser) primary() *subsetNode {
 		return &subsetNode{op: opLiteral, lit: tok == "true"}
 	case tok != "" && (tok[0] == '\'' || tok[0] == '"'):
 		return &subsetNode{op: opLiteral, lit: tok[1:]}
-	case tok != "" && isDigit(tok[0]):
+	case tok != "" && ascii.IsDigit(tok[0]):
 		i, err := strconv.ParseInt(tok, 10, 64)
 		if err != nil || (len(tok) > 1 && tok[0] == '0') {
 			return nil
@@ -291,7 +284,7 @@ func (p *subsetParser) primary() *subsetNode {
 		return &subsetNode{op: opLiteral, lit: i}
 	case isIdent(tok) && p.peek() == "(":
 		return p.globalCall(tok)
-	case isIdent(tok) && contains(p.vars, tok):
+	case isIdent(tok) && slices.Contains(p.vars, tok):
 		return &subsetNode{op: opIdent, name: tok}
 	}
 	return nil
@@ -318,14 +311,14 @@ func (p *subsetParser) globalCall(name string) *subsetNode {
 
 // isIdent reports whether tok is an identifier, not a keyword.
 func isIdent(tok string) bool {
-	if tok == "" || !(tok[0] == '_' || isAlnum(tok[0]) && !isDigit(tok[0])) {
+	if tok == "" || !(tok[0] == '_' || ascii.IsAlnum(tok[0]) && !ascii.IsDigit(tok[0])) {
 		return false
 	}
 	switch tok {
 	case "null", "true", "false", "in":
 		return false
 	}
-	return allBytes(tok, func(c byte) bool { return c == '_' || isAlnum(c) })
+	return ascii.All(tok, func(c byte) bool { return c == '_' || ascii.IsAlnum(c) })
 }
 
 // twoCharOps are the operators of two characters.
@@ -344,13 +337,13 @@ func tokenize(text string) (toks []string, ok bool) {
 			for i < len(text) && text[i] != '\n' {
 				i++
 			}
-		case c == '_' || isAlnum(c):
+		case c == '_' || ascii.IsAlnum(c):
 			j := i
-			for j < len(text) && (text[j] == '_' || isAlnum(text[j])) {
+			for j < len(text) && (text[j] == '_' || ascii.IsAlnum(text[j])) {
 				j++
 			}
 			tok := text[i:j]
-			if isDigit(c) && !allBytes(tok, isDigit) {
+			if ascii.IsDigit(c) && !ascii.All(tok, ascii.IsDigit) {
 				return nil, false // 0x1F, 1u, 1e3: cel-go reads them
 			}
 			toks, i = append(toks, tok), j
@@ -360,7 +353,7 @@ func tokenize(text string) (toks []string, ok bool) {
 				return nil, false
 			}
 			toks, i = append(toks, s), i+n
-		case i+1 < len(text) && contains(twoCharOps, text[i:i+2]):
+		case i+1 < len(text) && slices.Contains(twoCharOps, text[i:i+2]):
 			toks, i = append(toks, text[i:i+2]), i+2
 		case strings.IndexByte("()[].,?:!<>-", c) >= 0:
 			toks, i = append(toks, text[i:i+1]), i+1

@@ -1,4 +1,4 @@
-package inject
+package podexpr
 
 import (
 	_ "embed"
@@ -18,7 +18,7 @@ import (
 // subset leaves to it), the parse and the check, whose first run in a
 // process costs more than a small --local or inject-fn run, are skipped.
 // TestPrecompiledExpressions compiles every text again and fails when this
-// file is stale (go test ./pkg/inject -update rewrites it).
+// file is stale (go test ./pkg/inject/podexpr -update rewrites it).
 //
 //go:embed expressions.json
 var precompiledJSON []byte
@@ -46,10 +46,10 @@ func precompiledAST(text string) (*cel.Ast, bool) {
 	return cel.CheckedExprToAst(&checked), true
 }
 
-// compileExpression compiles text in the expressions' environment and
+// compileChecked compiles text in the expressions' environment and
 // returns its checked AST as precompiledAST stores it (the test that keeps
 // the stored ASTs current calls it).
-func compileExpression(text string) (string, error) {
+func compileChecked(text string) (string, error) {
 	env, err := celEnv()
 	if err != nil {
 		return "", err

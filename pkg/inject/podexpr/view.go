@@ -1,4 +1,4 @@
-package inject
+package podexpr
 
 import (
 	"fmt"
@@ -13,12 +13,16 @@ import (
 // left out). An alias, a key that is not a scalar or a document node is
 // left to cel-go (errUnsure), where podObject's conversion decides.
 
-// exprPod is the pod template an expression reads, seen as a Pod: the
+// Pod is the pod template an expression reads, seen as a Pod: the
 // subset's view of its nodes, or podObject's plain values for cel-go,
 // each made when first asked for, once per document.
-type exprPod struct {
-	t   *podTarget
-	rec *profileRecord // the profile's record, nil when none
+type Pod struct {
+	// Meta and Spec are the pod template's metadata (nil when it has none)
+	// and spec.
+	Meta, Spec *yaml.Node
+	// Own is what the profile itself injected, which the expression does
+	// not see; nil when the template carries no injection of it.
+	Own *Own
 
 	viewed  bool
 	subset  subsetMap
@@ -26,17 +30,28 @@ type exprPod struct {
 	plain   map[string]any
 }
 
-func (p *exprPod) view() (subsetMap, error) {
+// Own names what a profile injected into a pod template, as its record
+// lists it, to be left out of what an expression sees.
+type Own struct {
+	// Items are names of list items, by spec field (containers,
+	// initContainers, volumes).
+	Items map[string][]string
+	// Keys are keys of metadata maps, by field (labels, annotations; the
+	// record's own annotation among them).
+	Keys map[string][]string
+}
+
+func (p *Pod) view() (subsetMap, error) {
 	if !p.viewed {
 		p.viewed = true
-		p.subset, p.viewErr = podView(p.t, p.rec)
+		p.subset, p.viewErr = podView(p)
 	}
 	return p.subset, p.viewErr
 }
 
-func (p *exprPod) object() map[string]any {
+func (p *Pod) object() map[string]any {
 	if p.plain == nil {
-		p.plain = podObject(p.t, p.rec)
+		p.plain = podObject(p)
 	}
 	return p.plain
 }
@@ -165,34 +180,30 @@ func (m fieldMap) size() (int, error) {
 }
 
 // podView is the pod template seen as a Pod, as podObject gives it.
-func podView(t *podTarget, rec *profileRecord) (subsetMap, error) {
+func podView(p *Pod) (subsetMap, error) {
 	// A metadata or spec that is not a mapping (null, say) is a field
 	// podObject keeps with its value: left to cel-go.
 	fields := map[string]any{"apiVersion": "v1", "kind": "Pod"}
-	if t.meta != nil {
-		if t.meta.Kind != yaml.MappingNode {
+	if p.Meta != nil {
+		if p.Meta.Kind != yaml.MappingNode {
 			return nil, errUnsure
 		}
-		fields["metadata"] = nodeMap{t.meta}
+		fields["metadata"] = nodeMap{p.Meta}
 	}
-	if t.spec == nil || t.spec.Kind != yaml.MappingNode {
+	if p.Spec == nil || p.Spec.Kind != yaml.MappingNode {
 		return nil, errUnsure
 	}
-	spec := nodeMap{t.spec}
+	spec := nodeMap{p.Spec}
 	fields["spec"] = spec
-	if rec == nil {
+	if p.Own == nil {
 		return fieldMap{fields: fields}, nil
 	}
-	own := rec.status
 	var err error
-	if fields["spec"], err = withoutNamed(spec, map[string][]string{
-		"containers": own.Containers, "initContainers": own.InitContainers, "volumes": own.Volumes,
-	}); err != nil {
+	if fields["spec"], err = withoutNamed(spec, p.Own.Items); err != nil {
 		return nil, err
 	}
 	if meta, ok := fields["metadata"].(nodeMap); ok {
-		annotations := append([]string{rec.key}, own.Annotations...)
-		if fields["metadata"], err = withoutKeys(meta, map[string][]string{"labels": own.Labels, "annotations": annotations}); err != nil {
+		if fields["metadata"], err = withoutKeys(meta, p.Own.Keys); err != nil {
 			return nil, err
 		}
 	}

@@ -1,4 +1,0 @@
-package inject
-
-// CompileExpression is compileExpression, for the external tests.
-var CompileExpression = compileExpression

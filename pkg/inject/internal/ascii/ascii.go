@@ -1,0 +1,27 @@
+// Package ascii holds the byte classes the core's grammars are written
+// with (names, ints, the CEL subset's tokens), so that each is spelled
+// once: checks run over bytes, without compiling a regular expression at
+// every start.
+package ascii
+
+// IsDigit reports whether c is 0-9.
+func IsDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// IsLowerAlnum reports whether c is a-z or 0-9.
+func IsLowerAlnum(c byte) bool { return c >= 'a' && c <= 'z' || IsDigit(c) }
+
+// IsAlnum reports whether c is a letter or a digit.
+func IsAlnum(c byte) bool { return IsLowerAlnum(c) || c >= 'A' && c <= 'Z' }
+
+// IsHexDigit reports whether c is a hexadecimal digit.
+func IsHexDigit(c byte) bool { return IsDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+// All reports whether every byte of s is ok.
+func All(s string, ok func(byte) bool) bool {
+	for i := 0; i < len(s); i++ {
+		if !ok(s[i]) {
+			return false
+		}
+	}
+	return true
+}

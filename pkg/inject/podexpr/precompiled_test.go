@@ -1,0 +1,94 @@
+package podexpr
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"testing"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+var update = flag.Bool("update", false, "rewrite expressions.json")
+
+// defaultExpressions are the expressions of the embedded default template
+// (pkg/inject/default_template.yaml), by parameter annotation.
+func defaultExpressions(t testing.TB) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile("../default_template.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tmpl struct {
+		Parameters []struct {
+			Annotation string `yaml:"annotation"`
+			Expression string `yaml:"expression"`
+		} `yaml:"parameters"`
+	}
+	if err := yaml.Unmarshal(data, &tmpl); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, p := range tmpl.Parameters {
+		if p.Expression != "" {
+			out[p.Annotation] = p.Expression
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("the default template has no expression: the test reads the wrong file")
+	}
+	return out
+}
+
+// defaultPort is the expression of the default's app-port parameter.
+func defaultPort(t testing.TB) string {
+	t.Helper()
+	text, ok := defaultExpressions(t)["app-port"]
+	if !ok {
+		t.Fatal("the default template has no app-port expression")
+	}
+	return text
+}
+
+// TestPrecompiledExpressions: expressions.json holds exactly the checked
+// ASTs of the embedded default's expressions as this cel-go compiles them.
+func TestPrecompiledExpressions(t *testing.T) {
+	want := map[string]string{}
+	for annotation, text := range defaultExpressions(t) {
+		b64, err := compileChecked(text)
+		if err != nil {
+			t.Fatalf("%s: %v", annotation, err)
+		}
+		want[text] = b64
+	}
+	data, err := json.MarshalIndent(want, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = append(data, '\n')
+	if *update {
+		if err := os.WriteFile("expressions.json", data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile("expressions.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(data) {
+		t.Errorf("expressions.json is stale (go test ./pkg/inject/podexpr -run TestPrecompiledExpressions -update rewrites it)")
+	}
+}
+
+// TestDefaultExpressionsFast: every expression of the embedded default is
+// in the subset and precompiled, so the default path runs no cel-go.
+func TestDefaultExpressionsFast(t *testing.T) {
+	for annotation, text := range defaultExpressions(t) {
+		if !New(text).Fast() {
+			t.Errorf("%s: the expression is not in the subset, or not precompiled", annotation)
+		}
+	}
+	if New("'A'.lowerAscii()").Fast() {
+		t.Error("an expression outside the subset is called fast")
+	}
+}
