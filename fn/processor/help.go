@@ -1,6 +1,7 @@
 package processor
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
@@ -10,7 +11,44 @@ import (
 // usage, then the embedded default template, as it is injected when no
 // template is given. A function, not a variable: only --help pays for it.
 func Help() string {
-	return usage + "\nDEFAULT TEMPLATE (embedded; injected when the config gives none)\n" + indent(inject.DefaultTemplateYAML(), "  ")
+	return usage + settingsHelp() + usageEnd + "\nDEFAULT TEMPLATE (embedded; injected when the config gives none)\n" + indent(inject.DefaultTemplateYAML(), "  ")
+}
+
+// settingsHelp is the SETTINGS section: every setting of the schema with
+// its doc tag (inject.SettingDocs), then the keys the function reads
+// itself.
+func settingsHelp() string {
+	var b strings.Builder
+	b.WriteString("SETTINGS (SidecarInjection spec fields or ConfigMap data keys; a list is\n")
+	b.WriteString("comma-separated in a ConfigMap, a boolean \"true\" or \"false\")\n")
+	for _, d := range inject.SettingDocs() {
+		b.WriteString(wrap(fmt.Sprintf("  %-22s%s", d.Name, d.Doc), 80, strings.Repeat(" ", 24)))
+	}
+	return b.String()
+}
+
+// wrap breaks line at spaces so that no line is longer than width (a word
+// longer than that stands alone), the lines after the first indented by
+// prefix, each ending with a line end.
+func wrap(line string, width int, prefix string) string {
+	var b strings.Builder
+	cur := ""
+	for _, word := range strings.Split(line, " ") {
+		switch {
+		case cur == "" || strings.TrimSpace(cur) == "":
+			cur += word
+			if word == "" {
+				cur += " "
+			}
+		case len(cur)+1+len(word) > width:
+			b.WriteString(cur + "\n")
+			cur = prefix + word
+		default:
+			cur += " " + word
+		}
+	}
+	b.WriteString(cur + "\n")
+	return b.String()
 }
 
 // indent puts prefix before every line of text that is not empty.
@@ -24,7 +62,8 @@ func indent(text, prefix string) string {
 	return strings.Join(lines, "")
 }
 
-// usage is the part of Help above the template.
+// usage and usageEnd are the parts of Help above the template, around the
+// settings (settingsHelp).
 const usage = `inject-fn: add a sidecar (Envoy by default) to the pod templates of
 Kubernetes resources, as a KRM function or on YAML files.
 
@@ -63,23 +102,9 @@ FUNCTION CONFIG (one of)
   seed ConfigMap        the Initializer's envoy-initializer ConfigMap: a partial
                         Pod spec under data.config (other data keys are settings)
 
-SETTINGS (SidecarInjection spec fields or ConfigMap data keys)
-  mode                  opt-out: inject everything unless sidecar.kinject.dev/inject: "false"
-                        opt-in: only objects annotated sidecar.kinject.dev/inject: "true"
-                        or initializer.kubernetes.io/envoy: "true"
-  native                true/false: move the sidecars to native (initContainers) or classic form
-  image                 override the image of the first sidecar
-  kinds, apiGroups, namespaces   comma-separated lists that limit the targets
-  excludeNamespaces     comma-separated namespaces left out, whatever else selects them
-  selector              a label selector on the objects' labels
-  injectHostNetwork     also inject pods with hostNetwork: true
-  podTemplatePaths      Kind[.group]=path for other kinds, e.g. Rollout.argoproj.io=spec.template
-  template-configmap    [NAMESPACE/]NAME[:KEY]: take the template from a ConfigMap
-                        among the input resources (default key: config)
-  profile               NAME: a profile of its own, with annotations NAME.sidecar.kinject.dev/*
-                        (status, inject and the overrides); none is the default profile
-  uninject              true: remove earlier injections (of this profile) instead
-  allProfiles           with uninject: remove every profile's injection
+`
+
+const usageEnd = `  uninject              true: remove earlier injections (of this profile) instead
   admissionPolicy       true: leave the workloads as they are and add the admission
                         policy (MutatingAdmissionPolicy kinject-NAME, NAME the
                         SidecarInjection's, kinject-NAME-PROFILE for a named profile,

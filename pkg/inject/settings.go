@@ -248,11 +248,16 @@ func (s Settings) Override(o Settings, names ...string) Settings {
 	return s
 }
 
-// SettingsMarkdown is the table of settings as the documentation shows
-// it: each setting's name, the values it takes and its doc tag.
-func SettingsMarkdown() string {
-	var b strings.Builder
-	b.WriteString("| setting | value | what it does |\n| --- | --- | --- |\n")
+// SettingDoc documents one setting: its name, the values it takes and
+// what it does (its doc tag).
+type SettingDoc struct {
+	Name, Value, Doc string
+}
+
+// SettingDocs documents every setting, in the schema's order: the
+// documentation's table and inject-fn --help are written from it.
+func SettingDocs() []SettingDoc {
+	var out []SettingDoc
 	for _, f := range settingFields().fields {
 		value := "a string"
 		switch f.shape {
@@ -261,7 +266,18 @@ func SettingsMarkdown() string {
 		case listSetting:
 			value = "a list (or one comma-separated string)"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", f.name, value, f.doc)
+		out = append(out, SettingDoc{Name: f.name, Value: value, Doc: f.doc})
+	}
+	return out
+}
+
+// SettingsMarkdown is the table of settings as the documentation shows
+// it.
+func SettingsMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| setting | value | what it does |\n| --- | --- | --- |\n")
+	for _, d := range SettingDocs() {
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", d.Name, d.Value, d.Doc)
 	}
 	return b.String()
 }
