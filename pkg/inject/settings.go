@@ -195,6 +195,9 @@ func DecodeSettings(m *yaml.Node, at string, also ...string) (Settings, error) {
 	if m.Kind != yaml.MappingNode {
 		return s, fmt.Errorf("%s: must be a mapping, not %s", at, DescribeNonObject(m))
 	}
+	if len(m.Content) == 0 {
+		return s, nil // nothing to decode: every run without settings starts here
+	}
 	fields := settingFields()
 	canonical := newMapping()
 	given := map[string]string{}
