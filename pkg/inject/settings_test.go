@@ -25,3 +25,28 @@ func TestSettingsDocumented(t *testing.T) {
 	}
 	mddoc.Generated(t, "docs/templates.md", "settings", want, *update, "go test ./pkg/inject -run TestSettingsDocumented -update")
 }
+
+// TestSettingsDefault: the injector runs with the defaults filled in
+// (Settings), and the document it writes keeps the settings as given.
+func TestSettingsDefault(t *testing.T) {
+	if got := (inject.Settings{}).Default().Policy.Mode; got != inject.OptOut {
+		t.Errorf("the default mode is %q, want %q", got, inject.OptOut)
+	}
+	if got := (inject.Settings{Policy: inject.Policy{Mode: inject.OptIn}}).Default().Policy.Mode; got != inject.OptIn {
+		t.Errorf("Default replaced a mode given: %q", got)
+	}
+	in, err := inject.New(inject.DefaultTemplate(), inject.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := in.Settings().Policy.Mode; got != inject.OptOut {
+		t.Errorf("the injector runs with mode %q, want %q", got, inject.OptOut)
+	}
+	doc, err := in.Document()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(doc), "mode") {
+		t.Errorf("the document writes a default the user did not give: %s", doc)
+	}
+}
