@@ -3,15 +3,16 @@
 // every selected pod template among its items, using the injection core in
 // pkg/inject.
 //
-// The function config (ResourceList.functionConfig) may be:
+// The function config (ResourceList.functionConfig), which pkg/config
+// reads (config.LoadFunction) with the settings' one schema, may be:
 //
 //   - absent: the embedded default Envoy template, opt-out mode;
 //   - a kinject.dev/v1alpha1 SidecarInjection: spec.template (a partial Pod
 //     spec) or spec.templateRef (a ConfigMap among the items), plus
 //     settings such as spec.mode and spec.native;
 //   - a ConfigMap of flat settings, which is what `kpt fn eval -- key=value`
-//     produces (mode, native, image, kinds, namespaces, selector,
-//     injectHostNetwork, podTemplatePaths, template-configmap);
+//     produces (any setting of inject.Settings; a list comma-separated, a
+//     boolean "true" or "false");
 //   - the seed Initializer's ConfigMap: a partial Pod spec under data.config,
 //     optionally next to flat settings.
 //
