@@ -58,7 +58,9 @@ type ObjectMeta struct {
 // command line's template flags are all decoded into it (DecodeSettings),
 // and the SidecarInjection an admission policy carries is it, marshalled
 // (Injector.Document). Its JSON names are the settings' names everywhere;
-// the order of its fields is the order a document lists them in.
+// the order of its fields is the order a document lists them in; each
+// field's doc tag is its line in the documentation and in inject-fn --help
+// (SettingDocs).
 type Settings struct {
 	// Profile names the sidecar profile: its status record and annotations
 	// are NAME.sidecar.kinject.dev/*. "" is the default profile
@@ -124,8 +126,9 @@ func ParseTemplateRef(s string) (TemplateRef, error) {
 }
 
 // FieldError is a setting that cannot be used, named by its JSON name
-// ("mode", "podTemplatePaths[1]"), so that each front end can say where it
-// came from (spec.mode, data.mode, --mode).
+// ("mode"; with DecodeSettings, as the mapping spelled it under its at:
+// "spec.mode", "data.inject-host-network"), so that each front end can
+// say where it came from (spec.mode, data.mode, --mode).
 type FieldError struct {
 	Field string
 	Err   error
