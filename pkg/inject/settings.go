@@ -187,9 +187,8 @@ func (s Settings) Validate() error {
 // the string "true", a list as a comma-separated string, as flat
 // key=value settings give them. at names the mapping in errors ("spec",
 // "data"); every error names the field, as a *FieldError where it is one
-// setting's. also lists the keys beside the
-// settings that the caller has taken out of m (spec.template), for the
-// message about an unknown one.
+// setting's. also lists the keys beside the settings that the caller has
+// taken out of m (spec.template), for the message about an unknown one.
 func DecodeSettings(m *yaml.Node, at string, also ...string) (Settings, error) {
 	var s Settings
 	if m == nil || isNull(m) {
@@ -207,14 +206,14 @@ func DecodeSettings(m *yaml.Node, at string, also ...string) (Settings, error) {
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		key, value := m.Content[i].Value, m.Content[i+1]
 		f, ok := fields.byKey[settingKey(key)]
-		if first, twice := given[f.name]; ok && twice {
-			return s, &FieldError{Field: joinField(at, key), Err: fmt.Errorf("%s is set already (as %s): set it once", f.name, joinField(at, first))}
-		}
-		given[f.name] = key
 		if !ok {
 			known := append(append([]string(nil), fields.names...), also...)
 			return s, &FieldError{Field: joinField(at, key), Err: fmt.Errorf("unknown setting %q (known: %s)", key, strings.Join(known, ", "))}
 		}
+		if first, twice := given[f.name]; twice {
+			return s, &FieldError{Field: joinField(at, key), Err: fmt.Errorf("%s is set already (as %s): set it once", f.name, joinField(at, first))}
+		}
+		given[f.name] = key
 		v, err := f.coerce(value)
 		if err != nil {
 			return s, &FieldError{Field: joinField(at, key), Err: err}
