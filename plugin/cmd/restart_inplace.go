@@ -32,6 +32,7 @@ var pdbResource = schema.GroupVersionResource{Group: "policy", Version: "v1", Re
 // (the one injection wrote, for an OnDelete workload's template).
 func (m *restartMover) upgradeInPlace(ctx context.Context, resource string, s rollout.Step, gen int64) error {
 	upgraded := map[string]bool{}
+	before := "" // the workload's resourceVersion before the last upgrade
 	for {
 		obj, pods, err := m.inPlaceSubject(ctx, resource, s, gen)
 		if err != nil {
@@ -43,7 +44,7 @@ func (m *restartMover) upgradeInPlace(ctx context.Context, resource string, s ro
 		}
 		if len(ups) == 0 {
 			if len(upgraded) > 0 && rollout.OnDelete(obj) {
-				return m.counted(ctx, resource, s)
+				return m.counted(ctx, resource, s, before)
 			}
 			return nil
 		}
@@ -55,6 +56,7 @@ func (m *restartMover) upgradeInPlace(ctx context.Context, resource string, s ro
 		if pod == nil {
 			continue
 		}
+		before = obj.GetResourceVersion()
 		if label, value, ok := fleet.RevisionLabel(obj); ok && rollout.OnDelete(obj) {
 			u.Labels, u.OldLabels = map[string]string{label: value}, map[string]string{label: pod.GetLabels()[label]}
 		}

@@ -203,6 +203,7 @@ func (m *restartMover) pause(ctx context.Context, changed <-chan struct{}, last 
 func (m *restartMover) deletePods(ctx context.Context, resource string, s rollout.Step, gen int64) error {
 	deleted := map[string]bool{}
 	waited := false // for a Pod deleted before
+	before := ""    // the workload's resourceVersion before the last deletion
 	for {
 		obj, err := m.settle(ctx, resource, s, gen, "")
 		if err != nil {
@@ -229,7 +230,7 @@ func (m *restartMover) deletePods(ctx context.Context, resource string, s rollou
 		}
 		if len(behind) == 0 {
 			if len(deleted) > 0 || waited {
-				return m.counted(ctx, resource, s)
+				return m.counted(ctx, resource, s, before)
 			}
 			return nil
 		}
@@ -240,6 +241,7 @@ func (m *restartMover) deletePods(ctx context.Context, resource string, s rollou
 			return rollout.Fail(rollout.ReasonInjection, "the replacement of Pod %s still runs an outdated sidecar (is injection at admission enabled in namespace %s?)", pod.GetName(), s.Namespace)
 		}
 		uid := pod.GetUID()
+		before = obj.GetResourceVersion()
 		err = m.client.Resource(gvrOf("pods")).Namespace(s.Namespace).Delete(ctx, pod.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 		if err != nil {
 			return rollout.Fail(rollout.ReasonAPI, "deleting Pod %s: %w", pod.GetName(), err)
@@ -251,31 +253,47 @@ func (m *restartMover) deletePods(ctx context.Context, resource string, s rollou
 	}
 }
 
-// counted waits until an OnDelete StatefulSet's or DaemonSet's own status
-// counts every Pod as running its updated revision and Ready: until the
-// controller has seen the last replacement, its readiness may still count
-// the Pod deleted, and the workload is not done for anyone watching it.
-func (m *restartMover) counted(ctx context.Context, resource string, s rollout.Step) error {
+// counted waits until the workload's own status has caught up with the
+// last replacement: until the controller has seen it, its readiness may
+// still count the Pod deleted, and the workload is not done for anyone
+// watching it. An OnDelete StatefulSet or DaemonSet is counted when its
+// status counts every Pod as running its updated revision and Ready. A
+// ReplicaSet or ReplicationController counts no revision: its status has
+// caught up once it changed after the last deletion (before is the
+// resourceVersion read before it) and counts every Pod Ready; a
+// controller with nothing to report leaves it unchanged, which
+// statusQuiet of quiet accepts.
+func (m *restartMover) counted(ctx context.Context, resource string, s rollout.Step, before string) error {
 	field := map[string]string{"StatefulSet": "updatedReplicas", "DaemonSet": "updatedNumberScheduled"}[s.Kind]
-	if field == "" {
-		return nil
-	}
-	last := m.now()
+	start := m.now()
 	for {
 		changed := m.cache.next()
 		obj := m.cache.get(resource, s.Namespace, s.Name)
 		if obj == nil {
 			return rollout.Fail(rollout.ReasonGone, "the %s was deleted", s.Kind)
 		}
-		updated, _, _ := unstructured.NestedInt64(obj.Object, "status", field)
-		if updated >= rollout.DesiredPods(obj) && statusReady(obj) {
-			return nil
+		var message string
+		if field == "" {
+			if statusReady(obj) && (obj.GetResourceVersion() != before || m.now().Sub(start) > statusQuiet) {
+				return nil
+			}
+			message = fmt.Sprintf("waiting for the %s's status to count the replacement", s.Kind)
+		} else {
+			updated, _, _ := unstructured.NestedInt64(obj.Object, "status", field)
+			if updated >= rollout.DesiredPods(obj) && statusReady(obj) {
+				return nil
+			}
+			message = fmt.Sprintf("%d of %d Pods counted as updated by the %s", updated, rollout.DesiredPods(obj), s.Kind)
 		}
-		if err := m.pause(ctx, changed, last, fmt.Sprintf("%d of %d Pods counted as updated by the %s", updated, rollout.DesiredPods(obj), s.Kind)); err != nil {
+		if err := m.pause(ctx, changed, start, message); err != nil {
 			return err
 		}
 	}
 }
+
+// statusQuiet is how long counted waits for a ReplicaSet's status to
+// change after its last Pod was replaced before taking it as it is.
+const statusQuiet = 5 * time.Second
 
 // statusReady reports a workload whose status counts all its Pods Ready.
 func statusReady(obj *unstructured.Unstructured) bool {
