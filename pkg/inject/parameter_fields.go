@@ -2,6 +2,7 @@ package inject
 
 import (
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/ascii"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -216,7 +217,7 @@ func typedScalar(old *yaml.Node, value string, pt ParameterType) *yaml.Node {
 	n := newString(value)
 	if old != nil {
 		n.Style = old.Style
-		if old.Tag == "!!int" && validInt(value) {
+		if old.Tag == "!!int" && ascii.IsDecimalInt(value) {
 			n.Tag = "!!int"
 		}
 		return n

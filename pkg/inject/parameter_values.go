@@ -12,12 +12,6 @@ import (
 // what the binaries run, without compiling a regular expression at every
 // start.
 
-// validInt: -?(0|[1-9][0-9]{0,17})
-func validInt(s string) bool {
-	s = strings.TrimPrefix(s, "-")
-	return s == "0" || len(s) >= 1 && len(s) <= 18 && s[0] != '0' && ascii.All(s, ascii.IsDigit)
-}
-
 // validPort: a canonical decimal from 1 to 65535.
 func validPort(s string) bool {
 	n, err := strconv.Atoi(s)

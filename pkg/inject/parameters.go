@@ -3,6 +3,7 @@ package inject
 import (
 	"errors"
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/ascii"
 	"github.com/kinject/kubectl-inject/pkg/inject/podexpr"
 	"sort"
 	"strconv"
@@ -76,7 +77,7 @@ func (pt ParameterType) Check(value string) error {
 	case TypeImage:
 		ok = validImage(value)
 	case TypeInt:
-		ok = validInt(value)
+		ok = ascii.IsDecimalInt(value)
 	case TypeString:
 		ok = true
 	case TypePort:

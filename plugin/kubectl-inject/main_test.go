@@ -141,11 +141,7 @@ func TestFrontDoorLinksNoClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
-	out, err := exec.Command("go", "list", "-deps", ".").Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
-	for _, pkg := range strings.Fields(string(out)) {
+	for _, pkg := range testbin.GoListDeps(t, ".") {
 		for _, heavy := range []string{"k8s.io/client-go/", "k8s.io/cli-runtime/", "k8s.io/api/", "k8s.io/apimachinery/"} {
 			if strings.HasPrefix(pkg, heavy) {
 				t.Errorf("kubectl-inject links %s", pkg)

@@ -2,8 +2,8 @@ package podexpr
 
 import (
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/ascii"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/google/cel-go/cel"
@@ -289,11 +289,9 @@ func scalarValue(n *yaml.Node) any {
 	return n.Value
 }
 
-// decimalInt reads s when it is -?(0|[1-9][0-9]{0,17}).
+// decimalInt reads s when it is a plain decimal int (ascii.IsDecimalInt).
 func decimalInt(s string) (int64, bool) {
-	digits := strings.TrimPrefix(s, "-")
-	if digits == "" || len(digits) > 18 || digits[0] == '0' && len(digits) > 1 ||
-		strings.IndexFunc(digits, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
+	if !ascii.IsDecimalInt(s) {
 		return 0, false
 	}
 	i, err := strconv.ParseInt(s, 10, 64)

@@ -4,6 +4,8 @@
 // every start.
 package ascii
 
+import "strings"
+
 // IsDigit reports whether c is 0-9.
 func IsDigit(c byte) bool { return c >= '0' && c <= '9' }
 
@@ -15,6 +17,14 @@ func IsAlnum(c byte) bool { return IsLowerAlnum(c) || c >= 'A' && c <= 'Z' }
 
 // IsHexDigit reports whether c is a hexadecimal digit.
 func IsHexDigit(c byte) bool { return IsDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+// IsDecimalInt reports whether s is -?(0|[1-9][0-9]{0,17}): a plain
+// decimal int that fits in an int64, the int grammar of parameters and of
+// the policy's pattern for them.
+func IsDecimalInt(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	return s == "0" || len(s) >= 1 && len(s) <= 18 && s[0] != '0' && All(s, IsDigit)
+}
 
 // All reports whether every byte of s is ok.
 func All(s string, ok func(byte) bool) bool {
