@@ -1,8 +1,9 @@
 # inject-fn: the kubectl-inject KRM function image.
 #
-# The image holds only a static binary built beforehand (./fn/inject-fn with
-# CGO_ENABLED=0; `make image` runs `make build` first), so nothing is compiled
-# or pulled here and the build works without network access:
+# The image holds only static binaries built beforehand (./fn/inject-fn and
+# its CEL evaluator ./plugin/kinject-cel, with CGO_ENABLED=0; `make image`
+# runs `make build` first), so nothing is compiled or pulled here and the
+# build works without network access:
 #
 #   make image        # docker build of a context holding only what is copied below,
 #                     # with --build-arg VERSION and REVISION: the labels carry the
@@ -16,6 +17,7 @@
 FROM scratch
 
 ARG BIN=bin/inject-fn
+ARG HELPER=bin/kinject-cel
 ARG VERSION=v0.0.0-dev
 ARG REVISION=unknown
 
@@ -32,6 +34,8 @@ LABEL org.opencontainers.image.title="inject-fn" \
 COPY fn/image/passwd /etc/passwd
 COPY fn/image/group /etc/group
 COPY ${BIN} /inject-fn
+# inject-fn runs it beside itself for the expressions beyond the core's own.
+COPY ${HELPER} /kinject-cel
 
 USER 65534:65534
 ENTRYPOINT ["/inject-fn"]

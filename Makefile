@@ -34,10 +34,12 @@ all: build
 version:
 	@echo $(VERSION)
 
-## build: the binaries into bin/ (kubectl-inject hands all but --local to kinject-live beside it)
+## build: the binaries into bin/ (kubectl-inject hands all but --local to kinject-live beside it;
+## it and inject-fn run kinject-cel beside them for expressions beyond the core's own)
 build:
 	go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/kubectl-inject ./plugin/kubectl-inject
 	go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/kinject-live ./plugin/kinject-live
+	go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/kinject-cel ./plugin/kinject-cel
 	go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/inject-fn ./fn/inject-fn
 
 ## demo: inject the embedded Envoy sidecar into examples/cli/app.yaml and show the result
@@ -103,7 +105,7 @@ image: build
 	rm -rf $(BIN)/image-context
 	mkdir -p $(BIN)/image-context/fn/image $(BIN)/image-context/bin
 	cp fn/image/passwd fn/image/group $(BIN)/image-context/fn/image/
-	cp $(BIN)/inject-fn $(BIN)/image-context/bin/inject-fn
+	cp $(BIN)/inject-fn $(BIN)/kinject-cel $(BIN)/image-context/bin/
 	docker build --build-arg BIN=bin/inject-fn --build-arg VERSION=$(VERSION) --build-arg REVISION=$(COMMIT) \
 		$(addprefix -t ,$(IMAGES)) -f Dockerfile $(BIN)/image-context
 

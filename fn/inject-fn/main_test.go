@@ -12,6 +12,8 @@ import (
 
 	"github.com/kinject/kubectl-inject/fn/processor"
 	"github.com/kinject/kubectl-inject/internal/testbin"
+	"github.com/kinject/kubectl-inject/pkg/inject/podexpr"
+	"github.com/kinject/kubectl-inject/pkg/inject/podexpr/celgo"
 )
 
 var (
@@ -35,8 +37,7 @@ func injectFn(t *testing.T) string {
 			buildErr = err
 			return
 		}
-		binary = filepath.Join(dir, "inject-fn")
-		buildErr = testbin.Build(binary, "./fn/inject-fn")
+		binary, buildErr = testbin.BuildFunction(dir)
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)
@@ -101,8 +102,15 @@ func TestCopyTo(t *testing.T) {
 	if info, _ := os.Stat(dest); runtime.GOOS != "windows" && info.Mode().Perm() != 0o755 {
 		t.Errorf("mode %v, want 0755", info.Mode().Perm())
 	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
-		t.Errorf("left %d files in the directory, want only the copy", len(entries))
+	helper, err := os.ReadFile(filepath.Join(filepath.Dir(injectFn(t)), testbin.Helper))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, testbin.Helper)); err != nil || !bytes.Equal(got, helper) {
+		t.Errorf("%s was not copied beside inject-fn (%v)", testbin.Helper, err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("left %d files in the directory, want the two copies", len(entries))
 	}
 	out, err := exec.Command(dest, "--version").Output()
 	if err != nil || !strings.HasPrefix(string(out), "inject-fn ") {
@@ -128,5 +136,82 @@ func TestFileModeReport(t *testing.T) {
 		app + ":15:16: document 2 error: not valid YAML: did not find expected node content\n"
 	if code != 1 || stderr != want {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 and:\n%s", code, stderr, want)
+	}
+}
+
+// computedList is a ResourceList whose template computes two values with
+// expressions beyond the core's subset of CEL, one of them from a double.
+const computedList = `apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+functionConfig:
+  apiVersion: kinject.dev/v1alpha1
+  kind: SidecarInjection
+  metadata: {name: computed}
+  spec:
+    template:
+      containers:
+      - name: proxy
+        image: example/proxy:1.0
+        args: [--port, "80", --name, x]
+      parameters:
+      - annotation: port
+        field: containers[proxy].args[--port]
+        type: int
+        expression: object.spec.containers[0].ports[0].containerPort * 2
+      - annotation: name
+        field: containers[proxy].args[--name]
+        type: string
+        expression: object.metadata.labels.app.upperAscii() + '-' + string(object.spec.containers[0].ports[1].containerPort / 2.0)
+items:
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web}
+  spec:
+    template:
+      metadata:
+        labels: {app: web}
+      spec:
+        containers:
+        - name: web
+          image: nginx
+          ports: [{containerPort: 8080}, {containerPort: 5.0}]
+`
+
+// TestExpressionsInHelper: inject-fn, which does not link cel-go, runs the
+// expressions beyond the core's subset in kinject-cel beside it, with the
+// result cel-go gives in the process (the Pod's double stays a double on
+// the way); without kinject-cel it fails saying what to install.
+func TestExpressionsInHelper(t *testing.T) {
+	podexpr.Use(celgo.Compile)
+	var want, wantErr bytes.Buffer
+	if code := processor.Main(nil, strings.NewReader(computedList), &want, &wantErr); code != 0 {
+		t.Fatalf("in the process: exit %d\n%s", code, wantErr.String())
+	}
+	if !strings.Contains(want.String(), `args: [--port, "16160", --name, WEB-2.5]`) {
+		t.Fatalf("in the process, not the values computed:\n%s", want.String())
+	}
+	cmd := exec.Command(injectFn(t))
+	cmd.Stdin = strings.NewReader(computedList)
+	cmd.Env = append(os.Environ(), podexpr.HelperEnv+"=", "PATH="+t.TempDir())
+	code, stdout, stderr := testbin.Exec(t, cmd)
+	if code != 0 || stdout != want.String() {
+		t.Errorf("inject-fn with kinject-cel beside it: exit %d, stderr %s\n%s\nwant what cel-go gives in the process:\n%s", code, stderr, stdout, want.String())
+	}
+
+	alone := filepath.Join(t.TempDir(), "inject-fn")
+	b, err := os.ReadFile(injectFn(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testbin.WriteFile(t, alone, string(b))
+	if err := os.Chmod(alone, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command(alone)
+	cmd.Stdin = strings.NewReader(computedList)
+	cmd.Env = append(os.Environ(), podexpr.HelperEnv+"=", "PATH="+t.TempDir())
+	code, _, stderr = testbin.Exec(t, cmd)
+	if code != 1 || !strings.Contains(stderr, "kinject-cel is not at "+filepath.Join(filepath.Dir(alone), testbin.Helper)) {
+		t.Errorf("inject-fn without kinject-cel: exit %d, stderr:\n%s", code, stderr)
 	}
 }

@@ -24,7 +24,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	flags.SetOutput(stderr)
 	showVersion := flags.Bool("version", false, "print the version and exit")
 	uninject := flags.Bool("uninject", false, "in file mode, remove earlier injections instead")
-	copyTo := flags.String("copy-to", "", "copy this binary into the directory as inject-fn, and exit")
+	copyTo := flags.String("copy-to", "", "copy this binary into the directory as inject-fn, and kinject-cel beside it, and exit")
 	// --help prints Help once, to stdout; a mistake prints the flag
 	// package's error and a pointer to --help, to stderr.
 	flags.Usage = func() {}

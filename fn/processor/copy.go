@@ -5,11 +5,17 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/podexpr"
 )
 
 // CopySelf copies the running executable into dir as inject-fn (with
-// .exe on Windows), atomically: a temporary file in dir, made executable,
-// renamed over any earlier copy. It returns the path written.
+// .exe on Windows), and kinject-cel, the CEL evaluator it runs beside
+// itself (podexpr.HelperPath), as kinject-cel; each atomically: a
+// temporary file in dir, made executable, renamed over any earlier copy.
+// It returns the path of inject-fn's copy. Without kinject-cel it copies
+// nothing: a copy that could not evaluate a template's expressions would
+// fail later, far from here.
 //
 // It is how a container without a shell hands the binary over: the
 // inject-fn image is FROM scratch, so an init container runs
@@ -20,13 +26,19 @@ func CopySelf(dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("find this executable: %w", err)
 	}
-	name := "inject-fn"
-	if filepath.Ext(self) == ".exe" {
-		name += ".exe"
+	helper, err := podexpr.HelperPath()
+	if err != nil {
+		return "", err
 	}
-	dest := filepath.Join(dir, name)
-	if err := copyFile(self, dest); err != nil {
-		return "", fmt.Errorf("copy %s to %s: %w", self, dest, err)
+	exe := ""
+	if filepath.Ext(self) == ".exe" {
+		exe = ".exe"
+	}
+	dest := filepath.Join(dir, "inject-fn"+exe)
+	for _, c := range []struct{ from, to string }{{helper, filepath.Join(dir, podexpr.HelperName+exe)}, {self, dest}} {
+		if err := copyFile(c.from, c.to); err != nil {
+			return "", fmt.Errorf("copy %s to %s: %w", c.from, c.to, err)
+		}
 	}
 	return dest, nil
 }

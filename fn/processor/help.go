@@ -72,9 +72,10 @@ USAGE
   inject-fn [--uninject] CONFIG.yaml [INPUT.yaml|-]...
                                          edit plain YAML files; output on stdout,
                                          one line per workload on stderr
-  inject-fn --copy-to DIR                copy this binary into DIR as inject-fn: how an init
-                                         container of the image (no shell) puts the function
-                                         on a volume for Argo CD's repo-server
+  inject-fn --copy-to DIR                copy this binary into DIR as inject-fn, and kinject-cel
+                                         (its CEL evaluator) beside it: how an init container
+                                         of the image (no shell) puts the function on a volume
+                                         for Argo CD's repo-server
   inject-fn --help | --version
 
 TARGETS

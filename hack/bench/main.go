@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/kinject/kubectl-inject/pkg/inject/podexpr"
+	"github.com/kinject/kubectl-inject/pkg/inject/podexpr/celgo"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,6 +76,9 @@ type env struct {
 // main parses the flags and runs the parts; any error ends the program
 // with status 1.
 func main() {
+	// What runs the core in this process evaluates with cel-go here, as
+	// kinject-live does.
+	podexpr.Use(celgo.Compile)
 	var o options
 	var ns, kns, lns, cns string
 	flag.StringVar(&o.out, "out", "", "write the Markdown report to this file (stdout always gets the tables)")
@@ -231,7 +236,9 @@ func (e *env) setup() error {
 	if o := e.opts; o.skipCore && o.skipKustomize && o.skipStartup && o.skipLive && o.skipStatus && o.skipOverrides && o.skipRestart && o.skipComputed {
 		return nil // the profile and admission parts run no binary of bin/
 	}
-	for _, p := range []string{e.plugin, e.pluginLive, e.fn} {
+	// kinject-cel beside kubectl-inject and inject-fn: they run it for
+	// expressions beyond the core's subset.
+	for _, p := range []string{e.plugin, e.pluginLive, e.fn, filepath.Join(bin, "kinject-cel")} {
 		if _, err := os.Stat(p); err != nil {
 			return fmt.Errorf("%v (run make build first, or pass -bin)", err)
 		}

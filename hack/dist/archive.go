@@ -23,12 +23,12 @@ type entry struct {
 	data []byte
 }
 
-// writeArchive writes the plugin archive of the two binaries in binDir
+// writeArchive writes the plugin archive of the binaries in binDir
 // and the license: a zip on windows, else a tar.gz. Entries are sorted,
 // with fixed times, owners and modes.
 func writeArchive(path string, p platform, binDir string, license []byte) error {
 	entries := []entry{{"LICENSE", 0o644, license}}
-	for _, name := range []string{pluginName + p.exe(), liveName + p.exe()} {
+	for _, name := range pluginBinaries(p) {
 		b, err := os.ReadFile(filepath.Join(binDir, name))
 		if err != nil {
 			return err

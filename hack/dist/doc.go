@@ -6,9 +6,10 @@
 // `make dist` runs it with the version of hack/version.sh. For every
 // platform it writes into -out:
 //
-//	kubectl-inject_VERSION_OS_ARCH.tar.gz   (zip on windows) holding kubectl-inject, kinject-live and LICENSE
+//	kubectl-inject_VERSION_OS_ARCH.tar.gz   (zip on windows) holding kubectl-inject, kinject-live, kinject-cel and LICENSE
 //	kubectl-inject-V-helm-plugin-OS-ARCH.tgz the Helm 4 post-renderer plugin: the same under kubectl-inject/, with plugin.yaml
 //	inject-fn_VERSION_OS_ARCH[.exe]         the raw KRM function binary (for exec mode)
+//	kinject-cel_VERSION_OS_ARCH[.exe]       its CEL evaluator, installed as kinject-cel beside it (or on PATH)
 //	checksums.txt                           sha256 of all of the above, `sha256sum -c` compatible
 //	krew.yaml                               the krew manifest for the archives built
 //

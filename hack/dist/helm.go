@@ -58,14 +58,14 @@ func helmPluginYAML(src []byte, version string, p platform) ([]byte, error) {
 }
 
 // writeHelmPlugin writes the Helm plugin archive for p: plugin.yaml, the
-// two plugin binaries in binDir and the license, under the plugin's
+// plugin's binaries in binDir and the license, under the plugin's
 // directory, with the fixed metadata of every archive.
 func writeHelmPlugin(path string, p platform, binDir string, pluginYAML, license []byte) error {
 	entries := []entry{
 		{helmPluginName + "/LICENSE", 0o644, license},
 		{helmPluginName + "/plugin.yaml", 0o644, pluginYAML},
 	}
-	for _, name := range []string{pluginName + p.exe(), liveName + p.exe()} {
+	for _, name := range pluginBinaries(p) {
 		b, err := os.ReadFile(filepath.Join(binDir, name))
 		if err != nil {
 			return err

@@ -21,6 +21,7 @@ const (
 	releaseURL = "https://github.com/kinject/kubectl-inject/releases/download"
 	pluginName = "kubectl-inject"
 	liveName   = "kinject-live" // the full command kubectl-inject hands all but --local to
+	helperName = "kinject-cel"  // the CEL evaluator kubectl-inject and inject-fn run beside them
 	fnName     = "inject-fn"
 	checksums  = "checksums.txt"
 	// krewManifest is the krew manifest rendered for the archives built.
@@ -62,6 +63,18 @@ func archiveName(v string, p platform) string {
 
 func fnBinaryName(v string, p platform) string {
 	return fmt.Sprintf("%s_%s_%s_%s%s", fnName, v, p.OS, p.Arch, p.exe())
+}
+
+// helperBinaryName is kinject-cel's raw binary of version v for p, to
+// install as kinject-cel beside inject-fn's.
+func helperBinaryName(v string, p platform) string {
+	return fmt.Sprintf("%s_%s_%s_%s%s", helperName, v, p.OS, p.Arch, p.exe())
+}
+
+// pluginBinaries are the binaries of the kubectl plugin's and the Helm
+// plugin's archives.
+func pluginBinaries(p platform) []string {
+	return []string{pluginName + p.exe(), liveName + p.exe(), helperName + p.exe()}
 }
 
 func main() {
@@ -220,7 +233,7 @@ func build(root, version, commit, out, license string, platforms []platform) err
 	ldflags := fmt.Sprintf("-s -w -X %s.Version=%s -X %s.Commit=%s", versionPkg, version, versionPkg, commit)
 	type job struct {
 		p       platform
-		pkg     string // ./plugin/kubectl-inject, ./plugin/kinject-live or ./fn/inject-fn
+		pkg     string // ./plugin/kubectl-inject, ./plugin/kinject-live, ./plugin/kinject-cel or ./fn/inject-fn
 		binPath string
 	}
 	var jobs []job
@@ -230,8 +243,9 @@ func build(root, version, commit, out, license string, platforms []platform) err
 		jobs = append(jobs,
 			job{p, "./plugin/kubectl-inject", filepath.Join(pluginDir(p), pluginName+p.exe())},
 			job{p, "./plugin/kinject-live", filepath.Join(pluginDir(p), liveName+p.exe())},
+			job{p, "./plugin/kinject-cel", filepath.Join(pluginDir(p), helperName+p.exe())},
 			job{p, "./fn/inject-fn", filepath.Join(out, fnBinaryName(version, p))})
-		artifacts = append(artifacts, archiveName(version, p), helmArchiveName(version, p), fnBinaryName(version, p))
+		artifacts = append(artifacts, archiveName(version, p), helmArchiveName(version, p), fnBinaryName(version, p), helperBinaryName(version, p))
 	}
 
 	sem := make(chan struct{}, maxParallel)
@@ -260,6 +274,9 @@ func build(root, version, commit, out, license string, platforms []platform) err
 		return errors.Join(errs...)
 	}
 	for _, p := range platforms {
+		if err := copyBinary(filepath.Join(pluginDir(p), helperName+p.exe()), filepath.Join(out, helperBinaryName(version, p))); err != nil {
+			return err
+		}
 		if err := writeArchive(filepath.Join(out, archiveName(version, p)), p, pluginDir(p), lic); err != nil {
 			return fmt.Errorf("archive %s: %w", p, err)
 		}
@@ -272,6 +289,15 @@ func build(root, version, commit, out, license string, platforms []platform) err
 		}
 	}
 	return writeChecksums(out, artifacts)
+}
+
+// copyBinary copies the built binary from to to.
+func copyBinary(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, b, 0o755)
 }
 
 func goBuild(root string, p platform, pkg, ldflags, outPath string) error {

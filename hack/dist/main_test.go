@@ -49,7 +49,7 @@ func TestArchivesReproducible(t *testing.T) {
 	bin := filepath.Join(dir, "bin")
 	for _, p := range []platform{{"linux", "amd64"}, {"windows", "amd64"}} {
 		var names []string
-		for _, name := range []string{pluginName + p.exe(), liveName + p.exe()} {
+		for _, name := range pluginBinaries(p) {
 			names = append(names, filepath.Join(bin, name))
 			writeFile(t, names[len(names)-1], name)
 		}

@@ -86,10 +86,12 @@ func Unavailable(t testing.TB, format string, args ...any) {
 }
 
 // Plugin names the binaries of kubectl inject: the front door and the full
-// command it hands everything but --local to.
+// command it hands everything but --local to; Helper is the CEL evaluator
+// that the front door and inject-fn run beside them.
 const (
 	Plugin     = "kubectl-inject"
 	PluginLive = "kinject-live"
+	Helper     = "kinject-cel"
 )
 
 var (
@@ -98,8 +100,8 @@ var (
 	pluginErr  error
 )
 
-// PluginDir builds kubectl-inject and kinject-live into one new
-// directory, as a release installs them, and returns the directory.
+// PluginDir builds kubectl-inject, kinject-live and kinject-cel into one
+// new directory, as a release installs them, and returns the directory.
 func PluginDir(t testing.TB) string {
 	t.Helper()
 	pluginOnce.Do(func() {
@@ -108,7 +110,7 @@ func PluginDir(t testing.TB) string {
 			pluginErr = err
 			return
 		}
-		for name, pkg := range map[string]string{Plugin: "./plugin/kubectl-inject", PluginLive: "./plugin/kinject-live"} {
+		for name, pkg := range map[string]string{Plugin: "./plugin/kubectl-inject", PluginLive: "./plugin/kinject-live", Helper: "./plugin/kinject-cel"} {
 			if pluginErr = Build(filepath.Join(dir, name), pkg); pluginErr != nil {
 				return
 			}
@@ -169,6 +171,16 @@ func Build(out, pkg string) error {
 		return fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
 	}
 	return nil
+}
+
+// BuildFunction builds inject-fn into dir, with kinject-cel beside it as
+// the function's image holds them, and returns inject-fn's path.
+func BuildFunction(dir string) (string, error) {
+	if err := Build(filepath.Join(dir, Helper), "./plugin/kinject-cel"); err != nil {
+		return "", err
+	}
+	fn := filepath.Join(dir, "inject-fn")
+	return fn, Build(fn, "./fn/inject-fn")
 }
 
 // ModuleRoot is the directory of go.mod.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kinject/kubectl-inject/internal/testbin"
+	"github.com/kinject/kubectl-inject/pkg/inject/podexpr"
 )
 
 // frontDoorCase is one command line, and whether kubectl-inject serves it
@@ -30,6 +31,15 @@ func frontDoorCases(t *testing.T) []frontDoorCase {
 	writeFile(t, privileged, "containers:\n- name: proxy\n  image: envoyproxy/envoy:v1.36.2\n  securityContext:\n    privileged: true\n")
 	metrics := filepath.Join(tmp, "metrics.yaml")
 	writeFile(t, metrics, "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata:\n  name: metrics\nspec:\n  profile: metrics\n  template:\n    containers: [{name: exporter, image: prom/exporter:1}]\n")
+	// Expressions beyond the core's subset: kubectl-inject runs them in
+	// kinject-cel, kinject-live with cel-go in the process.
+	computed := filepath.Join(tmp, "computed.yaml")
+	writeFile(t, computed, "containers:\n- name: proxy\n  image: example/proxy:1.0\n  args: [--port, \"80\", --name, x]\n"+
+		"parameters:\n- annotation: port\n  field: containers[proxy].args[--port]\n  type: int\n  expression: 'has(object.spec.containers[0].ports) ? object.spec.containers[0].ports[0].containerPort + 1 : 9'\n"+
+		"- annotation: name\n  field: containers[proxy].args[--name]\n  type: string\n  expression: \"(has(object.metadata.labels) && 'app' in object.metadata.labels ? object.metadata.labels.app.upperAscii() : 'none') + '-' + string(2.0 * 1.5)\"\n")
+	failing := filepath.Join(tmp, "failing.yaml")
+	writeFile(t, failing, "containers:\n- name: proxy\n  image: example/proxy:1.0\n  args: [--name, x]\n"+
+		"parameters:\n- annotation: name\n  field: containers[proxy].args[--name]\n  type: string\n  expression: 'object.metadata.labels.nope.lowerAscii()'\n")
 	remoteRef := filepath.Join(tmp, "ref.yaml")
 	writeFile(t, remoteRef, "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata:\n  name: mesh\nspec:\n  templateRef:\n    name: envoy-initializer\n")
 	cases := []frontDoorCase{
@@ -48,6 +58,9 @@ func frontDoorCases(t *testing.T) []frontDoorCase {
 		{name: "verbosity, long form", args: []string{"--v", "4", "--local", "-f", app}, served: true},
 		{name: "bad YAML", args: []string{"--local", "-f", "-"}, stdin: "apiVersion: v1\nkind: Pod\nmetadata:\n  labels: {a: [}\n", served: true},
 		{name: "profile", args: []string{"--local", "-f", app, "--profile", "logs"}, served: true},
+		{name: "expressions beyond the subset", args: []string{"--local", "-f", app, "--template", computed}, served: true},
+		{name: "an expression that fails", args: []string{"--local", "-f", app, "--template", failing}, served: true},
+		{name: "an expression that does not compile", args: []string{"--local", "-f", app, "--template", "-"}, stdin: "containers: [{name: p, image: p:1, args: [--n, x]}]\nparameters:\n- {annotation: n, field: 'containers[p].args[--n]', type: string, expression: 'object.nope('}\n", served: true},
 		{name: "all profiles", args: []string{"--local", "-f", app, "--uninject", "--all-profiles"}, served: true},
 		{name: "profile of a SidecarInjection", args: []string{"--local", "-f", app, "--template", metrics, "--profile", "metrics"}, served: true},
 		{name: "profile differs from the template's", args: []string{"--local", "-f", app, "--template", metrics, "--profile", "logs"}, served: true},
@@ -99,13 +112,15 @@ func TestFrontDoor(t *testing.T) {
 	dir := testbin.PluginDir(t)
 	alone := filepath.Join(t.TempDir(), testbin.Plugin)
 	copyFile(t, filepath.Join(dir, testbin.Plugin), alone)
+	// The copy alone finds kinject-cel only where KINJECT_CEL says.
+	helperEnv := podexpr.HelperEnv + "=" + filepath.Join(dir, testbin.Helper)
 	for _, tc := range frontDoorCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			want := runBinary(t, filepath.Join(dir, testbin.PluginLive), tc)
 			if got := runBinary(t, filepath.Join(dir, testbin.Plugin), tc); got != want {
 				t.Errorf("kubectl-inject and kinject-live differ:\n--- kubectl-inject:\n%s\n--- kinject-live:\n%s", got, want)
 			}
-			got := runBinary(t, alone, tc)
+			got := runBinary(t, alone, tc, helperEnv)
 			missing := strings.Contains(got, "needs kinject-live beside it")
 			switch {
 			case tc.served && got != want:
@@ -142,7 +157,7 @@ func TestFrontDoorLinksNoClient(t *testing.T) {
 		t.Skip("runs go list")
 	}
 	for _, pkg := range testbin.GoListDeps(t, ".") {
-		for _, heavy := range []string{"k8s.io/client-go/", "k8s.io/cli-runtime/", "k8s.io/api/", "k8s.io/apimachinery/"} {
+		for _, heavy := range []string{"k8s.io/client-go/", "k8s.io/cli-runtime/", "k8s.io/api/", "k8s.io/apimachinery/", "github.com/google/cel-go/", "cel.dev/expr"} {
 			if strings.HasPrefix(pkg, heavy) {
 				t.Errorf("kubectl-inject links %s", pkg)
 			}
@@ -150,10 +165,12 @@ func TestFrontDoorLinksNoClient(t *testing.T) {
 	}
 }
 
-// runBinary returns the exit code, stdout and stderr of bin with tc's arguments.
-func runBinary(t *testing.T, bin string, tc frontDoorCase) string {
+// runBinary returns the exit code, stdout and stderr of bin with tc's
+// arguments, env added to the environment.
+func runBinary(t *testing.T, bin string, tc frontDoorCase, env ...string) string {
 	t.Helper()
 	cmd := exec.Command(bin, tc.args...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin = strings.NewReader(tc.stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -181,5 +198,29 @@ func copyFile(t *testing.T, from, to string) {
 	}
 	if err := os.WriteFile(to, b, 0o755); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestFrontDoorWithoutHelper: a template whose expressions need cel-go
+// fails, without kinject-cel, with an error that says what to install;
+// the embedded default, whose expressions the core evaluates, needs none.
+func TestFrontDoorWithoutHelper(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binaries")
+	}
+	dir := testbin.PluginDir(t)
+	alone := filepath.Join(t.TempDir(), testbin.Plugin)
+	copyFile(t, filepath.Join(dir, testbin.Plugin), alone)
+	app := filepath.Join(testbin.ModuleRoot(), "examples", "cli", "app.yaml")
+	noHelper := []string{podexpr.HelperEnv + "=", "PATH=" + t.TempDir()}
+	if got := runBinary(t, alone, frontDoorCase{args: []string{"--local", "-f", app}}, noHelper...); !strings.HasPrefix(got, "exit 0\n") || !strings.Contains(got, "sidecar.kinject.dev/status") {
+		t.Errorf("the default without kinject-cel:\n%s", got)
+	}
+	tmpl := filepath.Join(t.TempDir(), "computed.yaml")
+	writeFile(t, tmpl, "containers:\n- name: proxy\n  image: example/proxy:1.0\n  args: [--name, x]\n"+
+		"parameters:\n- annotation: name\n  field: containers[proxy].args[--name]\n  type: string\n  expression: 'object.metadata.labels.app.upperAscii()'\n")
+	got := runBinary(t, alone, frontDoorCase{args: []string{"--local", "-f", app, "--template", tmpl}}, noHelper...)
+	if !strings.HasPrefix(got, "exit 1\n") || !strings.Contains(got, "kinject-cel is not at "+filepath.Join(filepath.Dir(alone), testbin.Helper)) || !strings.Contains(got, podexpr.HelperEnv) {
+		t.Errorf("a computed template without kinject-cel:\n%s", got)
 	}
 }

@@ -139,13 +139,23 @@ func checkRepoServer(t *testing.T, d *appsv1.Deployment, options []string) {
 	if repo < 0 {
 		t.Fatal("no argocd-repo-server container")
 	}
-	m := slices.IndexFunc(spec.Containers[repo].VolumeMounts, func(m corev1.VolumeMount) bool { return m.Name == volume.Name })
-	if m < 0 {
-		t.Fatalf("the repo-server does not mount %s", volume.Name)
+	// inject-fn, named as inject.yaml's exec path, and kinject-cel beside
+	// it, both on its PATH.
+	var mounts []corev1.VolumeMount
+	for _, m := range spec.Containers[repo].VolumeMounts {
+		if m.Name == volume.Name {
+			mounts = append(mounts, m)
+		}
 	}
-	mount := spec.Containers[repo].VolumeMounts[m]
-	if path.Dir(mount.MountPath) != "/usr/local/bin" || path.Base(mount.MountPath) != "inject-fn" {
-		t.Errorf("the repo-server mounts the binary at %s, want /usr/local/bin/inject-fn (on its PATH, named as inject.yaml's exec path)", mount.MountPath)
+	var paths []string
+	for _, m := range mounts {
+		paths = append(paths, m.MountPath)
+		if path.Base(m.MountPath) != m.SubPath {
+			t.Errorf("the repo-server mounts %s at %s: want it under its own name", m.SubPath, m.MountPath)
+		}
+	}
+	if want := []string{"/usr/local/bin/inject-fn", "/usr/local/bin/kinject-cel"}; !slices.Equal(paths, want) {
+		t.Fatalf("the repo-server mounts %s at %v, want %v", volume.Name, paths, want)
 	}
 
 	// The built image stands for the image the patch names, which no test
@@ -178,12 +188,17 @@ func checkRepoServer(t *testing.T, d *appsv1.Deployment, options []string) {
 	// The repo-server's file system: the mount's subPath of the volume at
 	// the mount path, and nothing else of ours on PATH.
 	bin := t.TempDir()
-	copied, err := os.ReadFile(filepath.Join(emptyDir, mount.SubPath))
-	if err != nil {
-		t.Fatalf("the init container left no %s in the volume: %v", mount.SubPath, err)
+	for _, mount := range mounts {
+		copied, err := os.ReadFile(filepath.Join(emptyDir, mount.SubPath))
+		if err != nil {
+			t.Fatalf("the init container left no %s in the volume: %v", mount.SubPath, err)
+		}
+		if err := os.WriteFile(filepath.Join(bin, path.Base(mount.MountPath)), copied, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := os.WriteFile(filepath.Join(bin, path.Base(mount.MountPath)), copied, 0o755); err != nil {
-		t.Fatal(err)
+	if out, err := exec.Command(filepath.Join(bin, testbin.Helper), "--version").Output(); err != nil || !strings.HasPrefix(string(out), testbin.Helper+" ") {
+		t.Errorf("the copied %s does not run: %v %q", testbin.Helper, err, out)
 	}
 	cmd := exec.Command(kustomize, append([]string{"build", "app"}, options...)...)
 	cmd.Dir = example("argocd")

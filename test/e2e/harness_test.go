@@ -77,12 +77,7 @@ func injectFn(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		start := time.Now()
-		cmd := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(binDir, "inject-fn"), "./fn/inject-fn")
-		cmd.Dir = repoRoot
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build ./fn/inject-fn: %v\n%s", err, out)
-		}
+		_, buildErr = testbin.BuildFunction(binDir)
 		t.Logf("built inject-fn in %s", time.Since(start).Round(time.Millisecond))
 	})
 	if buildErr != nil {
@@ -105,6 +100,7 @@ func image(t *testing.T) {
 			{filepath.Join(repoRoot, "fn", "image", "passwd"), "fn/image/passwd"},
 			{filepath.Join(repoRoot, "fn", "image", "group"), "fn/image/group"},
 			{filepath.Join(bin, "inject-fn"), "bin/inject-fn"},
+			{filepath.Join(bin, testbin.Helper), "bin/" + testbin.Helper},
 		} {
 			if imageErr = copyFile(f.from, filepath.Join(ctx, f.to)); imageErr != nil {
 				return

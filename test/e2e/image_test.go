@@ -43,7 +43,7 @@ func TestMakeImage(t *testing.T) {
 		want += " (" + revision + ")"
 	}
 	for _, b := range []struct{ name, binary string }{
-		{"inject-fn", "inject-fn"}, {"kubectl-inject", "kubectl-inject"}, {"kubectl-inject", "kinject-live"},
+		{"inject-fn", "inject-fn"}, {"kubectl-inject", "kubectl-inject"}, {"kubectl-inject", "kinject-live"}, {"kinject-cel", "kinject-cel"},
 	} {
 		got := strings.TrimSpace(mustRun(t, "", filepath.Join(bin, b.binary), "--version"))
 		if got != b.name+" "+want {

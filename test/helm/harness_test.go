@@ -77,7 +77,7 @@ func injectFn(t *testing.T) string {
 	fnOnce.Do(func() {
 		fnDir, fnErr = os.MkdirTemp("", "kinject-helm-fn-")
 		if fnErr == nil {
-			fnErr = testbin.Build(filepath.Join(fnDir, "inject-fn"), "./fn/inject-fn")
+			_, fnErr = testbin.BuildFunction(fnDir)
 		}
 	})
 	if fnErr != nil {

@@ -233,7 +233,7 @@ func TestTemplateRenders(t *testing.T) {
 			t.Errorf("the manifest lacks %q", want)
 		}
 	}
-	for _, s := range []string{"\n  name: inject\n", "\n  version: v9.9.9\n", "bin: kubectl-inject.exe\n", "bin: kubectl-inject\n", "- from: kinject-live\n"} {
+	for _, s := range []string{"\n  name: inject\n", "\n  version: v9.9.9\n", "bin: kubectl-inject.exe\n", "bin: kubectl-inject\n", "- from: kinject-live\n", "- from: kinject-cel\n"} {
 		if !bytes.Contains(manifest, []byte(s)) {
 			t.Errorf("the manifest does not contain %q", s)
 		}
@@ -324,7 +324,7 @@ func TestDistArtifacts(t *testing.T) {
 			for _, e := range entries {
 				names = append(names, e.name)
 			}
-			want := []string{"LICENSE", "kubectl-inject" + exe, "kinject-live" + exe}
+			want := []string{"LICENSE", "kubectl-inject" + exe, "kinject-live" + exe, "kinject-cel" + exe}
 			slices.Sort(want)
 			if !slices.Equal(names, want) {
 				t.Fatalf("%s holds %v, want %v (sorted)", path, names, want)
@@ -357,7 +357,7 @@ func TestDistArtifacts(t *testing.T) {
 			for _, e := range plugin {
 				names = append(names, e.name)
 			}
-			want = []string{"kubectl-inject/LICENSE", "kubectl-inject/kinject-live" + exe, "kubectl-inject/kubectl-inject" + exe, "kubectl-inject/plugin.yaml"}
+			want = []string{"kubectl-inject/LICENSE", "kubectl-inject/kinject-cel" + exe, "kubectl-inject/kinject-live" + exe, "kubectl-inject/kubectl-inject" + exe, "kubectl-inject/plugin.yaml"}
 			if !slices.Equal(names, want) {
 				t.Fatalf("%s holds %v, want %v (sorted)", helm, names, want)
 			}
@@ -536,7 +536,7 @@ func TestKrewInstall(t *testing.T) {
 	t.Run("host", func(t *testing.T) {
 		krewRoot := krewInstall(t, host)
 		store := filepath.Join(krewRoot, "store", "inject", testVersion)
-		for _, f := range []string{"LICENSE", "kubectl-inject" + exeSuffix(), "kinject-live" + exeSuffix()} {
+		for _, f := range []string{"LICENSE", "kubectl-inject" + exeSuffix(), "kinject-live" + exeSuffix(), "kinject-cel" + exeSuffix()} {
 			if _, err := os.Stat(filepath.Join(store, f)); err != nil {
 				t.Errorf("krew did not install %s: %v", f, err)
 			}
@@ -569,7 +569,7 @@ func TestKrewInstall(t *testing.T) {
 		t.Run("windows-zip", func(t *testing.T) {
 			krewRoot := krewInstall(t, windows)
 			store := filepath.Join(krewRoot, "store", "inject", testVersion)
-			for _, f := range []string{"LICENSE", "kubectl-inject.exe", "kinject-live.exe"} {
+			for _, f := range []string{"LICENSE", "kubectl-inject.exe", "kinject-live.exe", "kinject-cel.exe"} {
 				if _, err := os.Stat(filepath.Join(store, f)); err != nil {
 					t.Errorf("krew did not extract %s from the windows zip: %v", f, err)
 				}

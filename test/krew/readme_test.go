@@ -58,10 +58,10 @@ func TestReadmeKrew(t *testing.T) {
 }
 
 // TestReadmeGoInstall runs the README's go install commands as written
-// (plugin/kubectl-inject, plugin/kinject-live, fn/inject-fn), in a clean
+// (plugin/kubectl-inject, plugin/kinject-live, plugin/kinject-cel, fn/inject-fn), in a clean
 // GOPATH, against a module proxy on disk that serves a copy of the working
 // tree as github.com/kinject/kubectl-inject v0.1.0 (its dependencies come
-// from the local module cache): the three binaries land beside each other
+// from the local module cache): the four binaries land beside each other
 // under their names with no renaming, kubectl lists one plugin, which
 // reports the module's version and injects a file with --local.
 func TestReadmeGoInstall(t *testing.T) {
@@ -99,8 +99,8 @@ func TestReadmeGoInstall(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if strings.Join(names, " ") != "inject-fn kinject-live kubectl-inject" {
-		t.Errorf("%s holds %v, want inject-fn, kinject-live and kubectl-inject", bin, names)
+	if strings.Join(names, " ") != "inject-fn kinject-cel kinject-live kubectl-inject" {
+		t.Errorf("%s holds %v, want inject-fn, kinject-cel, kinject-live and kubectl-inject", bin, names)
 	}
 	env = append(env, "PATH="+bin+string(os.PathListSeparator)+filepath.Dir(kubectl), "HOME="+t.TempDir(),
 		"KUBECONFIG="+filepath.Join(t.TempDir(), "none"))

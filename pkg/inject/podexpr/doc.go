@@ -1,9 +1,8 @@
 // Package podexpr evaluates a template parameter's expression: CEL over a
 // pod template seen as a Pod (object.metadata, object.spec), in the
 // environment of Kubernetes' admission policies and under the API server's
-// cost limit (CostLimit), so that the admission policy compiled from the
-// template computes the same value. It is the only package of the core
-// that links cel-go.
+// cost limit, so that the admission policy compiled from the template
+// computes the same value.
 //
 // An Expression is shared by every template carrying its text (New) and
 // prepared once. One written in the subset of CEL that templates use
@@ -14,12 +13,18 @@
 // error, a comparison across types, an alias), over the pod template
 // converted to plain values. Errors always come from cel-go, in its words.
 //
+// This package does not link cel-go: a Compiler does. A program that links
+// it (kinject-live, kinject-cel, the tests) says so with
+// Use(celgo.Compile); the others (inject-fn, kubectl-inject) run kinject-cel
+// in a helper process on first need (helper.go), so that cel-go's
+// initialisers do not run at their every start.
+//
 // A Pod is the pod template's metadata and spec, less what the profile
 // itself injected (Own), so that an update computes what the first
 // injection did.
 //
 // The embedded default's expressions are in the subset and precompiled
 // (expressions.json, checked by TestPrecompiledExpressions): known to
-// compile, so the default path creates no cel-go environment, and parsed
-// already when cel-go does run one.
+// compile, so the default path needs no compiler, and parsed already when
+// cel-go does run.
 package podexpr

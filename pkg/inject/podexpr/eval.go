@@ -21,7 +21,7 @@ import (
 // errUnsure is the evaluator giving up: cel-go decides.
 var errUnsure = errors.New("left to cel-go")
 
-// subsetStepLimit bounds one evaluation, far below CostLimit
+// subsetStepLimit bounds one evaluation, far below celgo.CostLimit
 // even counting a string comparison as its length: a run that might come
 // near the limit is left to cel-go, which enforces it.
 const subsetStepLimit = 10_000

@@ -2,14 +2,10 @@ package podexpr
 
 import (
 	"fmt"
-	"github.com/kinject/kubectl-inject/pkg/inject/internal/ascii"
 	"strconv"
 	"sync"
 
-	"github.com/google/cel-go/cel"
-	"github.com/google/cel-go/common/types"
-	"github.com/google/cel-go/common/types/ref"
-	"github.com/google/cel-go/ext"
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/ascii"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -17,34 +13,43 @@ import (
 // (object.metadata, object.spec), the language and the libraries of
 // Kubernetes' admission policies, so that the policy compiled from the
 // template (pkg/admission) carries the same text and computes the same
-// value. The Kubernetes-specific libraries (quantity, url, ip, cidr,
-// semver, format, authz, the regex and list helpers of
-// k8s.io/apiserver/pkg/cel/library) are not linked: an expression that
-// calls them fails to compile here, with an error naming the parameter.
+// value. This package evaluates the subset itself; a Compiler (cel-go,
+// package celgo) compiles and runs the rest.
 
-// CostLimit bounds one evaluation, in cel-go's cost units: the
-// API server's per-call limit, so that no template hangs the core and an
-// expression that runs here runs in a policy.
-const CostLimit = 1_000_000
+// Program is a compiled expression: it evaluates over the Pod as plain
+// values (podObject) and gives nil (null), an int64, a string, or another
+// value for the types no parameter takes.
+type Program = func(object map[string]any) (any, error)
 
-// celEnv is built once, on the first expression compiled: a binary whose
-// template has none never pays for it.
-var celEnv = sync.OnceValues(func() (*cel.Env, error) {
-	return cel.NewEnv(
-		cel.Variable("object", cel.DynType),
-		// The base environment of the API server (k8s.io/apiserver
-		// pkg/cel/environment), less its own libraries.
-		cel.HomogeneousAggregateLiterals(),
-		cel.EagerlyValidateDeclarations(true),
-		cel.DefaultUTCTimeZone(true),
-		cel.CrossTypeNumericComparisons(true),
-		cel.OptionalTypes(),
-		ext.Strings(ext.StringsVersion(2)),
-		ext.Sets(),
-		ext.TwoVarComprehensions(),
-		ext.Lists(ext.ListsVersion(3)),
-	)
-})
+// Compiler compiles an expression's text with cel-go; checked, when not
+// empty, is its precompiled checked AST. Its errors are cel-go's.
+type Compiler = func(text, checked string) (Program, error)
+
+// compiler is what compiles the expressions the subset's evaluator leaves
+// to cel-go: kinject-cel in a helper process unless the program links
+// cel-go and says so (Use).
+var compiler struct {
+	sync.Mutex
+	c Compiler
+}
+
+// Use makes c the compiler of every expression not yet compiled: a
+// program that links cel-go calls Use(celgo.Compile) before its first
+// expression, the others run kinject-cel (HelperCompiler).
+func Use(c Compiler) {
+	compiler.Lock()
+	defer compiler.Unlock()
+	compiler.c = c
+}
+
+func currentCompiler() Compiler {
+	compiler.Lock()
+	defer compiler.Unlock()
+	if compiler.c == nil {
+		compiler.c = HelperCompiler()
+	}
+	return compiler.c
+}
 
 // Expression is a parameter's expression, prepared on first use and
 // shared by every template carrying its text (New). An expression in the
@@ -58,7 +63,7 @@ type Expression struct {
 	invalid  error       // the text does not compile
 
 	once sync.Once
-	prg  cel.Program
+	prg  Program
 	err  error
 }
 
@@ -103,22 +108,9 @@ func (e *Expression) prepare() {
 	}
 }
 
-func (e *Expression) program() (cel.Program, error) {
+func (e *Expression) program() (Program, error) {
 	e.once.Do(func() {
-		env, err := celEnv()
-		if err != nil {
-			e.err = fmt.Errorf("CEL environment: %w", err)
-			return
-		}
-		ast, ok := precompiledAST(e.text)
-		if !ok {
-			var iss *cel.Issues
-			if ast, iss = env.Compile(e.text); iss.Err() != nil {
-				e.err = iss.Err()
-				return
-			}
-		}
-		e.prg, e.err = env.Program(ast, cel.CostLimit(CostLimit), cel.InterruptCheckFrequency(100))
+		e.prg, e.err = currentCompiler()(e.text, precompiled()[e.text])
 	})
 	return e.prg, e.err
 }
@@ -147,11 +139,7 @@ func (e *Expression) evalCEL(pod *Pod) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, _, err := prg.Eval(map[string]any{"object": pod.object()})
-	if err != nil {
-		return nil, err
-	}
-	return celValue(out), nil
+	return prg(pod.object())
 }
 
 // Fast reports whether the expression runs without cel-go wherever the
@@ -161,20 +149,6 @@ func (e *Expression) Fast() bool {
 	e.prepared.Do(e.prepare)
 	_, precompiled := precompiled()[e.text]
 	return e.subset != nil && precompiled
-}
-
-// celValue is a result of cel-go as the subset's evaluator gives it: nil,
-// int64 or string, or v itself for the types no parameter takes.
-func celValue(v ref.Val) any {
-	switch v.Type() {
-	case types.NullType:
-		return nil
-	case types.IntType:
-		return int64(v.(types.Int))
-	case types.StringType:
-		return string(v.(types.String))
-	}
-	return v
 }
 
 // podObject is the pod template seen as a Pod, the object an expression

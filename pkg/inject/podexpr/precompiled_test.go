@@ -7,7 +7,13 @@ import (
 	"testing"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/podexpr/celgo"
 )
+
+// The tests compile with cel-go in the process; helper_test.go runs the
+// same through the helper's protocol.
+func init() { Use(celgo.Compile) }
 
 var update = flag.Bool("update", false, "rewrite expressions.json")
 
@@ -55,7 +61,7 @@ func defaultPort(t testing.TB) string {
 func TestPrecompiledExpressions(t *testing.T) {
 	want := map[string]string{}
 	for annotation, text := range defaultExpressions(t) {
-		b64, err := compileChecked(text)
+		b64, err := celgo.CompileChecked(text)
 		if err != nil {
 			t.Fatalf("%s: %v", annotation, err)
 		}
