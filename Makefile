@@ -79,6 +79,7 @@ fuzz:
 	hack/fuzz.sh ./pkg/inject FuzzInject $(FUZZTIME)
 	hack/fuzz.sh ./pkg/inject FuzzParseConfig $(FUZZTIME)
 	hack/fuzz.sh ./pkg/inject FuzzParseStatus $(FUZZTIME)
+	hack/fuzz.sh ./pkg/inject/record FuzzEncodeIsJSON $(FUZZTIME)
 	hack/fuzz.sh ./pkg/inject FuzzQuantityPattern $(FUZZTIME)
 	hack/fuzz.sh ./pkg/inject/podexpr FuzzSubsetAgreesWithCEL $(FUZZTIME)
 	hack/fuzz.sh ./pkg/inject/podexpr FuzzSubsetExpressions $(FUZZTIME)

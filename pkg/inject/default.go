@@ -3,6 +3,7 @@ package inject
 import (
 	"embed"
 	"fmt"
+	"sync"
 )
 
 //go:embed default_template.yaml
@@ -21,7 +22,43 @@ func DefaultTemplateYAML() string { return defaultTemplateYAML }
 
 // DefaultTemplate returns the embedded default template: the seed's Envoy
 // sidecar with a pinned envoyproxy/envoy image and listener port 10000.
+// Each call returns a template of its own: the one PrepareDefaultTemplate
+// parsed ahead, if any is left, or a new one.
 func DefaultTemplate() *Template {
+	prepared.Lock()
+	ch := prepared.ch
+	prepared.ch = nil
+	prepared.Unlock()
+	if ch != nil {
+		return <-ch
+	}
+	return parseDefaultTemplate()
+}
+
+// prepared is the default template being parsed ahead, nil when none is.
+var prepared struct {
+	sync.Mutex
+	ch chan *Template
+}
+
+// PrepareDefaultTemplate starts parsing the default template in the
+// background, for the next DefaultTemplate call: a program that will most
+// likely use it (inject-fn, whose input names no other template in most
+// pipelines) parses it on a second core while it reads its input, which
+// takes about as long. A template prepared and not used costs that parse's
+// CPU, no more.
+func PrepareDefaultTemplate() {
+	prepared.Lock()
+	defer prepared.Unlock()
+	if prepared.ch != nil {
+		return
+	}
+	ch := make(chan *Template, 1)
+	prepared.ch = ch
+	go func() { ch <- parseDefaultTemplate() }()
+}
+
+func parseDefaultTemplate() *Template {
 	t, err := ParseTemplate([]byte(defaultTemplateYAML))
 	if err != nil {
 		panic(fmt.Sprintf("embedded default template: %v", err)) // covered by tests

@@ -14,18 +14,6 @@ import (
 // isNullToken reports whether s is written YAML for null.
 func isNullToken(s string) bool { return slices.Contains(nullTokens, s) }
 
-// Encode renders the status as compact JSON with a stable field order.
-func (s *Status) Encode() string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		// Status holds only strings and maps of strings.
-		panic(fmt.Sprintf("encoding status: %v", err))
-	}
-	return string(bytes.TrimRight(buf.Bytes(), "\n"))
-}
-
 // Parse reads the record held in annotation key (a profile's status
 // annotation, inject.StatusAnnotationFor) strictly: unknown fields,
 // missing fields and wrong types are errors, because a hand-edited record

@@ -1,6 +1,8 @@
 package record_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -52,4 +54,54 @@ func checkGrammar(t *testing.T, where string, typ reflect.Type, grammar []record
 			checkGrammar(t, where+"."+name, ft, g.Fields)
 		}
 	}
+}
+
+// jsonEncoding is what encoding/json writes for s without HTML escaping:
+// what Encode must write.
+func jsonEncoding(t testing.TB, s *record.Status) string {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+// TestEncodeIsJSON: Encode writes, byte for byte, what encoding/json
+// writes, for every field set or left out and strings that need escaping.
+func TestEncodeIsJSON(t *testing.T) {
+	t.Parallel()
+	odd := "a\"b\\c\b\f\n\r\t\x00\x1f\x7f<>&é\u2028\u2029\xff\xc3 日本"
+	for _, s := range []*record.Status{
+		{},
+		{Version: 1, Template: "abc"},
+		{Version: 1, Template: odd, Containers: []string{"envoy", odd}, InitContainers: []string{"init"}, Volumes: []string{"v"},
+			Labels: []string{"l"}, Annotations: []string{"a", "b"}, Created: []string{"volumes"}, Null: []string{"containers"},
+			NullTokens: map[string]string{"volumes": "~", "containers": "null"}, Empty: map[string]string{"spec": "\n  ", "volumes": " "},
+			Values: map[string]string{"port": "80", odd: odd, "B": "", "a": "x"}},
+		{Version: 1, Template: "t", Changed: &record.Changed{}},
+		{Version: 1, Template: "t", Changed: &record.Changed{Annotations: map[string]string{"z": "1", "a": odd}}},
+		{Version: 1, Template: "t", Changed: &record.Changed{Labels: map[string]string{"app": "web"}, Annotations: map[string]string{"k": ""}}},
+		{Version: 1, Template: "t", Containers: []string{}, Values: map[string]string{}},
+	} {
+		if got, want := s.Encode(), jsonEncoding(t, s); got != want {
+			t.Errorf("Encode:\n%s\nencoding/json:\n%s", got, want)
+		}
+	}
+}
+
+// FuzzEncodeIsJSON: for any strings, Encode writes what encoding/json
+// writes.
+func FuzzEncodeIsJSON(f *testing.F) {
+	f.Add("abc", "envoy", "app", "web", "\xff\u2028")
+	f.Add("", "\x00", "\"", "\\", "é")
+	f.Fuzz(func(t *testing.T, template, item, key, value, other string) {
+		s := &record.Status{Version: 1, Template: template, Containers: []string{item, other}, Annotations: []string{key},
+			Changed: &record.Changed{Labels: map[string]string{key: value, other: item}}, Values: map[string]string{value: key}}
+		if got, want := s.Encode(), jsonEncoding(t, s); got != want {
+			t.Errorf("Encode:\n%s\nencoding/json:\n%s", got, want)
+		}
+	})
 }

@@ -1,0 +1,37 @@
+package inject_test
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
+)
+
+// TestPrepareDefaultTemplate: the template parsed ahead is the default,
+// handed to one caller only; the others parse their own, so that no two
+// callers share (and edit) one template, however the calls interleave.
+func TestPrepareDefaultTemplate(t *testing.T) {
+	want := inject.DefaultTemplate()
+	inject.PrepareDefaultTemplate()
+	inject.PrepareDefaultTemplate() // a second call prepares nothing more
+	got := make([]*inject.Template, 8)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i] = inject.DefaultTemplate()
+		}()
+	}
+	wg.Wait()
+	seen := map[*inject.Template]bool{want: true}
+	for i, tmpl := range got {
+		if seen[tmpl] {
+			t.Fatalf("call %d got a template another caller has", i)
+		}
+		seen[tmpl] = true
+		if tmpl.Hash() != want.Hash() || tmpl.Source != want.Source {
+			t.Errorf("call %d: hash %s, source %q; want the default's %s, %q", i, tmpl.Hash(), tmpl.Source, want.Hash(), want.Source)
+		}
+	}
+}
