@@ -1,6 +1,7 @@
 package record
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -94,13 +95,8 @@ func (s *Status) mapField(field string) map[string]string {
 // appendJSONMap writes m as a JSON object, its keys sorted as encoding/json
 // sorts them (by bytes).
 func appendJSONMap(b []byte, m map[string]string) []byte {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	b = append(b, '{')
-	for i, k := range keys {
+	for i, k := range slices.Sorted(maps.Keys(m)) {
 		if i > 0 {
 			b = append(b, ',')
 		}
