@@ -70,7 +70,8 @@
 // set; the value is recorded like an override's, so a changed port makes
 // the object stale. The expression sees the pod template without what the
 // profile itself injected (expressionPod), so that an update computes what
-// the first injection did. The package podexpr evaluates it, the only
-// package of the core that links cel-go; expression.go turns its result
-// into the parameter's value.
+// the first injection did. The package podexpr evaluates it (its subset
+// itself, the rest with cel-go, which the core does not link: package
+// podexpr/celgo in the process, or the kinject-cel helper); expression.go
+// turns its result into the parameter's value.
 package inject

@@ -8,8 +8,9 @@ import (
 )
 
 // A parameter's expression is CEL over the pod template seen as a Pod
-// (package podexpr, the only one that links cel-go); here its result
-// becomes the parameter's value.
+// (package podexpr: its subset evaluated there, the rest by cel-go in
+// podexpr/celgo or kinject-cel); here its result becomes the parameter's
+// value.
 
 // errNoValue is an expression's null: the Pod gives no value.
 var errNoValue = errors.New("no value")

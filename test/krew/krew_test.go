@@ -160,9 +160,16 @@ func helmArchiveName(version, platform string) string {
 	return fmt.Sprintf("kubectl-inject-%s-helm-plugin-%s-%s.tgz", strings.TrimPrefix(version, "v"), goos, goarch)
 }
 
-func fnName(version, platform string) string {
+func fnName(version, platform string) string { return rawBinaryName("inject-fn", version, platform) }
+
+// helperName is the raw binary of kinject-cel, installed beside inject-fn's.
+func helperName(version, platform string) string {
+	return rawBinaryName("kinject-cel", version, platform)
+}
+
+func rawBinaryName(binary, version, platform string) string {
 	goos, goarch, _ := strings.Cut(platform, "/")
-	name := fmt.Sprintf("inject-fn_%s_%s_%s", version, goos, goarch)
+	name := fmt.Sprintf("%s_%s_%s_%s", binary, version, goos, goarch)
 	if goos == "windows" {
 		name += ".exe"
 	}
@@ -278,7 +285,7 @@ func TestDistArtifacts(t *testing.T) {
 	sums := readChecksums(t, filepath.Join(dir, "checksums.txt"))
 	var want []string
 	for _, p := range platforms() {
-		want = append(want, archiveName(testVersion, p), helmArchiveName(testVersion, p), fnName(testVersion, p))
+		want = append(want, archiveName(testVersion, p), helmArchiveName(testVersion, p), fnName(testVersion, p), helperName(testVersion, p))
 	}
 	if _, err := os.Stat(filepath.Join(dir, "krew.yaml")); err != nil {
 		t.Errorf("no krew manifest for the archives: %v", err)
@@ -337,17 +344,26 @@ func TestDistArtifacts(t *testing.T) {
 			if !bytes.Equal(entries[0].data, license) {
 				t.Errorf("%s: LICENSE differs from the repository's", path)
 			}
-			if entries[0].mode != 0o644 || entries[1].mode != 0o755 || entries[2].mode != 0o755 {
-				t.Errorf("%s: modes %o %o %o, want 644 755 755", path, entries[0].mode, entries[1].mode, entries[2].mode)
+			if entries[0].mode != 0o644 {
+				t.Errorf("%s: LICENSE has mode %o, want 644", path, entries[0].mode)
 			}
 			for _, e := range entries[1:] {
+				if e.mode != 0o755 {
+					t.Errorf("%s: %s has mode %o, want 755", path, e.name, e.mode)
+				}
 				checkExecutable(t, goos, e.data, path+":"+e.name)
 			}
-			fn, err := os.ReadFile(filepath.Join(dir, fnName(testVersion, p)))
-			if err != nil {
-				t.Fatal(err)
+			for _, name := range []string{fnName(testVersion, p), helperName(testVersion, p)} {
+				raw, err := os.ReadFile(filepath.Join(dir, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkExecutable(t, goos, raw, name)
 			}
-			checkExecutable(t, goos, fn, fnName(testVersion, p))
+			// The raw kinject-cel is the archives' own.
+			if raw, _ := os.ReadFile(filepath.Join(dir, helperName(testVersion, p))); !bytes.Equal(raw, entries[1].data) || entries[1].name != "kinject-cel"+exe {
+				t.Errorf("%s differs from %s in %s", helperName(testVersion, p), entries[1].name, path)
+			}
 
 			// The Helm plugin: the same binaries and license under
 			// kubectl-inject/, with plugin.yaml (test/helm installs it).
@@ -369,7 +385,12 @@ func TestDistArtifacts(t *testing.T) {
 					t.Errorf("%s: %s differs from %s in %s", helm, e.name, entries[i].name, path)
 				}
 			}
-			yaml := string(plugin[3].data)
+			var yaml string
+			for _, e := range plugin {
+				if e.name == "kubectl-inject/plugin.yaml" {
+					yaml = string(e.data)
+				}
+			}
 			for _, s := range []string{"\nname: kubectl-inject\n", "\nversion: " + strings.TrimPrefix(testVersion, "v") + "\n", "- command: ${HELM_PLUGIN_DIR}/kubectl-inject" + exe + "\n"} {
 				if !strings.Contains(yaml, s) {
 					t.Errorf("%s: plugin.yaml lacks %q:\n%s", helm, s, yaml)
@@ -484,7 +505,7 @@ func TestDistReproducible(t *testing.T) {
 	runDist(t, "-version", testVersion, "-commit", testCommit, "-out", again, "-platforms", host)
 	first := readChecksums(t, filepath.Join(dir, "checksums.txt"))
 	second := readChecksums(t, filepath.Join(again, "checksums.txt"))
-	for _, name := range []string{archiveName(testVersion, host), helmArchiveName(testVersion, host), fnName(testVersion, host)} {
+	for _, name := range []string{archiveName(testVersion, host), helmArchiveName(testVersion, host), fnName(testVersion, host), helperName(testVersion, host)} {
 		if first[name] == "" || first[name] != second[name] {
 			t.Errorf("%s is not reproducible: sha256 %s then %s", name, first[name], second[name])
 		}
