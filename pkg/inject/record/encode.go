@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -13,14 +14,17 @@ import (
 // reflection encoding/json does on its first use, which cost a short run
 // (one inject-fn call) half a millisecond.
 func (s *Status) Encode() string {
-	b := make([]byte, 0, 256)
+	b := make([]byte, 0, 512)
 	b = append(b, '{')
 	first := true
-	for _, f := range Grammar() {
+	for _, f := range encodeGrammar() {
 		b, first = s.appendField(b, f, first)
 	}
 	return string(append(b, '}'))
 }
+
+// encodeGrammar is Grammar, built once for every Encode.
+var encodeGrammar = sync.OnceValue(Grammar)
 
 // appendField writes the field f of s, unless it is optional and empty;
 // first reports whether no field was written before.
