@@ -35,3 +35,21 @@ func TestPrepareDefaultTemplate(t *testing.T) {
 		}
 	}
 }
+
+// TestNeedsCEL: the default's expressions run without cel-go; a template
+// with an expression beyond the subset, or one not precompiled, may not.
+func TestNeedsCEL(t *testing.T) {
+	if inject.DefaultTemplate().NeedsCEL() {
+		t.Error("the default template needs cel-go")
+	}
+	for _, expr := range []string{"object.metadata.labels.app.upperAscii()", "object.kind == 'Pod' ? 'p' : 'o'"} {
+		tp, err := inject.ParseTemplate([]byte("containers:\n- name: proxy\n  image: example/proxy:1.0\n  args: [--name, x]\n" +
+			"parameters:\n- annotation: name\n  field: containers[proxy].args[--name]\n  type: string\n  expression: " + quote(expr) + "\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !tp.NeedsCEL() {
+			t.Errorf("%s: the template is said to need no cel-go", expr)
+		}
+	}
+}

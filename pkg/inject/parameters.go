@@ -388,6 +388,20 @@ func sameValues(a, b map[string]string) bool {
 }
 
 // ParameterNames lists the template's override annotations, sorted.
+// NeedsCEL reports whether one of the template's expressions may need
+// cel-go on every document: it is outside the subset the core evaluates,
+// or not known to compile without cel-go (podexpr.Expression.Fast). A
+// program that runs cel-go in another process (kubectl-inject) hands such
+// a template to one that links it.
+func (t *Template) NeedsCEL() bool {
+	for _, p := range t.Parameters {
+		if p.expr != nil && !p.expr.Fast() {
+			return true
+		}
+	}
+	return false
+}
+
 func (t *Template) ParameterNames() []string {
 	out := make([]string, 0, len(t.Parameters))
 	for _, p := range t.Parameters {

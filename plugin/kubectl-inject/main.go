@@ -41,7 +41,7 @@ func fullCommand() (string, error) {
 	}
 	full := filepath.Join(filepath.Dir(self), FullCommand+exeSuffix)
 	if _, err := os.Stat(full); err != nil {
-		return "", fmt.Errorf("kubectl-inject needs %s beside it for everything but --local (live objects, --help, completion): %w; install both binaries of the same release (krew does)", FullCommand, err)
+		return "", fmt.Errorf("kubectl-inject needs %s beside it for everything but --local (live objects, --help, completion, and templates whose expressions only cel-go evaluates): %w; install the binaries of one release together (krew does)", FullCommand, err)
 	}
 	return full, nil
 }

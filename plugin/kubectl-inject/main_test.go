@@ -31,8 +31,8 @@ func frontDoorCases(t *testing.T) []frontDoorCase {
 	writeFile(t, privileged, "containers:\n- name: proxy\n  image: envoyproxy/envoy:v1.36.2\n  securityContext:\n    privileged: true\n")
 	metrics := filepath.Join(tmp, "metrics.yaml")
 	writeFile(t, metrics, "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata:\n  name: metrics\nspec:\n  profile: metrics\n  template:\n    containers: [{name: exporter, image: prom/exporter:1}]\n")
-	// Expressions beyond the core's subset: kubectl-inject runs them in
-	// kinject-cel, kinject-live with cel-go in the process.
+	// Expressions beyond the core's subset: kubectl-inject hands a template
+	// with them to kinject-live, which runs cel-go in its process.
 	computed := filepath.Join(tmp, "computed.yaml")
 	writeFile(t, computed, "containers:\n- name: proxy\n  image: example/proxy:1.0\n  args: [--port, \"80\", --name, x]\n"+
 		"parameters:\n- annotation: port\n  field: containers[proxy].args[--port]\n  type: int\n  expression: 'has(object.spec.containers[0].ports) ? object.spec.containers[0].ports[0].containerPort + 1 : 9'\n"+
@@ -40,6 +40,8 @@ func frontDoorCases(t *testing.T) []frontDoorCase {
 	failing := filepath.Join(tmp, "failing.yaml")
 	writeFile(t, failing, "containers:\n- name: proxy\n  image: example/proxy:1.0\n  args: [--name, x]\n"+
 		"parameters:\n- annotation: name\n  field: containers[proxy].args[--name]\n  type: string\n  expression: 'object.metadata.labels.nope.lowerAscii()'\n")
+	broken := filepath.Join(tmp, "broken.yaml")
+	writeFile(t, broken, "containers: [{name: p, image: p:1, args: [--n, x]}]\nparameters:\n- {annotation: n, field: 'containers[p].args[--n]', type: string, expression: 'object.nope('}\n")
 	remoteRef := filepath.Join(tmp, "ref.yaml")
 	writeFile(t, remoteRef, "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata:\n  name: mesh\nspec:\n  templateRef:\n    name: envoy-initializer\n")
 	cases := []frontDoorCase{
@@ -58,9 +60,12 @@ func frontDoorCases(t *testing.T) []frontDoorCase {
 		{name: "verbosity, long form", args: []string{"--v", "4", "--local", "-f", app}, served: true},
 		{name: "bad YAML", args: []string{"--local", "-f", "-"}, stdin: "apiVersion: v1\nkind: Pod\nmetadata:\n  labels: {a: [}\n", served: true},
 		{name: "profile", args: []string{"--local", "-f", app, "--profile", "logs"}, served: true},
-		{name: "expressions beyond the subset", args: []string{"--local", "-f", app, "--template", computed}, served: true},
-		{name: "an expression that fails", args: []string{"--local", "-f", app, "--template", failing}, served: true},
-		{name: "an expression that does not compile", args: []string{"--local", "-f", app, "--template", "-"}, stdin: "containers: [{name: p, image: p:1, args: [--n, x]}]\nparameters:\n- {annotation: n, field: 'containers[p].args[--n]', type: string, expression: 'object.nope('}\n", served: true},
+		{name: "expressions beyond the subset", args: []string{"--local", "-f", app, "--template", computed}},
+		{name: "an expression that fails", args: []string{"--local", "-f", app, "--template", failing}},
+		// The default over a Pod its evaluator is unsure of (a protocol
+		// written as a number): kinject-cel evaluates it.
+		{name: "the default left to cel-go", args: []string{"--local", "-f", "-"}, stdin: unsurePod, served: true},
+		{name: "an expression that does not compile", args: []string{"--local", "-f", app, "--template", broken}},
 		{name: "all profiles", args: []string{"--local", "-f", app, "--uninject", "--all-profiles"}, served: true},
 		{name: "profile of a SidecarInjection", args: []string{"--local", "-f", app, "--template", metrics, "--profile", "metrics"}, served: true},
 		{name: "profile differs from the template's", args: []string{"--local", "-f", app, "--template", metrics, "--profile", "logs"}, served: true},
@@ -201,9 +206,13 @@ func copyFile(t *testing.T, from, to string) {
 	}
 }
 
-// TestFrontDoorWithoutHelper: a template whose expressions need cel-go
-// fails, without kinject-cel, with an error that says what to install;
-// the embedded default, whose expressions the core evaluates, needs none.
+// unsurePod writes a port's protocol as a number: the default's
+// expression is left to cel-go (in kinject-cel, for kubectl-inject).
+const unsurePod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: app\n    image: app:1\n    ports: [{containerPort: 80, protocol: 6}]\n"
+
+// TestFrontDoorWithoutHelper: where cel-go must evaluate, kubectl-inject
+// fails without kinject-cel with an error that says what to install; the
+// embedded default, whose expressions the core evaluates, needs none.
 func TestFrontDoorWithoutHelper(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binaries")
@@ -216,10 +225,8 @@ func TestFrontDoorWithoutHelper(t *testing.T) {
 	if got := runBinary(t, alone, frontDoorCase{args: []string{"--local", "-f", app}}, noHelper...); !strings.HasPrefix(got, "exit 0\n") || !strings.Contains(got, "sidecar.kinject.dev/status") {
 		t.Errorf("the default without kinject-cel:\n%s", got)
 	}
-	tmpl := filepath.Join(t.TempDir(), "computed.yaml")
-	writeFile(t, tmpl, "containers:\n- name: proxy\n  image: example/proxy:1.0\n  args: [--name, x]\n"+
-		"parameters:\n- annotation: name\n  field: containers[proxy].args[--name]\n  type: string\n  expression: 'object.metadata.labels.app.upperAscii()'\n")
-	got := runBinary(t, alone, frontDoorCase{args: []string{"--local", "-f", app, "--template", tmpl}}, noHelper...)
+	// The default over a Pod its evaluator leaves to cel-go.
+	got := runBinary(t, alone, frontDoorCase{args: []string{"--local", "-f", "-"}, stdin: unsurePod}, noHelper...)
 	if !strings.HasPrefix(got, "exit 1\n") || !strings.Contains(got, "kinject-cel is not at "+filepath.Join(filepath.Dir(alone), testbin.Helper)) || !strings.Contains(got, podexpr.HelperEnv) {
 		t.Errorf("a computed template without kinject-cel:\n%s", got)
 	}

@@ -1,6 +1,7 @@
 package local
 
 import (
+	"bytes"
 	"io"
 
 	"github.com/spf13/pflag"
@@ -35,7 +36,17 @@ func Serve(args []string, s config.Streams) (code int, served bool) {
 	if len(f.Validate(nil)) > 0 {
 		return 0, false
 	}
-	in, err := f.LoadInjector(config.NoCluster, s.ErrOut)
+	// The template's warnings wait until it is known that this binary
+	// serves the command line.
+	var warnings bytes.Buffer
+	in, err := f.LoadInjector(config.NoCluster, &warnings)
+	if err == nil && in.Template().NeedsCEL() {
+		// Expressions that only cel-go evaluates: kinject-live evaluates
+		// them in its own process, where kinject-cel would take a round
+		// trip to another one per document.
+		return 0, false
+	}
+	_, _ = s.ErrOut.Write(warnings.Bytes())
 	if err == nil {
 		err = FrontEnd{}.Run(&f, in, s)
 	}

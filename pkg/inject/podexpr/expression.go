@@ -146,9 +146,11 @@ func (e *Expression) evalCEL(pod *Pod) (any, error) {
 // subset's evaluator is sure (it is in the subset) and is known to
 // compile without it (precompiled): what the embedded default's are.
 func (e *Expression) Fast() bool {
+	if _, ok := precompiled()[e.text]; !ok {
+		return false // and nothing compiled to say so
+	}
 	e.prepared.Do(e.prepare)
-	_, precompiled := precompiled()[e.text]
-	return e.subset != nil && precompiled
+	return e.subset != nil
 }
 
 // podObject is the pod template seen as a Pod, the object an expression

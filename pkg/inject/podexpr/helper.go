@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -46,21 +47,24 @@ const maxHelperValues = 1 << 22
 const maxHelperDepth = 1000
 
 // helperRequest is one message to the helper: compile Text, or evaluate
-// it over Object.
+// each of Texts over Object.
 type helperRequest struct {
 	Op      string          `json:"op"` // "compile" or "eval"
-	Text    string          `json:"text"`
+	Text    string          `json:"text,omitempty"`
 	Checked string          `json:"checked,omitempty"`
+	Texts   []string        `json:"texts,omitempty"`
 	Object  json.RawMessage `json:"object,omitempty"`
 }
 
 // helperResponse is the helper's answer: cel-go's error, or the result by
-// its type (null, int, string, or the name of another CEL type).
+// its type (null, int, string, or the name of another CEL type); to an
+// eval, one of these for each text, in Results.
 type helperResponse struct {
-	Error  string `json:"error,omitempty"`
-	Type   string `json:"type,omitempty"`
-	Int    int64  `json:"int,omitempty"`
-	String string `json:"string,omitempty"`
+	Error   string           `json:"error,omitempty"`
+	Type    string           `json:"type,omitempty"`
+	Int     int64            `json:"int,omitempty"`
+	String  string           `json:"string,omitempty"`
+	Results []helperResponse `json:"results,omitempty"`
 }
 
 // otherValue is a helper's result of a type no parameter takes.
@@ -75,6 +79,12 @@ func HelperCompiler() Compiler {
 
 // helper is the client side: one process for the run, one request at a
 // time. An error starting or talking to it is kept and given again.
+//
+// A round trip to another process costs far more than an evaluation, so
+// the expressions of a template that only cel-go evaluates (outside the
+// subset) are evaluated together: the first one asked for over a Pod
+// brings the results of all of them, and the others are answered from
+// those.
 type helper struct {
 	mu    sync.Mutex
 	start func() error // sets enc and dec
@@ -84,19 +94,69 @@ type helper struct {
 	out   *bufio.Writer
 	proc  string        // the helper's path, for messages
 	stder *limitedWrite // what the helper said on stderr
+
+	outside     []string       // the texts compiled here that are outside the subset
+	lastObject  map[string]any // the Pod last evaluated over, held so that its address is not reused
+	lastResults map[string]helperResult
+}
+
+// helperResult is one expression's result, or its error.
+type helperResult struct {
+	v   any
+	err error
 }
 
 func (h *helper) compile(text, checked string) (Program, error) {
-	if _, err := h.call(helperRequest{Op: "compile", Text: text, Checked: checked}); err != nil {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	resp, err := h.roundTrip(helperRequest{Op: "compile", Text: text, Checked: checked})
+	if err != nil {
 		return nil, err
 	}
-	return func(object map[string]any) (any, error) {
-		data, err := helperValue(object)
-		if err != nil {
-			return nil, err
+	if resp.Error != "" {
+		return nil, errExpression{resp.Error}
+	}
+	if _, inSubset := parseSubset(text); !inSubset && !slices.Contains(h.outside, text) {
+		h.outside = append(h.outside, text)
+	}
+	return func(object map[string]any) (any, error) { return h.eval(text, object) }, nil
+}
+
+// eval evaluates text over object, with every other text outside the
+// subset when object is not the Pod of the last evaluation.
+func (h *helper) eval(text string, object map[string]any) (any, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.lastObject != nil && reflect.ValueOf(h.lastObject).UnsafePointer() == reflect.ValueOf(object).UnsafePointer() {
+		if r, ok := h.lastResults[text]; ok {
+			return r.v, r.err
 		}
-		return h.call(helperRequest{Op: "eval", Text: text, Checked: checked, Object: data})
-	}, nil
+	}
+	data, err := helperValue(object)
+	if err != nil {
+		return nil, err
+	}
+	texts := []string{text}
+	for _, t := range h.outside {
+		if t != text {
+			texts = append(texts, t)
+		}
+	}
+	resp, err := h.roundTrip(helperRequest{Op: "eval", Texts: texts, Object: data})
+	if err != nil {
+		return nil, err
+	}
+	if resp.Error != "" || len(resp.Results) != len(texts) {
+		h.err = h.broken(fmt.Errorf("an answer of %d results to %d expressions: %s", len(resp.Results), len(texts), resp.Error))
+		return nil, h.err
+	}
+	h.lastObject, h.lastResults = object, make(map[string]helperResult, len(texts))
+	for i, t := range texts {
+		v, err := resp.Results[i].value()
+		h.lastResults[t] = helperResult{v, err}
+	}
+	r := h.lastResults[text]
+	return r.v, r.err
 }
 
 // errExpression marks cel-go's own error, passed on as it is.
@@ -104,14 +164,13 @@ type errExpression struct{ msg string }
 
 func (e errExpression) Error() string { return e.msg }
 
-func (h *helper) call(req helperRequest) (any, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+// roundTrip sends req and reads the answer, with h.mu held.
+func (h *helper) roundTrip(req helperRequest) (helperResponse, error) {
 	if h.enc == nil && h.err == nil {
 		h.err = h.start()
 	}
 	if h.err != nil {
-		return nil, h.err
+		return helperResponse{}, h.err
 	}
 	var resp helperResponse
 	err := h.enc.Encode(req)
@@ -123,20 +182,25 @@ func (h *helper) call(req helperRequest) (any, error) {
 	}
 	if err != nil {
 		h.err = h.broken(err)
-		return nil, h.err
+		return helperResponse{}, h.err
 	}
-	if resp.Error != "" {
-		return nil, errExpression{resp.Error}
+	return resp, nil
+}
+
+// value is one expression's result: cel-go's error, or its value.
+func (r helperResponse) value() (any, error) {
+	if r.Error != "" {
+		return nil, errExpression{r.Error}
 	}
-	switch resp.Type {
+	switch r.Type {
 	case "null":
 		return nil, nil
 	case "int":
-		return resp.Int, nil
+		return r.Int, nil
 	case "string":
-		return resp.String, nil
+		return r.String, nil
 	}
-	return otherValue(resp.Type), nil
+	return otherValue(r.Type), nil
 }
 
 // broken words a failure to talk to the helper, with what it said.
@@ -256,18 +320,21 @@ func ServeHelper(r io.Reader, w io.Writer, c Compiler) error {
 }
 
 func serve(req helperRequest, c Compiler, programs map[string]Program) helperResponse {
-	prg, ok := programs[req.Text]
-	if !ok {
-		var err error
-		if prg, err = c(req.Text, req.Checked); err != nil {
-			return helperResponse{Error: err.Error()}
+	program := func(text, checked string) (Program, error) {
+		if prg, ok := programs[text]; ok {
+			return prg, nil
 		}
-		if len(programs) < maxSharedExpressions {
-			programs[req.Text] = prg
+		prg, err := c(text, checked)
+		if err == nil && len(programs) < maxSharedExpressions {
+			programs[text] = prg
 		}
+		return prg, err
 	}
 	switch req.Op {
 	case "compile":
+		if _, err := program(req.Text, req.Checked); err != nil {
+			return helperResponse{Error: err.Error()}
+		}
 		return helperResponse{Type: "null"}
 	case "eval":
 	default:
@@ -281,7 +348,20 @@ func serve(req helperRequest, c Compiler, programs map[string]Program) helperRes
 	if !ok {
 		return helperResponse{Error: fmt.Sprintf("%s: the Pod is not an object", HelperName)}
 	}
-	v, err := prg(m)
+	resp := helperResponse{Results: make([]helperResponse, len(req.Texts))}
+	for i, text := range req.Texts {
+		prg, err := program(text, "")
+		if err == nil {
+			resp.Results[i] = result(prg(m))
+		} else {
+			resp.Results[i] = helperResponse{Error: err.Error()}
+		}
+	}
+	return resp
+}
+
+// result is one evaluation's answer.
+func result(v any, err error) helperResponse {
 	if err != nil {
 		return helperResponse{Error: err.Error()}
 	}

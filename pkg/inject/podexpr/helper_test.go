@@ -2,6 +2,7 @@ package podexpr
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/kinject/kubectl-inject/pkg/inject/podexpr/celgo"
@@ -18,13 +20,21 @@ import (
 // pipeCompiler is the helper's client talking to ServeHelper, with cel-go
 // in this process, through pipes: the protocol of kinject-cel without its
 // binary (test/e2e runs the binary).
-func pipeCompiler(t *testing.T) Compiler {
+func pipeCompiler(t testing.TB) Compiler {
+	c, _ := countedPipeCompiler(t)
+	return c
+}
+
+// countedPipeCompiler is pipeCompiler, and the number of requests the
+// helper has read so far.
+func countedPipeCompiler(t testing.TB) (Compiler, *atomic.Int64) {
 	t.Helper()
 	reqR, reqW := io.Pipe()
+	requests := &atomic.Int64{}
 	respR, respW := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		err := ServeHelper(reqR, respW, celgo.Compile)
+		err := ServeHelper(lineCounter{reqR, requests}, respW, celgo.Compile)
 		respW.Close()
 		done <- err
 	}()
@@ -41,7 +51,19 @@ func pipeCompiler(t *testing.T) Compiler {
 			t.Errorf("ServeHelper: %v", err)
 		}
 	})
-	return h.compile
+	return h.compile, requests
+}
+
+// lineCounter counts the lines read through it: the helper's requests.
+type lineCounter struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c lineCounter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(bytes.Count(p[:n], []byte("\n"))))
+	return n, err
 }
 
 // outcome is a result or an error, as a parameter would see it.
@@ -186,5 +208,79 @@ func TestHelperMissing(t *testing.T) {
 	}
 	if _, again := c("'B'.lowerAscii()", ""); again == nil || again.Error() != err.Error() {
 		t.Errorf("the next request: %v, want the same error again", again)
+	}
+}
+
+// BenchmarkHelperEval is one evaluation of an expression beyond the subset
+// over a Deployment's pod template: in the process, and through the
+// helper's protocol (pipes, without the process).
+func BenchmarkHelperEval(b *testing.B) {
+	pod, ok := subsetPod(b, subsetDeployment)
+	if !ok {
+		b.Fatal("the pod does not read")
+	}
+	text := "object.metadata.labels.app.upperAscii() + string(size(object.spec.containers))"
+	for _, c := range []struct {
+		name    string
+		compile Compiler
+	}{{"in-process", celgo.Compile}, {"helper", pipeCompiler(b)}} {
+		b.Run(c.name, func(b *testing.B) {
+			prg, err := c.compile(text, "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				pod.plain = nil // a new document each time
+				if _, err := prg(pod.object()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestHelperEvaluatesTogether: the expressions only cel-go evaluates are
+// evaluated over a Pod in one request, the first one asked for bringing
+// the others' results; a new Pod asks again; the results are cel-go's.
+func TestHelperEvaluatesTogether(t *testing.T) {
+	compile, requests := countedPipeCompiler(t)
+	texts := []string{"object.metadata.labels.app.upperAscii()", "object.spec.containers[0].ports[0].containerPort * 2", "object.metadata.labels.nope.lowerAscii()"}
+	subset := "object.metadata.labels.app"
+	programs := map[string]Program{}
+	for _, text := range append(texts, subset) {
+		prg, err := compile(text, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		programs[text] = prg
+	}
+	compiled := requests.Load()
+	if compiled != 4 {
+		t.Fatalf("%d requests to compile 4 expressions", compiled)
+	}
+	for i, doc := range []string{subsetDeployment, strings.Replace(subsetDeployment, "app: web", "app: shop", 1)} {
+		pod, ok := subsetPod(t, doc)
+		if !ok {
+			t.Fatal("the pod does not read")
+		}
+		for _, text := range texts {
+			in, err := celgo.Compile(text, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := outcome(in(pod.object()))
+			if got := outcome(programs[text](pod.object())); got != strings.Replace(want, "celgo.Other", "podexpr.otherValue", 1) {
+				t.Errorf("pod %d, %s: through the helper %s, in the process %s", i, text, got, want)
+			}
+		}
+		if got, want := requests.Load(), compiled+int64(i)+1; got != want {
+			t.Errorf("pod %d: %d requests in all, want %d (one per Pod for the %d expressions outside the subset)", i, got, want, len(texts))
+		}
+	}
+	// An expression of the subset, left to cel-go by the subset's
+	// evaluator, is asked for on its own, with the others.
+	pod, _ := subsetPod(t, subsetDeployment)
+	if v, err := programs[subset](pod.object()); err != nil || v != "web" {
+		t.Errorf("%s: %v, %v", subset, v, err)
 	}
 }

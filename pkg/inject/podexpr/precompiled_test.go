@@ -98,3 +98,21 @@ func TestDefaultExpressionsFast(t *testing.T) {
 		t.Error("an expression outside the subset is called fast")
 	}
 }
+
+// TestFastCompilesNothing: asking whether an expression is fast compiles
+// nothing (kubectl-inject asks it to decide which binary serves a
+// template, before any helper runs).
+func TestFastCompilesNothing(t *testing.T) {
+	var compiled int
+	Use(func(text, checked string) (Program, error) {
+		compiled++
+		return celgo.Compile(text, checked)
+	})
+	defer Use(celgo.Compile)
+	if New("object.kind == 'Deployment' ? 'd' : 'o'").Fast() {
+		t.Error("an expression not precompiled is called fast")
+	}
+	if compiled != 0 {
+		t.Errorf("Fast compiled %d expressions", compiled)
+	}
+}
