@@ -66,8 +66,15 @@ func (c lineCounter) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// outcome is a result or an error, as a parameter would see it.
+// outcome is a result or an error, as a parameter would see it: a value
+// of a type no parameter takes by its CEL type's name (celgo.Other in the
+// process, otherValue through the helper).
 func outcome(v any, err error) string {
+	switch v.(type) {
+	case nil, int64, string:
+	default:
+		return fmt.Sprintf("another type: %v", v)
+	}
 	if err != nil {
 		return "error: " + err.Error()
 	}
@@ -124,7 +131,6 @@ func TestHelperAgreesWithCEL(t *testing.T) {
 			}
 			want := outcome(inPrg(pod.object()))
 			got := outcome(hPrg(pod.object()))
-			want = strings.Replace(want, "celgo.Other", "podexpr.otherValue", 1)
 			if got != want {
 				t.Errorf("%s over %s: through the helper %s; in the process %s", text, podName, got, want)
 			}
@@ -269,7 +275,7 @@ func TestHelperEvaluatesTogether(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := outcome(in(pod.object()))
-			if got := outcome(programs[text](pod.object())); got != strings.Replace(want, "celgo.Other", "podexpr.otherValue", 1) {
+			if got := outcome(programs[text](pod.object())); got != want {
 				t.Errorf("pod %d, %s: through the helper %s, in the process %s", i, text, got, want)
 			}
 		}
