@@ -8,8 +8,6 @@ import (
 	"syscall"
 )
 
-const exeSuffix = ""
-
 // handOver replaces this process with the full command: the same PID, stdio,
 // signals and exit code, as if the user had started it.
 func handOver(full string, args []string) error {

@@ -9,8 +9,6 @@ import (
 	"os/exec"
 )
 
-const exeSuffix = ".exe"
-
 // handOver starts the full command with this process's stdio and exits with its
 // exit code (Windows cannot replace a running process).
 func handOver(full string, args []string) error {

@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/kinject/kubectl-inject/pkg/config"
 	"os"
-	"path/filepath"
 
+	"github.com/kinject/kubectl-inject/internal/sibling"
+	"github.com/kinject/kubectl-inject/pkg/config"
 	"github.com/kinject/kubectl-inject/plugin/local"
 )
 
@@ -32,14 +32,10 @@ func main() {
 // fullCommand finds kinject-live beside this binary, following
 // symbolic links (krew links only kubectl-inject into its bin directory).
 func fullCommand() (string, error) {
-	self, err := os.Executable()
-	if err == nil {
-		self, err = filepath.EvalSymlinks(self)
-	}
+	full, err := sibling.Path(FullCommand)
 	if err != nil {
 		return "", fmt.Errorf("find %s: %w", FullCommand, err)
 	}
-	full := filepath.Join(filepath.Dir(self), FullCommand+exeSuffix)
 	if _, err := os.Stat(full); err != nil {
 		return "", fmt.Errorf("kubectl-inject needs %s beside it for everything but --local (live objects, --help, completion, and templates whose expressions only cel-go evaluates): %w; install the binaries of one release together (krew does)", FullCommand, err)
 	}

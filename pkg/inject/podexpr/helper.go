@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"reflect"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/kinject/kubectl-inject/internal/sibling"
 )
 
 // The helper: the programs that do not link cel-go (inject-fn and
@@ -195,22 +195,13 @@ func HelperPath() (string, error) {
 	if p := os.Getenv(HelperEnv); p != "" {
 		return p, nil
 	}
-	name := HelperName
-	if runtime.GOOS == "windows" {
-		name += ".exe"
-	}
-	var beside string
-	self, err := os.Executable()
+	beside, err := sibling.Path(HelperName)
 	if err == nil {
-		self, err = filepath.EvalSymlinks(self)
-	}
-	if err == nil {
-		beside = filepath.Join(filepath.Dir(self), name)
 		if _, err := os.Stat(beside); err == nil {
 			return beside, nil
 		}
 	}
-	if p, err := exec.LookPath(name); err == nil {
+	if p, err := exec.LookPath(HelperName); err == nil {
 		return p, nil
 	}
 	where := "on PATH"
