@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/jsonstr"
 )
 
 // The helper's protocol: one JSON line each way, and the Pod as JSON whose
@@ -112,8 +114,7 @@ func appendHelperValue(b []byte, v any, depth int, budget *int) ([]byte, error) 
 		}
 		return b, nil
 	case string:
-		q, err := json.Marshal(v)
-		return append(b, q...), err
+		return jsonstr.Append(b, v), nil
 	case []any:
 		b = append(b, '[')
 		for i, item := range v {
@@ -132,11 +133,8 @@ func appendHelperValue(b []byte, v any, depth int, budget *int) ([]byte, error) 
 			if i > 0 {
 				b = append(b, ',')
 			}
-			q, err := json.Marshal(k)
-			if err != nil {
-				return nil, err
-			}
-			b = append(append(b, q...), ':')
+			b = append(jsonstr.Append(b, k), ':')
+			var err error
 			if b, err = appendHelperValue(b, v[k], depth+1, budget); err != nil {
 				return nil, err
 			}

@@ -5,7 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"unicode/utf8"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/jsonstr"
 )
 
 // Encode renders the status as compact JSON, field by field as Grammar
@@ -33,14 +34,14 @@ func (s *Status) appendField(b []byte, f Field, first bool) ([]byte, bool) {
 		if !first {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, f.Name)
+		b = jsonstr.Append(b, f.Name)
 		return append(b, ':')
 	}
 	switch f.Value {
 	case Int:
 		return strconv.AppendInt(key(b), int64(s.Version), 10), false
 	case String:
-		return appendJSONString(key(b), s.Template), false
+		return jsonstr.Append(key(b), s.Template), false
 	case List:
 		list := s.List(f.Name)
 		if f.Optional && len(list) == 0 {
@@ -51,7 +52,7 @@ func (s *Status) appendField(b []byte, f Field, first bool) ([]byte, bool) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, item)
+			b = jsonstr.Append(b, item)
 		}
 		return append(b, ']'), false
 	case Map:
@@ -74,7 +75,7 @@ func (s *Status) appendField(b []byte, f Field, first bool) ([]byte, bool) {
 			if !inner {
 				b = append(b, ',')
 			}
-			b = append(appendJSONString(b, g.Name), ':')
+			b = append(jsonstr.Append(b, g.Name), ':')
 			b = appendJSONMap(b, m)
 			inner = false
 		}
@@ -104,61 +105,8 @@ func appendJSONMap(b []byte, m map[string]string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(appendJSONString(b, k), ':')
-		b = appendJSONString(b, m[k])
+		b = append(jsonstr.Append(b, k), ':')
+		b = jsonstr.Append(b, m[k])
 	}
 	return append(b, '}')
-}
-
-const lowerHex = "0123456789abcdef"
-
-// appendJSONString writes s as a JSON string as encoding/json does without
-// HTML escaping: quote and backslash escaped, \b \f \n \r \t by name, the
-// other control characters as \u00XX, U+2028 and U+2029 as \u2028 and
-// \u2029, and each byte that is not UTF-8 as \ufffd.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', lowerHex[c>>4], lowerHex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(append(b, s[start:i]...), `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(append(b, s[start:i]...), '\\', 'u', '2', '0', '2', lowerHex[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	return append(append(b, s[start:]...), '"')
 }
