@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 )
 
 // A classic sidecar (an app container) keeps a Pod running for as long as
@@ -31,7 +33,7 @@ var completingKinds = []string{"Job", "CronJob"}
 // ClassicSidecars lists the names of the template's classic sidecars (its
 // containers), joined for MessageRunsToCompletion, or "" when it has none.
 func (t *Template) ClassicSidecars() string {
-	names := namesOf(t.Containers)
+	names := nodes.NamesOf(t.Containers)
 	for i, n := range names {
 		names[i] = strconv.Quote(n)
 	}
@@ -46,9 +48,9 @@ func (in *Injector) refuseClassicForCompletion(t *podTarget, e *Entry) bool {
 	if sidecars == "" {
 		return false
 	}
-	field, node := t.specField("restartPolicy"), mapValue(t.spec, "restartPolicy")
+	field, node := t.specField("restartPolicy"), nodes.MapValue(t.spec, "restartPolicy")
 	if node == nil || !slices.Contains(CompletingRestartPolicies, node.Value) {
-		field, node = "kind", mapValue(t.obj, "kind")
+		field, node = "kind", nodes.MapValue(t.obj, "kind")
 		if node == nil || !slices.Contains(completingKinds, node.Value) {
 			return false
 		}

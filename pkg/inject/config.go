@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -27,11 +28,11 @@ func LoadConfig(doc *yaml.RNode, lookup ConfigMapLookup) (*Config, error) {
 	if doc == nil || doc.IsNil() {
 		return nil, fmt.Errorf("template: empty document")
 	}
-	node := resolveDocument(doc.YNode())
+	node := nodes.ResolveDocument(doc.YNode())
 	if node == nil || node.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("template: must be a mapping (a ConfigMap, a SidecarInjection or a partial Pod spec)")
 	}
-	kind, apiVersion := scalarField(node, "kind"), scalarField(node, "apiVersion")
+	kind, apiVersion := nodes.ScalarField(node, "kind"), nodes.ScalarField(node, "apiVersion")
 	switch {
 	case kind == ConfigKind:
 		if apiVersion != ConfigAPIVersion {
@@ -62,8 +63,8 @@ func TemplateFromConfigMap(cm *yaml.RNode, key string) (*Template, error) {
 		key = DefaultConfigKey
 	}
 	_, name := ObjectName(cm)
-	data := mapValue(resolveDocument(cm.YNode()), "data")
-	text := mapValue(data, key)
+	data := nodes.MapValue(nodes.ResolveDocument(cm.YNode()), "data")
+	text := nodes.MapValue(data, key)
 	if text == nil || text.Kind != yaml.ScalarNode {
 		return nil, fmt.Errorf("ConfigMap %q: data.%s: is missing (a template ConfigMap holds a partial Pod spec under data.%s)", name, key, key)
 	}
@@ -80,20 +81,20 @@ func TemplateFromConfigMap(cm *yaml.RNode, key string) (*Template, error) {
 }
 
 func loadSidecarInjection(node *yaml.Node, lookup ConfigMapLookup) (*Config, error) {
-	name := scalarField(mapValue(node, "metadata"), "name")
+	name := nodes.ScalarField(nodes.MapValue(node, "metadata"), "name")
 	fail := func(err error) (*Config, error) {
 		return nil, fmt.Errorf("%s %q: %w", ConfigKind, name, err)
 	}
-	spec := mapValue(node, "spec")
-	if isNull(spec) {
+	spec := nodes.MapValue(node, "spec")
+	if nodes.IsNull(spec) {
 		return fail(fmt.Errorf("spec: is required"))
 	}
 	if spec.Kind != yaml.MappingNode {
-		return fail(fmt.Errorf("spec: must be a mapping, not %s", DescribeNonObject(spec)))
+		return fail(fmt.Errorf("spec: must be a mapping, not %s", nodes.DescribeNonObject(spec)))
 	}
 	cfg := &Config{}
 	var ref *TemplateRef
-	settings := newMapping()
+	settings := nodes.NewMapping()
 	for i := 0; i+1 < len(spec.Content); i += 2 {
 		key, value := spec.Content[i].Value, spec.Content[i+1]
 		field := "spec." + key
@@ -216,7 +217,7 @@ func decodeDocuments(data []byte) ([]*yaml.RNode, error) {
 			}
 			return nil, fmt.Errorf("document %d: not valid YAML: %w", i, err)
 		}
-		if len(node.Content) > 0 && !(isNull(node.Content[0]) && node.Content[0].Value == "") {
+		if len(node.Content) > 0 && !(nodes.IsNull(node.Content[0]) && node.Content[0].Value == "") {
 			docs = append(docs, yaml.NewRNode(&node))
 		}
 	}

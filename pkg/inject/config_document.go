@@ -7,6 +7,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"github.com/kinject/kubectl-inject/pkg/yamltext"
 )
 
@@ -41,8 +42,8 @@ func (in *Injector) Document() ([]byte, error) {
 		return nil, err
 	}
 	if !builtin {
-		spec := mapValue(doc, "spec")
-		spec.Content = append(spec.Content, newString("template"), in.template.document())
+		spec := nodes.MapValue(doc, "spec")
+		spec.Content = append(spec.Content, nodes.NewString("template"), in.template.document())
 	}
 	if builtin {
 		doc.Style = yaml.FlowStyle
@@ -89,8 +90,8 @@ func marshalNode(v any) (*yaml.Node, error) {
 // parsePartialSpec reads. Parameters are written without their defaults:
 // the template holds them at their fields.
 func (t *Template) document() *yaml.Node {
-	m := newMapping()
-	add := func(key string, value *yaml.Node) { m.Content = append(m.Content, newString(key), value) }
+	m := nodes.NewMapping()
+	add := func(key string, value *yaml.Node) { m.Content = append(m.Content, nodes.NewString(key), value) }
 	items := func(key string, nodes []*yaml.Node) {
 		var copies []*yaml.Node
 		for _, n := range nodes {
@@ -102,7 +103,7 @@ func (t *Template) document() *yaml.Node {
 	items("initContainers", t.InitContainers)
 	items("volumes", t.Volumes)
 	if len(t.Labels)+len(t.Annotations) > 0 {
-		meta := newMapping()
+		meta := nodes.NewMapping()
 		for _, group := range []struct {
 			key   string
 			pairs []KeyValue
@@ -110,18 +111,18 @@ func (t *Template) document() *yaml.Node {
 			if len(group.pairs) == 0 {
 				continue
 			}
-			pairs := newMapping()
+			pairs := nodes.NewMapping()
 			for _, kv := range group.pairs {
-				pairs.Content = append(pairs.Content, newString(kv.Key), newString(kv.Value))
+				pairs.Content = append(pairs.Content, nodes.NewString(kv.Key), nodes.NewString(kv.Value))
 			}
-			meta.Content = append(meta.Content, newString(group.key), pairs)
+			meta.Content = append(meta.Content, nodes.NewString(group.key), pairs)
 		}
 		add("metadata", meta)
 	}
 	var params []*yaml.Node
 	for _, p := range t.Parameters {
 		params = append(params, fields(
-			"annotation", newString(p.Annotation), "field", newString(p.Field), "type", newString(string(p.Type)),
+			"annotation", nodes.NewString(p.Annotation), "field", nodes.NewString(p.Field), "type", nodes.NewString(string(p.Type)),
 			"expression", optional(p.Expression)))
 	}
 	setSequence(m, "parameters", params)
@@ -129,7 +130,7 @@ func (t *Template) document() *yaml.Node {
 	for _, r := range t.ReservedPorts {
 		ports = append(ports, fields(
 			"port", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(r.Port)},
-			"protocol", newString(r.Protocol), "container", newString(r.Container),
+			"protocol", nodes.NewString(r.Protocol), "container", nodes.NewString(r.Container),
 			"description", optional(r.Description)))
 	}
 	setSequence(m, "reservedPorts", ports)
@@ -148,16 +149,16 @@ func documentName(profile string) string {
 // items.
 func setSequence(m *yaml.Node, key string, items []*yaml.Node) {
 	if len(items) > 0 {
-		m.Content = append(m.Content, newString(key), newSequence(items...))
+		m.Content = append(m.Content, nodes.NewString(key), nodes.NewSequence(items...))
 	}
 }
 
 // fields is a mapping of key, value pairs; a nil value leaves its key out.
 func fields(pairs ...any) *yaml.Node {
-	m := newMapping()
+	m := nodes.NewMapping()
 	for i := 0; i+1 < len(pairs); i += 2 {
 		if v := pairs[i+1].(*yaml.Node); v != nil {
-			m.Content = append(m.Content, newString(pairs[i].(string)), v)
+			m.Content = append(m.Content, nodes.NewString(pairs[i].(string)), v)
 		}
 	}
 	return m
@@ -168,5 +169,5 @@ func optional(s string) *yaml.Node {
 	if s == "" {
 		return nil
 	}
-	return newString(s)
+	return nodes.NewString(s)
 }

@@ -1,9 +1,10 @@
 package inject_test
 
 import (
-	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"strings"
 	"testing"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/record"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 

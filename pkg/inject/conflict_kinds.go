@@ -2,8 +2,9 @@ package inject
 
 import (
 	"fmt"
-	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"slices"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/record"
 )
 
 // ConflictKind is a kind of thing the template adds that the pod, or

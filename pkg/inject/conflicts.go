@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -34,7 +35,7 @@ func (pt profileTarget) checkKeys(tpl *Template) error {
 	for _, k := range MetadataConflictKinds() {
 		for _, kv := range tpl.AddedKeys(k) {
 			if owner, ok := pt.rest.owner(k, kv.Key); ok {
-				return pt.conflict(k.Subject(kv.Key, joinField(pt.field, "metadata."+k.MetadataField())), owner)
+				return pt.conflict(k.Subject(kv.Key, nodes.JoinField(pt.field, "metadata."+k.MetadataField())), owner)
 			}
 		}
 	}
@@ -58,10 +59,10 @@ func hasKeyValue(kvs []KeyValue, key string) bool {
 func (pt profileTarget) missingItems(items []*yaml.Node, field string, lists ...*yaml.Node) ([]*yaml.Node, error) {
 	var out []*yaml.Node
 	for _, item := range items {
-		name := scalarField(item, "name")
+		name := nodes.ScalarField(item, "name")
 		var existing *yaml.Node
 		for _, list := range lists {
-			if existing = itemByName(list, name); existing != nil {
+			if existing = nodes.ItemByName(list, name); existing != nil {
 				break
 			}
 		}
@@ -183,13 +184,6 @@ func sameValue(a, b any) bool {
 	x, err1 := json.Marshal(a)
 	y, err2 := json.Marshal(b)
 	return err1 == nil && err2 == nil && string(x) == string(y)
-}
-
-func seqItems(n *yaml.Node) []*yaml.Node {
-	if n == nil || n.Kind != yaml.SequenceNode {
-		return nil
-	}
-	return n.Content
 }
 
 // compactJSON renders a node as compact JSON for messages.

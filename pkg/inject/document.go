@@ -8,6 +8,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"github.com/kinject/kubectl-inject/pkg/yamltext"
 )
 
@@ -52,9 +53,9 @@ func parseDocument(src []byte, index int) (*document, *Entry) {
 	if node == nil {
 		return nil, nil
 	}
-	root := resolveDocument(node)
+	root := nodes.ResolveDocument(node)
 	if root.Kind != yaml.MappingNode {
-		return fail(ReasonInvalidObject, "document is a %s, not an object (a mapping with apiVersion and kind)", NodeKind(root))
+		return fail(ReasonInvalidObject, "document is a %s, not an object (a mapping with apiVersion and kind)", nodes.Kind(root))
 	}
 	return &document{node: node, root: root, text: src, index: index}, nil
 }
@@ -75,7 +76,7 @@ func ParseDocument(src []byte) (*yaml.RNode, error) {
 func (d *document) objects() []objectRef {
 	d.refresh()
 	if isList(d.root) {
-		items := mapValue(d.root, "items").Content
+		items := nodes.MapValue(d.root, "items").Content
 		refs := make([]objectRef, len(items))
 		for i, item := range items {
 			refs[i] = objectRef{node: item, item: i}
@@ -147,8 +148,8 @@ func (d *document) apply(edits []yamltext.Edit) {
 		return
 	}
 	if spliceErr == nil {
-		if node, err := yamltext.Decode(spliced); err == nil && node != nil && yamltext.Equal(resolveDocument(node), d.root) {
-			d.node, d.root, d.text = node, resolveDocument(node), spliced
+		if node, err := yamltext.Decode(spliced); err == nil && node != nil && yamltext.Equal(nodes.ResolveDocument(node), d.root) {
+			d.node, d.root, d.text = node, nodes.ResolveDocument(node), spliced
 			return
 		}
 	}
@@ -167,7 +168,7 @@ func (d *document) refresh() {
 		d.err = fmt.Errorf("spliced document does not parse: %v", err)
 		return
 	}
-	d.node, d.root = node, resolveDocument(node)
+	d.node, d.root = node, nodes.ResolveDocument(node)
 }
 
 // reformat re-serializes the edited tree, keeping the sequence indentation
@@ -191,7 +192,7 @@ func (d *document) reformat() {
 		d.err = fmt.Errorf("re-serialized document does not parse: %v", err)
 		return
 	}
-	d.node, d.root, d.text, d.reformatted = node, resolveDocument(node), out, true
+	d.node, d.root, d.text, d.reformatted = node, nodes.ResolveDocument(node), out, true
 }
 
 // reformatJSON writes the tree as JSON laid out as src: compact, or

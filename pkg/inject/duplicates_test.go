@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"github.com/kinject/kubectl-inject/pkg/yamltext"
 )
 
@@ -30,7 +31,7 @@ func TestDuplicateKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := ""
-		if err := checkDuplicateKeys(resolveDocument(node), ""); err != nil {
+		if err := checkDuplicateKeys(nodes.ResolveDocument(node), ""); err != nil {
 			got = err.Error()
 		}
 		if got != tc.want {

@@ -3,10 +3,11 @@ package inject_test
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/record"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )

@@ -3,10 +3,11 @@ package inject_test
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/record"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 

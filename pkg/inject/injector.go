@@ -8,6 +8,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"github.com/kinject/kubectl-inject/pkg/yamltext"
 )
 
@@ -84,7 +85,7 @@ func (in *Injector) Settings() Settings { return in.settings }
 // in place, and reports one entry per object. This is the path for callers
 // that re-serialize anyway, such as KRM functions.
 func (in *Injector) ProcessNode(op Op, doc *yaml.RNode, docIndex int) []Entry {
-	d := &document{root: resolveDocument(doc.YNode()), index: docIndex}
+	d := &document{root: nodes.ResolveDocument(doc.YNode()), index: docIndex}
 	return in.process(op, d)
 }
 

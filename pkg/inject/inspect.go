@@ -1,6 +1,7 @@
 package inject
 
 import (
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -23,8 +24,8 @@ type Inspection struct {
 // ownRecord finds obj's pod template and the injector's profile's record
 // on it; the record is nil when there is none or it is not valid.
 func (in *Injector) ownRecord(obj *yaml.RNode) (*podTarget, *record.Status) {
-	root := resolveDocument(obj.YNode())
-	path, ok := lookupPath(in.settings.PodTemplatePaths, scalarField(root, "apiVersion"), scalarField(root, "kind"))
+	root := nodes.ResolveDocument(obj.YNode())
+	path, ok := lookupPath(in.settings.PodTemplatePaths, nodes.ScalarField(root, "apiVersion"), nodes.ScalarField(root, "kind"))
 	if !ok {
 		return nil, nil
 	}
@@ -61,10 +62,10 @@ func (in *Injector) Inspect(obj *yaml.RNode) Inspection {
 		names []string
 		field string
 	}{{s.Containers, "containers"}, {s.InitContainers, "initContainers"}} {
-		list := mapValue(t.spec, l.field)
+		list := nodes.MapValue(t.spec, l.field)
 		for _, name := range l.names {
-			if c := itemByName(list, name); c != nil {
-				out.Images = append(out.Images, NameImage{Name: name, Image: scalarField(c, "image")})
+			if c := nodes.ItemByName(list, name); c != nil {
+				out.Images = append(out.Images, NameImage{Name: name, Image: nodes.ScalarField(c, "image")})
 			}
 		}
 	}

@@ -2,8 +2,10 @@ package inject
 
 import (
 	"fmt"
-	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"slices"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
+	"github.com/kinject/kubectl-inject/pkg/inject/record"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -20,9 +22,9 @@ func (in *Injector) planInject(t *podTarget, values map[string]string, rest othe
 	tpl := in.templateFor(values)
 	pt := profileTarget{podTarget: t, profile: in.settings.Profile, rest: rest}
 	status := &record.Status{Version: record.Version, Template: in.hash, Values: values}
-	containers := mapValue(t.spec, "containers")
-	initContainers := mapValue(t.spec, "initContainers")
-	volumes := mapValue(t.spec, "volumes")
+	containers := nodes.MapValue(t.spec, "containers")
+	initContainers := nodes.MapValue(t.spec, "initContainers")
+	volumes := nodes.MapValue(t.spec, "volumes")
 
 	newContainers, err := pt.missingItems(tpl.Containers, "containers", containers, initContainers)
 	if err != nil {
@@ -45,9 +47,9 @@ func (in *Injector) planInject(t *podTarget, values map[string]string, rest othe
 	if err := pt.checkKeys(tpl); err != nil {
 		return nil, err
 	}
-	status.Containers = namesOf(newContainers)
-	status.InitContainers = namesOf(newInits)
-	status.Volumes = namesOf(newVolumes)
+	status.Containers = nodes.NamesOf(newContainers)
+	status.InitContainers = nodes.NamesOf(newInits)
+	status.Volumes = nodes.NamesOf(newVolumes)
 
 	if len(newContainers)+len(newInits)+len(newVolumes) > 0 {
 		// An empty pod spec laid out across lines ({ and } on lines of
@@ -67,13 +69,13 @@ func (in *Injector) planInject(t *podTarget, values map[string]string, rest othe
 		{"initContainers", initContainers, newInits, true, record.FieldInitContainers},
 		{"volumes", volumes, newVolumes, false, record.FieldVolumes},
 	} {
-		if len(l.items) > 0 && !isNull(l.list) {
+		if len(l.items) > 0 && !nodes.IsNull(l.list) {
 			rest.inherit(status, l.created)
 			status.NoteEmpty(l.created, t.emptyText(l.list))
 		}
 		more, err := appendItems(t.spec, l.field, l.list, l.items, l.front, rest.sidecars(), status, l.created)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", joinField(t.field, "spec"), err)
+			return nil, fmt.Errorf("%s: %w", nodes.JoinField(t.field, "spec"), err)
 		}
 		edits = append(edits, more...)
 	}
@@ -83,7 +85,7 @@ func (in *Injector) planInject(t *podTarget, values map[string]string, rest othe
 	annotations := tpl.Annotations
 	if len(newContainers) > 0 && !hasKeyValue(tpl.Annotations, DefaultContainerAnnotation) {
 		switch {
-		case scalarField(mapValue(t.meta, "annotations"), DefaultContainerAnnotation) == "":
+		case nodes.ScalarField(nodes.MapValue(t.meta, "annotations"), DefaultContainerAnnotation) == "":
 			if app := firstAppContainer(containers, rest.sidecars()); app != "" {
 				annotations = append([]KeyValue{{DefaultContainerAnnotation, app}}, annotations...)
 			}
@@ -97,7 +99,7 @@ func (in *Injector) planInject(t *podTarget, values map[string]string, rest othe
 
 // firstAppContainer returns the first container that no profile added.
 func firstAppContainer(containers *yaml.Node, sidecars map[string]bool) string {
-	for _, name := range itemNames(containers) {
+	for _, name := range nodes.ItemNames(containers) {
 		if name != "" && !sidecars[name] {
 			return name
 		}
@@ -112,11 +114,11 @@ func appendItems(spec *yaml.Node, field string, list *yaml.Node, items []*yaml.N
 	if len(items) == 0 {
 		return nil, nil
 	}
-	if isNull(list) {
+	if nodes.IsNull(list) {
 		status.AddField(created, presentValue(spec, field))
 		// The template's own items: an edit naming its Origin is copied
 		// only when applied to the tree (yamltext.Edit).
-		e := placeField(spec, field, newSequence(slices.Clone(items)...), beforeKeyFor(spec, field))
+		e := placeField(spec, field, nodes.NewSequence(slices.Clone(items)...), beforeKeyFor(spec, field))
 		e.Origin, e.OriginN = items[0], len(items)
 		return []yamltext.Edit{e}, nil
 	}
@@ -128,7 +130,7 @@ func appendItems(spec *yaml.Node, field string, list *yaml.Node, items []*yaml.N
 	}
 	var before *yaml.Node
 	if front {
-		names := itemNames(list)
+		names := nodes.ItemNames(list)
 		for i, n := range list.Content {
 			if i < len(names) && sidecars[names[i]] {
 				continue

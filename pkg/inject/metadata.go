@@ -2,6 +2,8 @@ package inject
 
 import (
 	"fmt"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"github.com/kinject/kubectl-inject/pkg/inject/record"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -13,18 +15,18 @@ import (
 // pod template's metadata, creating maps as needed.
 func planMetadata(t *podTarget, labels, annotations []KeyValue, status *record.Status, rest others, statusKey string) ([]yamltext.Edit, error) {
 	if t.meta == nil {
-		meta := newMapping()
+		meta := nodes.NewMapping()
 		if len(labels) > 0 {
 			status.AddField(record.FieldLabels, nil)
-			meta.Content = append(meta.Content, newString("labels"), kvMapping(labels))
+			meta.Content = append(meta.Content, nodes.NewString("labels"), kvMapping(labels))
 			status.Labels = keys(labels)
 		}
 		status.AddField(record.FieldAnnotations, nil)
 		status.AddField(record.FieldMetadata, presentValue(t.template, "metadata"))
 		status.Annotations = keys(annotations)
 		ann := kvMapping(annotations)
-		meta.Content = append(meta.Content, newString("annotations"), ann)
-		ann.Content = append(ann.Content, newString(statusKey), newString(status.Encode()))
+		meta.Content = append(meta.Content, nodes.NewString("annotations"), ann)
+		ann.Content = append(ann.Content, nodes.NewString(statusKey), nodes.NewString(status.Encode()))
 		return []yamltext.Edit{placeField(t.template, "metadata", meta, beforeKeyFor(t.template, "metadata"))}, nil
 	}
 	rest.inherit(status, record.FieldMetadata)
@@ -44,23 +46,23 @@ func planStringMap(t *podTarget, field string, kvs []KeyValue, added *[]string, 
 	if len(kvs) == 0 && statusKey == "" {
 		return nil, nil
 	}
-	m := mapValue(t.meta, field)
-	if isNull(m) {
+	m := nodes.MapValue(t.meta, field)
+	if nodes.IsNull(m) {
 		status.AddField(created, presentValue(t.meta, field))
 		*added = keys(kvs)
 		fresh := kvMapping(kvs)
 		if statusKey != "" {
-			fresh.Content = append(fresh.Content, newString(statusKey), newString(status.Encode()))
+			fresh.Content = append(fresh.Content, nodes.NewString(statusKey), nodes.NewString(status.Encode()))
 		}
 		return []yamltext.Edit{placeField(t.meta, field, fresh, beforeKeyFor(t.meta, field))}, nil
 	}
 	if m.Kind == yaml.AliasNode {
 		// Adding to an alias would change the anchor and every other use of
 		// it, such as a selector.
-		return nil, atNode(m, joinField(t.field, "metadata."+field), &conflictError{fmt.Sprintf("%s: is an alias (*%s); refusing to edit the shared anchor", joinField(t.field, "metadata."+field), m.Value)})
+		return nil, atNode(m, nodes.JoinField(t.field, "metadata."+field), &conflictError{fmt.Sprintf("%s: is an alias (*%s); refusing to edit the shared anchor", nodes.JoinField(t.field, "metadata."+field), m.Value)})
 	}
 	if m.Kind != yaml.MappingNode {
-		return nil, atNode(m, joinField(t.field, "metadata."+field), fmt.Errorf("%s: must be a mapping", joinField(t.field, "metadata."+field)))
+		return nil, atNode(m, nodes.JoinField(t.field, "metadata."+field), fmt.Errorf("%s: must be a mapping", nodes.JoinField(t.field, "metadata."+field)))
 	}
 	rest.inherit(status, created)
 	if len(kvs) > 0 || statusKey != "" {
@@ -68,18 +70,18 @@ func planStringMap(t *podTarget, field string, kvs []KeyValue, added *[]string, 
 	}
 	var edits []yamltext.Edit
 	for _, kv := range kvs {
-		existing := mapValue(m, kv.Key)
+		existing := nodes.MapValue(m, kv.Key)
 		switch {
 		case existing == nil:
 			*added = append(*added, kv.Key)
-			edits = append(edits, yamltext.Insert(m, nil, kv.Key, newString(kv.Value)))
+			edits = append(edits, yamltext.Insert(m, nil, kv.Key, nodes.NewString(kv.Value)))
 		case existing.Value != kv.Value || existing.Kind != yaml.ScalarNode:
 			recordChanged(status, field, kv.Key, existing.Value)
 			edits = append(edits, yamltext.Set(existing, kv.Value))
 		}
 	}
 	if statusKey != "" {
-		edits = append(edits, yamltext.Insert(m, nil, statusKey, newString(status.Encode())))
+		edits = append(edits, yamltext.Insert(m, nil, statusKey, nodes.NewString(status.Encode())))
 	}
 	return edits, nil
 }
@@ -99,9 +101,9 @@ func recordChanged(status *record.Status, field, key, old string) {
 }
 
 func kvMapping(kvs []KeyValue) *yaml.Node {
-	m := newMapping()
+	m := nodes.NewMapping()
 	for _, kv := range kvs {
-		m.Content = append(m.Content, newString(kv.Key), newString(kv.Value))
+		m.Content = append(m.Content, nodes.NewString(kv.Key), nodes.NewString(kv.Value))
 	}
 	return m
 }

@@ -3,6 +3,7 @@ package inject
 import (
 	"fmt"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -15,14 +16,14 @@ import (
 // ObjectKind reads the kind of a document that is a mapping, and is empty
 // for anything else.
 func ObjectKind(doc *yaml.RNode) string {
-	return scalarField(documentRoot(doc), "kind")
+	return nodes.ScalarField(documentRoot(doc), "kind")
 }
 
 // ObjectName reads metadata.namespace and metadata.name of a document,
 // empty where the document, its metadata or the field is something else.
 func ObjectName(doc *yaml.RNode) (namespace, name string) {
-	meta := mapValue(documentRoot(doc), "metadata")
-	return scalarField(meta, "namespace"), scalarField(meta, "name")
+	meta := nodes.MapValue(documentRoot(doc), "metadata")
+	return nodes.ScalarField(meta, "namespace"), nodes.ScalarField(meta, "name")
 }
 
 // CheckObjectShape reports, naming the field, a document that is not an
@@ -31,18 +32,18 @@ func ObjectName(doc *yaml.RNode) (namespace, name string) {
 func CheckObjectShape(doc *yaml.RNode) error {
 	root := documentRoot(doc)
 	if root == nil || root.Kind != yaml.MappingNode {
-		return fmt.Errorf("not an object (%s)", DescribeNonObject(root))
+		return fmt.Errorf("not an object (%s)", nodes.DescribeNonObject(root))
 	}
-	meta := mapValue(root, "metadata")
-	if isNull(meta) {
+	meta := nodes.MapValue(root, "metadata")
+	if nodes.IsNull(meta) {
 		return nil
 	}
 	if meta.Kind != yaml.MappingNode {
-		return fmt.Errorf("metadata: must be a mapping, not %s", DescribeNonObject(meta))
+		return fmt.Errorf("metadata: must be a mapping, not %s", nodes.DescribeNonObject(meta))
 	}
 	for _, field := range []string{"annotations", "labels"} {
-		if v := mapValue(meta, field); !isNull(v) && v.Kind != yaml.MappingNode {
-			return fmt.Errorf("metadata.%s: must be a mapping, not %s", field, DescribeNonObject(v))
+		if v := nodes.MapValue(meta, field); !nodes.IsNull(v) && v.Kind != yaml.MappingNode {
+			return fmt.Errorf("metadata.%s: must be a mapping, not %s", field, nodes.DescribeNonObject(v))
 		}
 	}
 	return nil
@@ -53,5 +54,5 @@ func documentRoot(doc *yaml.RNode) *yaml.Node {
 	if doc == nil {
 		return nil
 	}
-	return resolveDocument(doc.YNode())
+	return nodes.ResolveDocument(doc.YNode())
 }

@@ -2,8 +2,10 @@ package inject
 
 import (
 	"fmt"
-	"github.com/kinject/kubectl-inject/pkg/inject/internal/ascii"
 	"strings"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/ascii"
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -74,7 +76,7 @@ func parseFieldPath(s string) (fieldPath, error) {
 // getPath returns the scalar at steps below n.
 func getPath(n *yaml.Node, steps []FieldStep) (string, bool) {
 	for i, st := range steps {
-		n = mapValue(n, st.Field)
+		n = nodes.MapValue(n, st.Field)
 		if n == nil {
 			return "", false
 		}
@@ -91,12 +93,12 @@ func getPath(n *yaml.Node, steps []FieldStep) (string, bool) {
 			}
 			return flagValue(v, st.Key), true
 		}
-		n = itemByName(n, st.Key)
+		n = nodes.ItemByName(n, st.Key)
 		if n == nil {
 			return "", false
 		}
 	}
-	if n.Kind != yaml.ScalarNode || isNull(n) {
+	if n.Kind != yaml.ScalarNode || nodes.IsNull(n) {
 		return "", false
 	}
 	return n.Value, true
@@ -107,20 +109,20 @@ func getPath(n *yaml.Node, steps []FieldStep) (string, bool) {
 func setPath(n *yaml.Node, steps []FieldStep, value string, pt ParameterType) error {
 	for i, st := range steps {
 		last := i == len(steps)-1
-		next := mapValue(n, st.Field)
+		next := nodes.MapValue(n, st.Field)
 		if n.Kind != yaml.MappingNode {
 			return fmt.Errorf("%s: is not a mapping", st.Field)
 		}
 		switch {
 		case next == nil && st.HasKey:
-			next = newSequence()
-			n.Content = append(n.Content, newString(st.Field), next)
+			next = nodes.NewSequence()
+			n.Content = append(n.Content, nodes.NewString(st.Field), next)
 		case next == nil && last:
-			n.Content = append(n.Content, newString(st.Field), typedScalar(nil, value, pt))
+			n.Content = append(n.Content, nodes.NewString(st.Field), typedScalar(nil, value, pt))
 			return nil
 		case next == nil:
-			next = newMapping()
-			n.Content = append(n.Content, newString(st.Field), next)
+			next = nodes.NewMapping()
+			n.Content = append(n.Content, nodes.NewString(st.Field), next)
 		case last && !st.HasKey:
 			if next.Kind != yaml.ScalarNode {
 				return fmt.Errorf("%s: is not a single value", st.Field)
@@ -139,10 +141,10 @@ func setPath(n *yaml.Node, steps []FieldStep, value string, pt ParameterType) er
 			setFlag(next, st.Key, value)
 			return nil
 		}
-		item := itemByName(next, st.Key)
+		item := nodes.ItemByName(next, st.Key)
 		if item == nil {
-			item = newMapping()
-			item.Content = append(item.Content, newString("name"), newString(st.Key))
+			item = nodes.NewMapping()
+			item.Content = append(item.Content, nodes.NewString("name"), nodes.NewString(st.Key))
 			next.Content = append(next.Content, item)
 		}
 		n = item
@@ -203,7 +205,7 @@ func setFlag(seq *yaml.Node, flag, value string) {
 	_, w := flagWord(seq, flag)
 	switch {
 	case w == nil:
-		seq.Content = append(seq.Content, newString(flag), newString(value))
+		seq.Content = append(seq.Content, nodes.NewString(flag), nodes.NewString(value))
 	case strings.HasPrefix(w.Value, flag+"="):
 		*w = *typedScalar(w, flag+"="+value, TypeString)
 	default:
@@ -214,7 +216,7 @@ func setFlag(seq *yaml.Node, flag, value string) {
 // typedScalar returns a scalar holding value: a string (quoted where
 // needed), or an integer where the old node was one and the value is one.
 func typedScalar(old *yaml.Node, value string, pt ParameterType) *yaml.Node {
-	n := newString(value)
+	n := nodes.NewString(value)
 	if old != nil {
 		n.Style = old.Style
 		if old.Tag == "!!int" && ascii.IsDecimalInt(value) {

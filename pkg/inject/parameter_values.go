@@ -1,9 +1,10 @@
 package inject
 
 import (
-	"github.com/kinject/kubectl-inject/pkg/inject/internal/ascii"
 	"strconv"
 	"strings"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/ascii"
 )
 
 // Hand-written checks of the typed values. They accept exactly what the

@@ -3,11 +3,13 @@ package inject
 import (
 	"errors"
 	"fmt"
-	"github.com/kinject/kubectl-inject/pkg/inject/internal/ascii"
-	"github.com/kinject/kubectl-inject/pkg/inject/podexpr"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/ascii"
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
+	"github.com/kinject/kubectl-inject/pkg/inject/podexpr"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -129,7 +131,7 @@ func (p Parameter) Path() []FieldStep { return append([]FieldStep(nil), p.path.s
 
 // parseParameters reads a template's parameters list.
 func parseParameters(value *yaml.Node, field string) ([]Parameter, error) {
-	if isNull(value) {
+	if nodes.IsNull(value) {
 		return nil, nil
 	}
 	if value.Kind != yaml.SequenceNode {
@@ -226,7 +228,7 @@ func checkAnnotationName(s string) error {
 func (t *Template) bindParameters(where string) error {
 	for i := range t.Parameters {
 		p := &t.Parameters[i]
-		at := fmt.Sprintf("%s[%d]", joinField(where, "parameters"), i)
+		at := fmt.Sprintf("%s[%d]", nodes.JoinField(where, "parameters"), i)
 		item := t.parameterItem(p.path)
 		if item == nil {
 			return fmt.Errorf("%s.field: %q: the template has no %s named %q", at, p.Field, strings.TrimSuffix(p.path.list, "s"), p.path.item)
@@ -270,12 +272,12 @@ func (t *Template) resolveDefaults() {
 // template is turned native or classic.
 func (t *Template) parameterItem(p fieldPath) *yaml.Node {
 	if p.list == "volumes" {
-		return itemByName(newSequence(t.Volumes...), p.item)
+		return nodes.ItemByName(nodes.NewSequence(t.Volumes...), p.item)
 	}
-	if c := itemByName(newSequence(t.Containers...), p.item); c != nil {
+	if c := nodes.ItemByName(nodes.NewSequence(t.Containers...), p.item); c != nil {
 		return c
 	}
-	return itemByName(newSequence(t.InitContainers...), p.item)
+	return nodes.ItemByName(nodes.NewSequence(t.InitContainers...), p.item)
 }
 
 // parameterValues reads the parameters' annotations from the object and
@@ -289,14 +291,14 @@ func parameterValues(t *podTarget, profile string, tpl *Template, own *profileRe
 	if len(params) == 0 {
 		return nil, nil
 	}
-	objMeta := mapValue(t.obj, "metadata")
+	objMeta := nodes.MapValue(t.obj, "metadata")
 	var values map[string]string
 	var pod *podexpr.Pod
 	for _, p := range params {
 		key := ProfileAnnotation(profile, p.Annotation)
-		where, v := joinField(t.field, "metadata.annotations"), mapValue(mapValue(t.meta, "annotations"), key)
+		where, v := nodes.JoinField(t.field, "metadata.annotations"), nodes.MapValue(nodes.MapValue(t.meta, "annotations"), key)
 		if v == nil && t.obj != t.template {
-			where, v = "metadata.annotations", mapValue(mapValue(objMeta, "annotations"), key)
+			where, v = "metadata.annotations", nodes.MapValue(nodes.MapValue(objMeta, "annotations"), key)
 		}
 		if v == nil && p.expr != nil {
 			if pod == nil {
@@ -359,7 +361,7 @@ func (t *Template) withValues(values map[string]string) *Template {
 		}
 		for _, list := range lists { // share their arrays with out
 			for i, item := range list {
-				if scalarField(item, "name") != p.path.item {
+				if nodes.ScalarField(item, "name") != p.path.item {
 					continue
 				}
 				if !copied[item] {

@@ -3,6 +3,7 @@ package inject
 import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"github.com/kinject/kubectl-inject/pkg/yamltext"
 )
 
@@ -14,7 +15,7 @@ import (
 // what the others would have written alone.
 func beforeKeyFor(m *yaml.Node, field string) *yaml.Node {
 	for _, next := range fieldsAfter[field] {
-		if key, _ := mapLookup(m, next); key != nil {
+		if key, _ := nodes.MapLookup(m, next); key != nil {
 			return key
 		}
 	}
@@ -33,7 +34,7 @@ var fieldsAfter = map[string][]string{
 // placeField sets field of mapping m to value: a new field before the key
 // before, or the value of a field that is present but empty ("volumes:").
 func placeField(m *yaml.Node, field string, value, before *yaml.Node) yamltext.Edit {
-	if _, old := mapLookup(m, field); old != nil {
+	if _, old := nodes.MapLookup(m, field); old != nil {
 		return yamltext.Fill(m, old, value)
 	}
 	return yamltext.Insert(m, before, field, value)
@@ -42,7 +43,7 @@ func placeField(m *yaml.Node, field string, value, before *yaml.Node) yamltext.E
 // presentValue returns the value of field when m has the key (an empty
 // value, here), nil when it has not.
 func presentValue(m *yaml.Node, field string) *yaml.Node {
-	key, value := mapLookup(m, field)
+	key, value := nodes.MapLookup(m, field)
 	if key == nil {
 		return nil
 	}

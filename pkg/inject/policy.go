@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -36,15 +37,15 @@ func (p Policy) ExcludesNamespace(ns string) bool { return containsFold(p.Exclud
 // selectObject decides whether an object is in scope at all (kind, group,
 // namespace, labels). It does not look at opt-in/out annotations.
 func (p Policy) selectObject(obj *yaml.Node) (Reason, string) {
-	kind, group := scalarField(obj, "kind"), apiGroup(scalarField(obj, "apiVersion"))
+	kind, group := nodes.ScalarField(obj, "kind"), apiGroup(nodes.ScalarField(obj, "apiVersion"))
 	if !p.SelectsKind(kind) {
 		return ReasonKindNotSelected, fmt.Sprintf("kind %s is not in %s", kind, strings.Join(p.Kinds, ","))
 	}
 	if !p.SelectsAPIGroup(group) {
 		return ReasonKindNotSelected, fmt.Sprintf("API group %q is not in %s", group, strings.Join(p.APIGroups, ","))
 	}
-	meta := mapValue(obj, "metadata")
-	ns := scalarField(meta, "namespace")
+	meta := nodes.MapValue(obj, "metadata")
+	ns := nodes.ScalarField(meta, "namespace")
 	if ns == "" {
 		ns = "default"
 	}
@@ -66,13 +67,13 @@ func (p Policy) selectObject(obj *yaml.Node) (Reason, string) {
 // selectPod applies the opt-in/out policy of the profile and the pod-level
 // skips. The seed's annotation opts in the default profile only.
 func (p Policy) selectPod(t *podTarget, profile string) (Reason, string) {
-	objAnn := mapValue(mapValue(t.obj, "metadata"), "annotations")
-	podAnn := mapValue(t.meta, "annotations")
+	objAnn := nodes.MapValue(nodes.MapValue(t.obj, "metadata"), "annotations")
+	podAnn := nodes.MapValue(t.meta, "annotations")
 	key := InjectAnnotationFor(profile)
-	inject := firstNonEmpty(scalarField(podAnn, key), scalarField(objAnn, key))
+	inject := firstNonEmpty(nodes.ScalarField(podAnn, key), nodes.ScalarField(objAnn, key))
 	seed := ""
 	if profile == "" {
-		seed = firstNonEmpty(scalarField(podAnn, SeedAnnotation), scalarField(objAnn, SeedAnnotation))
+		seed = firstNonEmpty(nodes.ScalarField(podAnn, SeedAnnotation), nodes.ScalarField(objAnn, SeedAnnotation))
 	}
 	switch {
 	case strings.EqualFold(inject, "false"):
@@ -83,11 +84,11 @@ func (p Policy) selectPod(t *podTarget, profile string) (Reason, string) {
 		}
 		return ReasonNotOptedIn, fmt.Sprintf(`mode is opt-in and neither %s nor %s is "true"`, InjectAnnotation, SeedAnnotation)
 	}
-	if !p.InjectHostNetwork && scalarField(t.spec, "hostNetwork") == "true" {
+	if !p.InjectHostNetwork && nodes.ScalarField(t.spec, "hostNetwork") == "true" {
 		return ReasonHostNetwork, "the pod uses the host's network; a sidecar would share the node's ports"
 	}
 	for _, list := range []string{"containers", "initContainers"} {
-		for _, name := range itemNames(mapValue(t.spec, list)) {
+		for _, name := range nodes.ItemNames(nodes.MapValue(t.spec, list)) {
 			for _, proxy := range otherMeshProxies {
 				if name == proxy {
 					return ReasonOtherMesh, fmt.Sprintf("the pod already has %s", proxy)
@@ -95,7 +96,7 @@ func (p Policy) selectPod(t *podTarget, profile string) (Reason, string) {
 			}
 		}
 	}
-	if mapValue(podAnn, MirrorPodAnnotation) != nil {
+	if nodes.MapValue(podAnn, MirrorPodAnnotation) != nil {
 		return ReasonMirrorPod, "the pod is a static pod's mirror (" + MirrorPodAnnotation + "): a sidecar added here would never run"
 	}
 	return "", ""

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -39,7 +40,7 @@ func (p SidecarPort) Key() string { return strconv.Itoa(p.Port) + "/" + p.Protoc
 
 // parseReservedPorts reads a template's reservedPorts list.
 func parseReservedPorts(value *yaml.Node, field string) ([]ReservedPort, error) {
-	if isNull(value) {
+	if nodes.IsNull(value) {
 		return nil, nil
 	}
 	if value.Kind != yaml.SequenceNode {
@@ -97,10 +98,10 @@ func (t *Template) validateReservedPorts() error {
 	}
 	names := map[string]bool{}
 	for _, c := range t.sidecarItems() {
-		names[scalarField(c, "name")] = true
+		names[nodes.ScalarField(c, "name")] = true
 	}
 	for i, r := range t.ReservedPorts {
-		at := fmt.Sprintf("%s[%d]", joinField(t.Source, "reservedPorts"), i)
+		at := fmt.Sprintf("%s[%d]", nodes.JoinField(t.Source, "reservedPorts"), i)
 		if !names[r.Container] {
 			return fmt.Errorf("%s.container: the template has no container named %q", at, r.Container)
 		}
@@ -117,20 +118,20 @@ func (t *Template) validateReservedPorts() error {
 func (t *Template) declaredPorts() []SidecarPort {
 	var out []SidecarPort
 	for _, c := range t.sidecarItems() {
-		for _, p := range seqItems(mapValue(c, "ports")) {
-			n, err := strconv.Atoi(scalarField(p, "containerPort"))
+		for _, p := range nodes.SeqItems(nodes.MapValue(c, "ports")) {
+			n, err := strconv.Atoi(nodes.ScalarField(p, "containerPort"))
 			if err != nil {
 				continue
 			}
-			proto := scalarField(p, "protocol")
+			proto := nodes.ScalarField(p, "protocol")
 			if proto == "" {
 				proto = "TCP"
 			}
 			what := "containerPort"
-			if name := scalarField(p, "name"); name != "" {
+			if name := nodes.ScalarField(p, "name"); name != "" {
 				what += " " + name
 			}
-			out = append(out, SidecarPort{Port: n, Protocol: proto, Container: scalarField(c, "name"), What: what})
+			out = append(out, SidecarPort{Port: n, Protocol: proto, Container: nodes.ScalarField(c, "name"), What: what})
 		}
 	}
 	return out
@@ -209,20 +210,20 @@ func (pt profileTarget) checkPorts(tpl *Template, sidecars []*yaml.Node) error {
 	used := map[string]string{}      // port: the container using it
 	where := map[string]*yaml.Node{} // port: its entry in that container
 	for _, list := range []string{"containers", "initContainers"} {
-		for _, c := range seqItems(mapValue(t.spec, list)) {
-			for _, p := range seqItems(mapValue(c, "ports")) {
-				used[portKey(p)], where[portKey(p)] = scalarField(c, "name"), p
+		for _, c := range nodes.SeqItems(nodes.MapValue(t.spec, list)) {
+			for _, p := range nodes.SeqItems(nodes.MapValue(c, "ports")) {
+				used[portKey(p)], where[portKey(p)] = nodes.ScalarField(c, "name"), p
 			}
 		}
 	}
 	for _, s := range sidecars {
-		sidecar := scalarField(s, "name")
+		sidecar := nodes.ScalarField(s, "name")
 		// The declared ports by their text (NUMBER/PROTOCOL), as the
 		// app's are keyed, then the reserved ones.
 		type use struct{ key, number, what string }
 		var uses []use
-		for _, p := range seqItems(mapValue(s, "ports")) {
-			uses = append(uses, use{portKey(p), scalarField(p, "containerPort"), ""})
+		for _, p := range nodes.SeqItems(nodes.MapValue(s, "ports")) {
+			uses = append(uses, use{portKey(p), nodes.ScalarField(p, "containerPort"), ""})
 		}
 		for _, r := range tpl.reservedOf(sidecar) {
 			uses = append(uses, use{r.Key(), strconv.Itoa(r.Port), r.What})
@@ -246,11 +247,11 @@ func (pt profileTarget) checkPorts(tpl *Template, sidecars []*yaml.Node) error {
 }
 
 func portKey(p *yaml.Node) string {
-	proto := scalarField(p, "protocol")
+	proto := nodes.ScalarField(p, "protocol")
 	if proto == "" {
 		proto = "TCP"
 	}
-	return scalarField(p, "containerPort") + "/" + proto
+	return nodes.ScalarField(p, "containerPort") + "/" + proto
 }
 
 // checkOverridePort refuses an override of a port parameter that names a
@@ -301,7 +302,7 @@ func (t *Template) UnreservedPorts() []BoundPort {
 	}
 	var out []BoundPort
 	for _, c := range t.sidecarItems() {
-		name := scalarField(c, "name")
+		name := nodes.ScalarField(c, "name")
 		for _, b := range envoyBoundPorts(c) {
 			if !known[name+"/"+strconv.Itoa(b.Port)] {
 				b.Container = name
@@ -315,7 +316,7 @@ func (t *Template) UnreservedPorts() []BoundPort {
 // envoyBoundPorts reads the ports an inline Envoy bootstrap binds. A
 // port written as a variable ($(PORT)) cannot be read and is left out.
 func envoyBoundPorts(c *yaml.Node) []BoundPort {
-	args := scalarItemsOf(mapValue(c, "args"))
+	args := nodes.ScalarItems(nodes.MapValue(c, "args"))
 	var config string
 	for i, a := range args {
 		if a == "--config-yaml" && i+1 < len(args) {
@@ -333,16 +334,16 @@ func envoyBoundPorts(c *yaml.Node) []BoundPort {
 	}
 	root := doc.YNode()
 	port := func(addr *yaml.Node) (int, bool) {
-		n, err := strconv.Atoi(scalarField(mapValue(addr, "socket_address"), "port_value"))
+		n, err := strconv.Atoi(nodes.ScalarField(nodes.MapValue(addr, "socket_address"), "port_value"))
 		return n, err == nil && n > 0
 	}
 	var out []BoundPort
-	if n, ok := port(mapValue(mapValue(root, "admin"), "address")); ok {
+	if n, ok := port(nodes.MapValue(nodes.MapValue(root, "admin"), "address")); ok {
 		out = append(out, BoundPort{Port: n, Where: "admin"})
 	}
-	for _, l := range seqItems(mapValue(mapValue(root, "static_resources"), "listeners")) {
-		if n, ok := port(mapValue(l, "address")); ok {
-			out = append(out, BoundPort{Port: n, Where: "listener " + scalarField(l, "name")})
+	for _, l := range nodes.SeqItems(nodes.MapValue(nodes.MapValue(root, "static_resources"), "listeners")) {
+		if n, ok := port(nodes.MapValue(l, "address")); ok {
+			out = append(out, BoundPort{Port: n, Where: "listener " + nodes.ScalarField(l, "name")})
 		}
 	}
 	return out

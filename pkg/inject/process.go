@@ -7,6 +7,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"github.com/kinject/kubectl-inject/pkg/yamltext"
 )
 
@@ -59,11 +60,11 @@ func (in *Injector) process(op Op, d *document) []Entry {
 // decide classifies one object and plans the removal of a stale injection.
 func (in *Injector) decide(op Op, ref objectRef, docIndex int) plan {
 	obj := ref.node
-	meta := mapValue(obj, "metadata")
+	meta := nodes.MapValue(obj, "metadata")
 	p := plan{entry: Entry{
 		Document: docIndex, Item: ref.item,
-		APIVersion: scalarField(obj, "apiVersion"), Kind: scalarField(obj, "kind"),
-		Namespace: scalarField(meta, "namespace"), Name: scalarField(meta, "name"),
+		APIVersion: nodes.ScalarField(obj, "apiVersion"), Kind: nodes.ScalarField(obj, "kind"),
+		Namespace: nodes.ScalarField(meta, "namespace"), Name: nodes.ScalarField(meta, "name"),
 	}}
 	skip := func(reason Reason, msg string) plan {
 		p.entry.Action, p.entry.Reason, p.entry.Message = Skipped, reason, msg
@@ -71,9 +72,9 @@ func (in *Injector) decide(op Op, ref objectRef, docIndex int) plan {
 	}
 	if obj.Kind != yaml.MappingNode {
 		if ref.item >= 0 {
-			return skip(ReasonNotAnObject, fmt.Sprintf("item is %s, not an object; left as it is", DescribeNonObject(obj)))
+			return skip(ReasonNotAnObject, fmt.Sprintf("item is %s, not an object; left as it is", nodes.DescribeNonObject(obj)))
 		}
-		return plan{entry: failEntry(p.entry, fmt.Errorf("item is a %s, not an object", NodeKind(obj)))}
+		return plan{entry: failEntry(p.entry, fmt.Errorf("item is a %s, not an object", nodes.Kind(obj)))}
 	}
 	if p.entry.Kind == "" && p.entry.APIVersion == "" {
 		p.entry.Action, p.entry.Reason = Failed, ReasonNotKubernetes
@@ -102,7 +103,7 @@ func (in *Injector) decide(op Op, ref objectRef, docIndex int) plan {
 	}
 	records, err := readRecords(t)
 	if err != nil {
-		p.entry.Action, p.entry.Reason, p.entry.Message = Failed, ReasonInvalidStatus, fmt.Sprintf("%s: %v", joinField(t.field, "metadata.annotations"), err)
+		p.entry.Action, p.entry.Reason, p.entry.Message = Failed, ReasonInvalidStatus, fmt.Sprintf("%s: %v", nodes.JoinField(t.field, "metadata.annotations"), err)
 		return p
 	}
 	profile := in.settings.Profile
@@ -179,7 +180,7 @@ func (in *Injector) dryRunUpdate(obj *yaml.Node, path PodTemplatePath, strip []y
 // accepted; blank reads the text between empty brackets (nil on the node
 // path).
 func (in *Injector) planInjectObject(obj *yaml.Node, blank func(*yaml.Node) string, values map[string]string, rest others) ([]yamltext.Edit, error) {
-	path, _ := lookupPath(in.settings.PodTemplatePaths, scalarField(obj, "apiVersion"), scalarField(obj, "kind"))
+	path, _ := lookupPath(in.settings.PodTemplatePaths, nodes.ScalarField(obj, "apiVersion"), nodes.ScalarField(obj, "kind"))
 	t, err := findPodTarget(obj, path)
 	if err != nil {
 		return nil, err
@@ -231,7 +232,7 @@ func checkDuplicateKeys(n *yaml.Node, field string) error {
 	name := field
 	for i := len(path) - 1; i >= 0; i-- {
 		if path[i].key {
-			name = joinField(name, path[i].name)
+			name = nodes.JoinField(name, path[i].name)
 		} else {
 			name += "[" + path[i].name + "]"
 		}
@@ -296,8 +297,8 @@ func seenBefore(pairs []*yaml.Node, key string) bool {
 // items: their containers and volumes are matched by name.
 func checkPodSpec(t *podTarget) error {
 	for _, field := range []string{"containers", "initContainers", "volumes"} {
-		list := mapValue(t.spec, field)
-		if isNull(list) || list.Kind == yaml.AliasNode {
+		list := nodes.MapValue(t.spec, field)
+		if nodes.IsNull(list) || list.Kind == yaml.AliasNode {
 			continue
 		}
 		at := t.specField(field)
@@ -311,7 +312,7 @@ func checkPodSpec(t *podTarget) error {
 			if item.Kind != yaml.MappingNode {
 				return atNode(item, fmt.Sprintf("%s[%d]", at, i), fmt.Errorf("%s[%d]: must be a mapping", at, i))
 			}
-			if scalarField(item, "name") == "" {
+			if nodes.ScalarField(item, "name") == "" {
 				return atNode(item, fmt.Sprintf("%s[%d].name", at, i), fmt.Errorf("%s[%d].name: is required", at, i))
 			}
 		}

@@ -3,9 +3,10 @@ package inject_test
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"strings"
 	"testing"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/record"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 

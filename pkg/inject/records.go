@@ -1,6 +1,7 @@
 package inject
 
 import (
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -16,7 +17,7 @@ type profileRecord struct {
 // in the order of the annotations. A record that does not parse is an
 // error: what it owns cannot be known.
 func readRecords(t *podTarget) ([]profileRecord, error) {
-	ann := mapValue(t.meta, "annotations")
+	ann := nodes.MapValue(t.meta, "annotations")
 	if ann == nil || ann.Kind != yaml.MappingNode {
 		return nil, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -57,7 +58,7 @@ func (in *Injector) InjectedReferences(obj *yaml.RNode) []Reference {
 	pick := func(field string, names []string) []*yaml.Node {
 		var out []*yaml.Node
 		for _, name := range names {
-			if n := itemByName(mapValue(t.spec, field), name); n != nil {
+			if n := nodes.ItemByName(nodes.MapValue(t.spec, field), name); n != nil {
 				out = append(out, n)
 			}
 		}
@@ -78,11 +79,11 @@ func referencesOf(containers, initContainers, volumes []*yaml.Node) []Reference 
 		items []*yaml.Node
 	}{{"containers", containers}, {"initContainers", initContainers}} {
 		for _, c := range l.items {
-			containerReferences(c, l.field+"["+scalarField(c, "name")+"]", add)
+			containerReferences(c, l.field+"["+nodes.ScalarField(c, "name")+"]", add)
 		}
 	}
 	for _, v := range volumes {
-		volumeReferences(v, "volumes["+scalarField(v, "name")+"]", add)
+		volumeReferences(v, "volumes["+nodes.ScalarField(v, "name")+"]", add)
 	}
 	sort.SliceStable(refs, func(i, j int) bool {
 		if refs[i].Kind != refs[j].Kind {
@@ -104,33 +105,33 @@ type addReference func(kind, name, field string)
 // required returns the name field of a reference, or "" when the
 // reference is optional: true.
 func required(ref *yaml.Node, nameField string) string {
-	if ref == nil || scalarField(ref, "optional") == "true" {
+	if ref == nil || nodes.ScalarField(ref, "optional") == "true" {
 		return ""
 	}
-	return scalarField(ref, nameField)
+	return nodes.ScalarField(ref, nameField)
 }
 
 func containerReferences(c *yaml.Node, at string, add addReference) {
-	for i, from := range seqItems(mapValue(c, "envFrom")) {
+	for i, from := range nodes.SeqItems(nodes.MapValue(c, "envFrom")) {
 		field := at + ".envFrom[" + strconv.Itoa(i) + "]"
-		add(KindConfigMap, required(mapValue(from, "configMapRef"), "name"), field+".configMapRef.name")
-		add(KindSecret, required(mapValue(from, "secretRef"), "name"), field+".secretRef.name")
+		add(KindConfigMap, required(nodes.MapValue(from, "configMapRef"), "name"), field+".configMapRef.name")
+		add(KindSecret, required(nodes.MapValue(from, "secretRef"), "name"), field+".secretRef.name")
 	}
-	for _, env := range seqItems(mapValue(c, "env")) {
-		from := mapValue(env, "valueFrom")
-		field := at + ".env[" + scalarField(env, "name") + "].valueFrom"
-		add(KindConfigMap, required(mapValue(from, "configMapKeyRef"), "name"), field+".configMapKeyRef.name")
-		add(KindSecret, required(mapValue(from, "secretKeyRef"), "name"), field+".secretKeyRef.name")
+	for _, env := range nodes.SeqItems(nodes.MapValue(c, "env")) {
+		from := nodes.MapValue(env, "valueFrom")
+		field := at + ".env[" + nodes.ScalarField(env, "name") + "].valueFrom"
+		add(KindConfigMap, required(nodes.MapValue(from, "configMapKeyRef"), "name"), field+".configMapKeyRef.name")
+		add(KindSecret, required(nodes.MapValue(from, "secretKeyRef"), "name"), field+".secretKeyRef.name")
 	}
 }
 
 func volumeReferences(v *yaml.Node, at string, add addReference) {
-	add(KindConfigMap, required(mapValue(v, "configMap"), "name"), at+".configMap.name")
-	add(KindSecret, required(mapValue(v, "secret"), "secretName"), at+".secret.secretName")
-	add(KindPVC, scalarField(mapValue(v, "persistentVolumeClaim"), "claimName"), at+".persistentVolumeClaim.claimName")
-	for i, src := range seqItems(mapValue(mapValue(v, "projected"), "sources")) {
+	add(KindConfigMap, required(nodes.MapValue(v, "configMap"), "name"), at+".configMap.name")
+	add(KindSecret, required(nodes.MapValue(v, "secret"), "secretName"), at+".secret.secretName")
+	add(KindPVC, nodes.ScalarField(nodes.MapValue(v, "persistentVolumeClaim"), "claimName"), at+".persistentVolumeClaim.claimName")
+	for i, src := range nodes.SeqItems(nodes.MapValue(nodes.MapValue(v, "projected"), "sources")) {
 		field := at + ".projected.sources[" + strconv.Itoa(i) + "]"
-		add(KindConfigMap, required(mapValue(src, "configMap"), "name"), field+".configMap.name")
-		add(KindSecret, required(mapValue(src, "secret"), "name"), field+".secret.name")
+		add(KindConfigMap, required(nodes.MapValue(src, "configMap"), "name"), field+".configMap.name")
+		add(KindSecret, required(nodes.MapValue(src, "secret"), "name"), field+".secret.name")
 	}
 }

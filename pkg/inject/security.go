@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -19,37 +20,26 @@ func (t *Template) Warnings() []string {
 		items []*yaml.Node
 	}{{"containers", t.Containers}, {"initContainers", t.InitContainers}} {
 		for i, c := range l.items {
-			at := fmt.Sprintf("%s[%d] (%s)", l.field, i, scalarField(c, "name"))
-			sc := mapValue(c, "securityContext")
-			if scalarField(sc, "privileged") == "true" {
+			at := fmt.Sprintf("%s[%d] (%s)", l.field, i, nodes.ScalarField(c, "name"))
+			sc := nodes.MapValue(c, "securityContext")
+			if nodes.ScalarField(sc, "privileged") == "true" {
 				out = append(out, at+": securityContext.privileged is true")
 			}
-			if scalarField(sc, "allowPrivilegeEscalation") == "true" {
+			if nodes.ScalarField(sc, "allowPrivilegeEscalation") == "true" {
 				out = append(out, at+": securityContext.allowPrivilegeEscalation is true")
 			}
-			if scalarField(sc, "runAsUser") == "0" {
+			if nodes.ScalarField(sc, "runAsUser") == "0" {
 				out = append(out, at+": securityContext.runAsUser is 0 (root)")
 			}
-			if add := scalarItemsOf(mapValue(mapValue(sc, "capabilities"), "add")); len(add) > 0 {
+			if add := nodes.ScalarItems(nodes.MapValue(nodes.MapValue(sc, "capabilities"), "add")); len(add) > 0 {
 				out = append(out, at+": securityContext.capabilities.add: "+strings.Join(add, ", "))
 			}
 		}
 	}
 	for i, v := range t.Volumes {
-		if mapValue(v, "hostPath") != nil {
-			out = append(out, fmt.Sprintf("volumes[%d] (%s): hostPath %s mounts the node's filesystem", i, scalarField(v, "name"), scalarField(mapValue(v, "hostPath"), "path")))
+		if nodes.MapValue(v, "hostPath") != nil {
+			out = append(out, fmt.Sprintf("volumes[%d] (%s): hostPath %s mounts the node's filesystem", i, nodes.ScalarField(v, "name"), nodes.ScalarField(nodes.MapValue(v, "hostPath"), "path")))
 		}
-	}
-	return out
-}
-
-func scalarItemsOf(seq *yaml.Node) []string {
-	if seq == nil || seq.Kind != yaml.SequenceNode {
-		return nil
-	}
-	out := make([]string, 0, len(seq.Content))
-	for _, n := range seq.Content {
-		out = append(out, n.Value)
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
 )
@@ -191,34 +192,34 @@ func (s Settings) Validate() error {
 // taken out of m (spec.template), for the message about an unknown one.
 func DecodeSettings(m *yaml.Node, at string, also ...string) (Settings, error) {
 	var s Settings
-	if m == nil || isNull(m) {
+	if m == nil || nodes.IsNull(m) {
 		return s, nil
 	}
 	if m.Kind != yaml.MappingNode {
-		return s, fmt.Errorf("%s: must be a mapping, not %s", at, DescribeNonObject(m))
+		return s, fmt.Errorf("%s: must be a mapping, not %s", at, nodes.DescribeNonObject(m))
 	}
 	if len(m.Content) == 0 {
 		return s, nil // nothing to decode: every run without settings starts here
 	}
 	fields := settingFields()
-	canonical := newMapping()
+	canonical := nodes.NewMapping()
 	given := map[string]string{}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		key, value := m.Content[i].Value, m.Content[i+1]
 		f, ok := fields.byKey[settingKey(key)]
 		if !ok {
 			known := append(append([]string(nil), fields.names...), also...)
-			return s, &FieldError{Field: joinField(at, key), Err: fmt.Errorf("unknown setting %q (known: %s)", key, strings.Join(known, ", "))}
+			return s, &FieldError{Field: nodes.JoinField(at, key), Err: fmt.Errorf("unknown setting %q (known: %s)", key, strings.Join(known, ", "))}
 		}
 		if first, twice := given[f.name]; twice {
-			return s, &FieldError{Field: joinField(at, key), Err: fmt.Errorf("%s is set already (as %s): set it once", f.name, joinField(at, first))}
+			return s, &FieldError{Field: nodes.JoinField(at, key), Err: fmt.Errorf("%s is set already (as %s): set it once", f.name, nodes.JoinField(at, first))}
 		}
 		given[f.name] = key
 		v, err := f.coerce(value)
 		if err != nil {
-			return s, &FieldError{Field: joinField(at, key), Err: err}
+			return s, &FieldError{Field: nodes.JoinField(at, key), Err: err}
 		}
-		canonical.Content = append(canonical.Content, newString(f.name), v)
+		canonical.Content = append(canonical.Content, nodes.NewString(f.name), v)
 	}
 	data, err := yaml.Marshal(canonical)
 	if err != nil {
@@ -230,7 +231,7 @@ func DecodeSettings(m *yaml.Node, at string, also ...string) (Settings, error) {
 	if err := s.Validate(); err != nil {
 		var fe *FieldError
 		if errors.As(err, &fe) {
-			return s, &FieldError{Field: joinField(at, fe.Field), Err: fe.Err}
+			return s, &FieldError{Field: nodes.JoinField(at, fe.Field), Err: fe.Err}
 		}
 		return s, err
 	}
@@ -396,30 +397,30 @@ func (f settingField) coerce(value *yaml.Node) (*yaml.Node, error) {
 		default:
 			return nil, fmt.Errorf("must be a list of strings or a comma-separated string")
 		}
-		seq := newSequence()
+		seq := nodes.NewSequence()
 		for _, item := range items {
 			if f.item != nil {
 				if err := f.item(item); err != nil {
 					return nil, err
 				}
 			}
-			seq.Content = append(seq.Content, newString(item))
+			seq.Content = append(seq.Content, nodes.NewString(item))
 		}
 		return seq, nil
 	default:
 		if value.Kind != yaml.ScalarNode {
 			return nil, fmt.Errorf("must be a string")
 		}
-		return newString(value.Value), nil
+		return nodes.NewString(value.Value), nil
 	}
 }
 
 // FlatSettings is a mapping of key: value strings (a ConfigMap's data,
 // kpt fn eval's arguments) as a node DecodeSettings reads.
 func FlatSettings(pairs [][2]string) *yaml.Node {
-	m := newMapping()
+	m := nodes.NewMapping()
 	for _, kv := range pairs {
-		m.Content = append(m.Content, newString(kv[0]), newString(kv[1]))
+		m.Content = append(m.Content, nodes.NewString(kv[0]), nodes.NewString(kv[1]))
 	}
 	return m
 }

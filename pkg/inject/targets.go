@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -114,28 +115,28 @@ func (t *podTarget) emptyText(n *yaml.Node) string {
 
 // specField names a field of the pod spec for messages.
 func (t *podTarget) specField(name string) string {
-	return joinField(joinField(t.field, "spec"), name)
+	return nodes.JoinField(nodes.JoinField(t.field, "spec"), name)
 }
 
 // findPodTarget locates the pod template of obj along p.
 func findPodTarget(obj *yaml.Node, p PodTemplatePath) (*podTarget, error) {
 	template := obj
 	for i, f := range p.Path {
-		next := mapValue(template, f)
+		next := nodes.MapValue(template, f)
 		if next == nil || next.Kind != yaml.MappingNode {
 			return nil, fmt.Errorf("%s: is missing or not a mapping", strings.Join(p.Path[:i+1], "."))
 		}
 		template = next
 	}
 	field := strings.Join(p.Path, ".")
-	spec := mapValue(template, "spec")
+	spec := nodes.MapValue(template, "spec")
 	if spec == nil || spec.Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("%s: is missing or not a mapping", joinField(field, "spec"))
+		return nil, fmt.Errorf("%s: is missing or not a mapping", nodes.JoinField(field, "spec"))
 	}
-	meta := mapValue(template, "metadata")
+	meta := nodes.MapValue(template, "metadata")
 	if meta != nil && meta.Kind != yaml.MappingNode {
-		if !isNull(meta) {
-			return nil, fmt.Errorf("%s: is not a mapping", joinField(field, "metadata"))
+		if !nodes.IsNull(meta) {
+			return nil, fmt.Errorf("%s: is not a mapping", nodes.JoinField(field, "metadata"))
 		}
 		meta = nil
 	}
@@ -144,7 +145,7 @@ func findPodTarget(obj *yaml.Node, p PodTemplatePath) (*podTarget, error) {
 
 // isList reports whether a document is a kind: List (or a typed *List).
 func isList(obj *yaml.Node) bool {
-	kind := scalarField(obj, "kind")
-	items := mapValue(obj, "items")
+	kind := nodes.ScalarField(obj, "kind")
+	items := nodes.MapValue(obj, "items")
 	return strings.HasSuffix(kind, "List") && items != nil && items.Kind == yaml.SequenceNode
 }

@@ -9,6 +9,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"github.com/kinject/kubectl-inject/pkg/yamltext"
 )
 
@@ -47,14 +48,14 @@ var partialSpecFields = map[string]bool{
 // initContainers, volumes, metadata) into a Template. where prefixes field
 // paths in errors ("data.config", "spec.template").
 func parsePartialSpec(node *yaml.Node, where string) (*Template, error) {
-	node = resolveDocument(node)
+	node = nodes.ResolveDocument(node)
 	if node == nil || node.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("%s: must be a mapping with containers, initContainers, volumes or metadata", where)
 	}
 	t := &Template{Source: where}
 	for i := 0; i+1 < len(node.Content); i += 2 {
 		key, value := node.Content[i].Value, node.Content[i+1]
-		field := joinField(where, key)
+		field := nodes.JoinField(where, key)
 		if !partialSpecFields[key] {
 			return nil, fmt.Errorf("%s: unknown field (a template holds containers, initContainers, volumes, metadata, parameters and reservedPorts)", field)
 		}
@@ -90,17 +91,10 @@ func parsePartialSpec(node *yaml.Node, where string) (*Template, error) {
 	return t, nil
 }
 
-func joinField(where, key string) string {
-	if where == "" {
-		return key
-	}
-	return where + "." + key
-}
-
 // namedItems checks that value is a sequence of mappings and returns copies
 // of its items.
 func namedItems(value *yaml.Node, field string) ([]*yaml.Node, error) {
-	if isNull(value) {
+	if nodes.IsNull(value) {
 		return nil, nil
 	}
 	if value.Kind != yaml.SequenceNode {
@@ -122,7 +116,7 @@ func parseTemplateMetadata(value *yaml.Node, field string) (labels, annotations 
 	}
 	for i := 0; i+1 < len(value.Content); i += 2 {
 		key, v := value.Content[i].Value, value.Content[i+1]
-		sub := joinField(field, key)
+		sub := nodes.JoinField(field, key)
 		switch key {
 		case "labels":
 			labels, err = stringMap(v, sub)
@@ -139,7 +133,7 @@ func parseTemplateMetadata(value *yaml.Node, field string) (labels, annotations 
 }
 
 func stringMap(value *yaml.Node, field string) ([]KeyValue, error) {
-	if isNull(value) {
+	if nodes.IsNull(value) {
 		return nil, nil
 	}
 	if value.Kind != yaml.MappingNode {
@@ -170,15 +164,15 @@ func (t *Template) validate() error {
 	seen := map[string]string{}
 	check := func(list []*yaml.Node, field string, needImage bool) error {
 		for i, item := range list {
-			at := fmt.Sprintf("%s[%d]", joinField(t.Source, field), i)
-			name := scalarField(item, "name")
+			at := fmt.Sprintf("%s[%d]", nodes.JoinField(t.Source, field), i)
+			name := nodes.ScalarField(item, "name")
 			if name == "" {
 				return fmt.Errorf("%s.name: is required", at)
 			}
 			if !isDNSLabel(name) {
 				return fmt.Errorf("%s.name: %q is not a valid name (lower-case letters, digits and '-', at most 63)", at, name)
 			}
-			if needImage && scalarField(item, "image") == "" {
+			if needImage && nodes.ScalarField(item, "image") == "" {
 				return fmt.Errorf("%s.image: is required (container %q)", at, name)
 			}
 			if prev, dup := seen[field+"/"+name]; dup {
@@ -262,19 +256,19 @@ func (t *Template) WithNative(native bool) *Template {
 		out.InitContainers = append(out.InitContainers, t.InitContainers...)
 		for _, c := range t.Containers {
 			c = yamltext.Copy(c)
-			setScalarField(c, "restartPolicy", "Always")
+			nodes.SetScalarField(c, "restartPolicy", "Always")
 			out.InitContainers = append(out.InitContainers, c)
 		}
 		return out
 	}
 	out.Containers = append(out.Containers, t.Containers...)
 	for _, c := range t.InitContainers {
-		if scalarField(c, "restartPolicy") != "Always" {
+		if nodes.ScalarField(c, "restartPolicy") != "Always" {
 			out.InitContainers = append(out.InitContainers, c)
 			continue
 		}
 		c = yamltext.Copy(c)
-		deleteField(c, "restartPolicy")
+		nodes.DeleteField(c, "restartPolicy")
 		out.Containers = append(out.Containers, c)
 	}
 	return out
@@ -284,7 +278,7 @@ func (t *Template) WithNative(native bool) *Template {
 func (t *Template) Names() []string {
 	var names []string
 	for _, list := range [][]*yaml.Node{t.Containers, t.InitContainers, t.Volumes} {
-		names = append(names, namesOf(list)...)
+		names = append(names, nodes.NamesOf(list)...)
 	}
 	sort.Strings(names)
 	return names
@@ -297,18 +291,18 @@ func (t *Template) withImage(image string) *Template {
 	case len(t.Containers) > 0:
 		out.Containers = append([]*yaml.Node{}, t.Containers...)
 		out.Containers[0] = yamltext.Copy(t.Containers[0])
-		setScalarField(out.Containers[0], "image", image)
+		nodes.SetScalarField(out.Containers[0], "image", image)
 	case len(t.InitContainers) > 0:
 		i := 0
 		for j, c := range t.InitContainers {
-			if scalarField(c, "restartPolicy") == "Always" {
+			if nodes.ScalarField(c, "restartPolicy") == "Always" {
 				i = j
 				break
 			}
 		}
 		out.InitContainers = append([]*yaml.Node{}, t.InitContainers...)
 		out.InitContainers[i] = yamltext.Copy(t.InitContainers[i])
-		setScalarField(out.InitContainers[i], "image", image)
+		nodes.SetScalarField(out.InitContainers[i], "image", image)
 	}
 	return &out
 }

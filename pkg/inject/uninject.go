@@ -1,9 +1,11 @@
 package inject
 
 import (
-	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"maps"
 	"slices"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
+	"github.com/kinject/kubectl-inject/pkg/inject/record"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -18,9 +20,9 @@ func statusIntact(t *podTarget, s *record.Status) bool {
 		names []string
 		field string
 	}{{s.Containers, "containers"}, {s.InitContainers, "initContainers"}, {s.Volumes, "volumes"}} {
-		list := mapValue(t.spec, l.field)
+		list := nodes.MapValue(t.spec, l.field)
 		for _, name := range l.names {
-			if itemByName(list, name) == nil {
+			if nodes.ItemByName(list, name) == nil {
 				return false
 			}
 		}
@@ -117,13 +119,13 @@ func planRemove(t *podTarget, s *record.Status, statusKeys []string) []yamltext.
 // and a field that was empty before is emptied again, as s (under the name
 // recorded) says it was written.
 func removeItems(m *yaml.Node, field string, names []string, s *record.Status, recorded string) []yamltext.Edit {
-	key, list := mapLookup(m, field)
+	key, list := nodes.MapLookup(m, field)
 	if key == nil || list.Kind != yaml.SequenceNode || len(names) == 0 {
 		return nil
 	}
 	var doomed []*yaml.Node
 	for _, name := range names {
-		if item := itemByName(list, name); item != nil {
+		if item := nodes.ItemByName(list, name); item != nil {
 			doomed = append(doomed, item)
 		}
 	}
@@ -170,7 +172,7 @@ func planRemoveMetadata(t *podTarget, s *record.Status, statusKeys []string) []y
 	if labelsGone && annGone && onlyLabelsAndAnnotations(t.meta) {
 		switch {
 		case s.WasCreated(record.FieldMetadata):
-			key, _ := mapLookup(t.template, "metadata")
+			key, _ := nodes.MapLookup(t.template, "metadata")
 			return []yamltext.Edit{yamltext.Delete(t.template, key)}
 		case s.WasNull(record.FieldMetadata):
 			edits = append(edits, yamltext.Nullify(t.template, t.meta, s.NullToken(record.FieldMetadata)))
@@ -187,7 +189,7 @@ func planRemoveMetadata(t *podTarget, s *record.Status, statusKeys []string) []y
 // again, as s (under the name recorded) says it was written, and then it
 // is not gone.
 func planRemoveKeys(meta *yaml.Node, field string, remove []string, restore map[string]string, s *record.Status, recorded string) (edits []yamltext.Edit, gone bool) {
-	fieldKey, m := mapLookup(meta, field)
+	fieldKey, m := nodes.MapLookup(meta, field)
 	if fieldKey == nil {
 		return nil, true
 	}
@@ -196,7 +198,7 @@ func planRemoveKeys(meta *yaml.Node, field string, remove []string, restore map[
 	}
 	left := len(m.Content) / 2
 	for _, k := range remove {
-		if key, _ := mapLookup(m, k); key != nil {
+		if key, _ := nodes.MapLookup(m, k); key != nil {
 			edits = append(edits, yamltext.Delete(m, key))
 			left--
 		}
@@ -212,7 +214,7 @@ func planRemoveKeys(meta *yaml.Node, field string, remove []string, restore map[
 		edits = emptyAgain(edits, m, s.EmptyText(recorded))
 	}
 	for _, k := range slices.Sorted(maps.Keys(restore)) {
-		if v := mapValue(m, k); v != nil && v.Kind == yaml.ScalarNode {
+		if v := nodes.MapValue(m, k); v != nil && v.Kind == yaml.ScalarNode {
 			edits = append(edits, yamltext.Set(v, restore[k]))
 		}
 	}
