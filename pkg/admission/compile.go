@@ -11,6 +11,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/admission/expr"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/grammar"
 )
 
 // DefaultName is the base name of the policy objects when none is given.
@@ -73,7 +74,7 @@ type variable struct {
 // others under the same base name.
 func Compile(in *inject.Injector, name string) (*Policy, error) {
 	objName := ObjectName(name, in.Profile())
-	if !inject.IsDNSSubdomain(objName + "-conflicts") {
+	if !grammar.IsDNSSubdomain(objName + "-conflicts") {
 		return nil, fmt.Errorf("policy name %q: %s-conflicts is not a valid object name (lower-case letters, digits, '-' and '.')", name, objName)
 	}
 	settings := in.Settings()

@@ -1,10 +1,11 @@
 package admission
 
 import (
-	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"reflect"
 	"regexp"
 	"testing"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/record"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )

@@ -2,11 +2,13 @@ package admission
 
 import (
 	"fmt"
-	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/grammar"
+	"github.com/kinject/kubectl-inject/pkg/inject/record"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
@@ -33,7 +35,7 @@ const (
 
 // statusKeyPattern is inject.ProfileOfStatusKey: the default profile's
 // key, or a DNS label before the domain.
-var statusKeyPattern = `^(?:` + inject.DNSLabelPattern + `\.)?` + regexp.QuoteMeta(inject.StatusAnnotation) + `$`
+var statusKeyPattern = `^(?:` + grammar.DNSLabelPattern + `\.)?` + regexp.QuoteMeta(inject.StatusAnnotation) + `$`
 
 // recordPattern is the whole record as Encode writes it: fields in the
 // grammar's order, empty optional ones left out. A record the core would

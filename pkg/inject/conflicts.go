@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/grammar"
 	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -164,7 +165,7 @@ func holds(got, want any, path []string) bool {
 	}
 	if IsQuantityField(path) {
 		gs, ws := fmt.Sprint(got), fmt.Sprint(want)
-		return gs == ws || sameQuantity(gs, ws)
+		return gs == ws || grammar.SameQuantity(gs, ws)
 	}
 	return sameValue(got, want)
 }

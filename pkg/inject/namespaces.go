@@ -3,6 +3,8 @@ package inject
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/grammar"
 )
 
 // systemNamespaces hold the cluster's own Pods (DNS, the control plane's
@@ -27,7 +29,7 @@ func IsSystemNamespace(ns string) bool {
 // ValidateNamespace checks that ns can name a namespace (a DNS label:
 // lower-case letters, digits and '-', at most 63 characters).
 func ValidateNamespace(ns string) error {
-	if isDNSLabel(ns) {
+	if grammar.IsDNSLabel(ns) {
 		return nil
 	}
 	hint := ""

@@ -3,6 +3,8 @@ package inject
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/grammar"
 )
 
 // This file names what the injector writes and reads on objects: the
@@ -44,7 +46,7 @@ func ValidateProfile(name string) error {
 	if name == "default" {
 		return fmt.Errorf(`profile "default": the default profile has no name; leave the profile out to use it (a named profile is another sidecar of its own)`)
 	}
-	if !isDNSLabel(name) || len(name)+len(annotationDomain)+1 > 253 {
+	if !grammar.IsDNSLabel(name) || len(name)+len(annotationDomain)+1 > 253 {
 		return fmt.Errorf("profile %q: not a valid name (lower-case letters, digits and '-', at most 63)", name)
 	}
 	return nil

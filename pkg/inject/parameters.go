@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/grammar"
 	"github.com/kinject/kubectl-inject/pkg/inject/internal/ascii"
 	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"github.com/kinject/kubectl-inject/pkg/inject/podexpr"
@@ -44,7 +45,7 @@ var parameterPatterns = map[ParameterType]string{
 	// The Kubernetes quantity grammar, without a sign (resources are never
 	// negative) and with exponents of at most two digits: the API server's
 	// parser works for minutes on 1E2200000000.
-	TypeQuantity: `^\+?([0-9]+(\.[0-9]*)?|\.[0-9]+)(` + quantitySuffixPattern + `|[eE][+-]?[0-9]{1,2})?$`,
+	TypeQuantity: `^\+?([0-9]+(\.[0-9]*)?|\.[0-9]+)(` + grammar.QuantitySuffixPattern + `|[eE][+-]?[0-9]{1,2})?$`,
 	// [registry[:port]/]path[:tag][@digest], as the distribution reference
 	// grammar has it.
 	TypeImage: `^(([a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?(\.[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)*(:[0-9]+)?|\[[0-9a-fA-F:]+\](:[0-9]+)?)/)?[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*(/[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*)*(:[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,127})?(@[a-zA-Z][a-zA-Z0-9]*([-_+.][a-zA-Z][a-zA-Z0-9]*)*:[0-9a-fA-F]{32,})?$`,
@@ -75,15 +76,15 @@ func (pt ParameterType) Check(value string) error {
 	var ok bool
 	switch pt {
 	case TypeQuantity:
-		ok = validQuantity(value)
+		ok = grammar.IsQuantity(value)
 	case TypeImage:
-		ok = validImage(value)
+		ok = grammar.IsImage(value)
 	case TypeInt:
 		ok = ascii.IsDecimalInt(value)
 	case TypeString:
 		ok = true
 	case TypePort:
-		ok = validPort(value)
+		ok = grammar.IsPort(value)
 	default:
 		return fmt.Errorf("unknown type %q", string(pt))
 	}
@@ -209,10 +210,10 @@ func checkAnnotationName(s string) error {
 	if !full {
 		name, prefix = s, ""
 	}
-	if !validAnnotationName(name) || len(name) > 63 {
+	if !grammar.IsAnnotationName(name) || len(name) > 63 {
 		return fmt.Errorf("%q is not a valid annotation name", s)
 	}
-	if full && (len(prefix) > 253 || !validDNSSubdomain(prefix)) {
+	if full && (!grammar.IsDNSSubdomain(prefix)) {
 		return fmt.Errorf("%q: the prefix is not a DNS subdomain", s)
 	}
 	if !full && (name == statusName || name == injectName || name == skippedName) {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/grammar"
 	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -60,7 +61,7 @@ func parseReservedPorts(value *yaml.Node, field string) ([]ReservedPort, error) 
 			}
 			switch k {
 			case "port":
-				if !validPort(v.Value) {
+				if !grammar.IsPort(v.Value) {
 					return nil, fmt.Errorf("%s.port: %q is not a port number from 1 to 65535", at, v.Value)
 				}
 				r.Port, _ = strconv.Atoi(v.Value)

@@ -9,6 +9,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/grammar"
 	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"github.com/kinject/kubectl-inject/pkg/yamltext"
 )
@@ -169,7 +170,7 @@ func (t *Template) validate() error {
 			if name == "" {
 				return fmt.Errorf("%s.name: is required", at)
 			}
-			if !isDNSLabel(name) {
+			if !grammar.IsDNSLabel(name) {
 				return fmt.Errorf("%s.name: %q is not a valid name (lower-case letters, digits and '-', at most 63)", at, name)
 			}
 			if needImage && nodes.ScalarField(item, "image") == "" {

@@ -1,4 +1,4 @@
-package inject
+package grammar
 
 import (
 	"strconv"
@@ -7,20 +7,21 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/inject/internal/ascii"
 )
 
-// Hand-written checks of the typed values. They accept exactly what the
-// patterns of parameterPatterns match (FuzzParameterChecks compares them):
-// the patterns are what an admission policy's CEL runs, the checks are
-// what the binaries run, without compiling a regular expression at every
-// start.
+// Hand-written checks of the parameters' typed values. They accept
+// exactly what the patterns of the parameter types match (ParameterType's
+// Pattern; FuzzParameterChecks compares them): the patterns are what an
+// admission policy's CEL runs, the checks are what the binaries run,
+// without compiling a regular expression at every start.
 
-// validPort: a canonical decimal from 1 to 65535.
-func validPort(s string) bool {
+// IsPort reports whether s is a port: a canonical decimal from 1 to 65535.
+func IsPort(s string) bool {
 	n, err := strconv.Atoi(s)
 	return err == nil && n >= 1 && n <= 65535 && strconv.Itoa(n) == s
 }
 
-// validQuantity: \+?([0-9]+(\.[0-9]*)?|\.[0-9]+)(SUFFIX|[eE][+-]?[0-9]{1,2})?
-func validQuantity(s string) bool {
+// IsQuantity reports whether s is an override's resource quantity:
+// \+?([0-9]+(\.[0-9]*)?|\.[0-9]+)(SUFFIX|[eE][+-]?[0-9]{1,2})?
+func IsQuantity(s string) bool {
 	s = strings.TrimPrefix(s, "+")
 	i := 0
 	for i < len(s) && ascii.IsDigit(s[i]) {
@@ -52,9 +53,9 @@ func validQuantity(s string) bool {
 	return exp != "" && len(exp) <= 2 && ascii.All(exp, ascii.IsDigit)
 }
 
-// validImage: [DOMAIN/]PATH[:TAG][@DIGEST], the distribution reference
+// IsImage reports whether s is an image reference: [DOMAIN/]PATH[:TAG][@DIGEST], the distribution reference
 // grammar.
-func validImage(s string) bool {
+func IsImage(s string) bool {
 	if name, digest, ok := strings.Cut(s, "@"); ok {
 		if !validDigest(digest) {
 			return false
@@ -167,22 +168,22 @@ func validDigest(d string) bool {
 	return !start
 }
 
-// validAnnotationName: the name part of an annotation key,
+// IsAnnotationName reports whether s is the name part of an annotation key,
 // [A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?
-func validAnnotationName(s string) bool {
+func IsAnnotationName(s string) bool {
 	return s != "" && ascii.IsAlnum(s[0]) && ascii.IsAlnum(s[len(s)-1]) &&
 		ascii.All(s, func(c byte) bool { return ascii.IsAlnum(c) || c == '-' || c == '_' || c == '.' })
 }
 
 // DNSLabelPattern is a DNS label (RFC 1123) in RE2: lower-case letters,
 // digits and '-' (not at either end), at most 63 characters; what
-// isDNSLabel accepts. The admission policy finds profiles' status
+// IsDNSLabel accepts. The admission policy finds profiles' status
 // annotations with it.
 const DNSLabelPattern = `[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?`
 
-// isDNSLabel reports whether s is a DNS label (DNSLabelPattern): a name
+// IsDNSLabel reports whether s is a DNS label (DNSLabelPattern): a name
 // of a container, a volume, a namespace or a profile.
-func isDNSLabel(s string) bool { return len(s) <= 63 && dnsLabelText(s) }
+func IsDNSLabel(s string) bool { return len(s) <= 63 && dnsLabelText(s) }
 
 // dnsLabelText reports whether s is a DNS label but for its length.
 func dnsLabelText(s string) bool {
@@ -192,11 +193,11 @@ func dnsLabelText(s string) bool {
 
 // IsDNSSubdomain reports whether s is a DNS subdomain, as Kubernetes
 // names most objects: at most 253 characters of DNS labels joined by dots.
-func IsDNSSubdomain(s string) bool { return len(s) <= 253 && validDNSSubdomain(s) }
+func IsDNSSubdomain(s string) bool { return len(s) <= 253 && dnsSubdomainText(s) }
 
-// validDNSSubdomain: lower-case labels of letters, digits and '-' (not at
+// dnsSubdomainText: lower-case labels of letters, digits and '-' (not at
 // either end) joined by dots; the length is the caller's to check.
-func validDNSSubdomain(s string) bool {
+func dnsSubdomainText(s string) bool {
 	for _, label := range strings.Split(s, ".") {
 		if !dnsLabelText(label) {
 			return false

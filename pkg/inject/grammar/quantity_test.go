@@ -1,4 +1,4 @@
-package inject
+package grammar
 
 import (
 	"testing"
@@ -25,8 +25,8 @@ func TestQuantityValue(t *testing.T) {
 			if a == "e3" || b == "e3" {
 				continue // Kubernetes reads "e3" as zero; the core asks for the number (the API server stores "0")
 			}
-			if got := sameQuantity(a, b); got != want {
-				t.Errorf("sameQuantity(%q, %q) = %v, the Kubernetes parser says %v", a, b, got, want)
+			if got := SameQuantity(a, b); got != want {
+				t.Errorf("SameQuantity(%q, %q) = %v, the Kubernetes parser says %v", a, b, got, want)
 			}
 			if want {
 				pairs++

@@ -1,4 +1,4 @@
-package inject
+package grammar
 
 import (
 	"math/big"
@@ -19,8 +19,8 @@ var quantitySuffixes = []struct {
 	{"k", 10, 3}, {"M", 10, 6}, {"G", 10, 9}, {"T", 10, 12}, {"P", 10, 15}, {"E", 10, 18},
 }
 
-// quantitySuffixPattern is the suffixes as RE2 alternatives: Ki|Mi|...
-var quantitySuffixPattern = func() string {
+// QuantitySuffixPattern is the suffixes as RE2 alternatives: Ki|Mi|...
+var QuantitySuffixPattern = func() string {
 	names := make([]string, len(quantitySuffixes))
 	for i, s := range quantitySuffixes {
 		names[i] = s.name
@@ -34,7 +34,7 @@ var quantitySuffixPattern = func() string {
 // stricter form of it (TypeQuantity's pattern). Compiled on first use,
 // not at every start.
 var quantityText = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(` + quantitySuffixPattern + `|[eE][+-]?[0-9]+)?$`)
+	return regexp.MustCompile(`^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(` + QuantitySuffixPattern + `|[eE][+-]?[0-9]+)?$`)
 })
 
 // quantitySuffix returns the multiplier of a suffix, "" included (1).
@@ -50,12 +50,12 @@ func quantitySuffix(name string) (base, exp int64, ok bool) {
 	return 0, 0, false
 }
 
-// quantityValue is the exact value of a resource quantity ("1000m" and
+// QuantityValue is the exact value of a resource quantity ("1000m" and
 // "1" are both 1), and false for text that is not one. The core compares
 // quantities by value as the API server stores them (canonical) and the
 // admission policy compares them (CEL's quantity library), without
 // linking the API machinery into the core.
-func quantityValue(s string) (*big.Rat, bool) {
+func QuantityValue(s string) (*big.Rat, bool) {
 	m := quantityText().FindStringSubmatch(s)
 	if m == nil {
 		return nil, false
@@ -86,9 +86,9 @@ func abs(n int64) int64 {
 	return n
 }
 
-// sameQuantity reports whether two resource quantities are equal.
-func sameQuantity(a, b string) bool {
-	x, ok1 := quantityValue(a)
-	y, ok2 := quantityValue(b)
+// SameQuantity reports whether two resource quantities are equal.
+func SameQuantity(a, b string) bool {
+	x, ok1 := QuantityValue(a)
+	y, ok2 := QuantityValue(b)
 	return ok1 && ok2 && x.Cmp(y) == 0
 }
