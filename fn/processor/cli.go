@@ -4,10 +4,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/kinject/kubectl-inject/pkg/config"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/kinject/kubectl-inject/pkg/config"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/manifest"
@@ -156,7 +158,7 @@ func (m FileMode) processFile(configs []*config.Function, named bool, path strin
 					continue
 				}
 				if e.Action == inject.Failed && failedBy == "" {
-					failedBy = inject.ProfileName(cfg.Injector.Profile())
+					failedBy = naming.ProfileName(cfg.Injector.Profile())
 				}
 				line := fileLine(path, d, e)
 				if prefix := profilePrefix(cfg, named); prefix != "" {

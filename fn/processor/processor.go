@@ -2,6 +2,7 @@ package processor
 
 import (
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -57,7 +58,7 @@ func (Processor) Process(rl *ResourceList) error {
 					rl.Results = append(rl.Results, r)
 				}
 				if _, seen := failedBy[j]; e.Action == inject.Failed && !seen {
-					failedBy[j] = inject.ProfileName(cfg.Injector.Profile())
+					failedBy[j] = naming.ProfileName(cfg.Injector.Profile())
 				}
 			}
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/fn/processor"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 )
 
 // TestGoldenRoundTrip holds the function to the core's absolute promises
@@ -55,7 +56,7 @@ func TestGoldenRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatalf("uninject: %v\n%s", err, back)
 			}
-			if bytes.Contains(in, []byte(inject.StatusAnnotation)) {
+			if bytes.Contains(in, []byte(naming.StatusAnnotation)) {
 				return
 			}
 			// Absolute: the items as they came in, not as a run that
@@ -157,7 +158,7 @@ func TestCoreCorpusFileMode(t *testing.T) {
 			if again := fileMode(t, config, injected); again != out {
 				t.Errorf("inject(inject(x)) != inject(x):\n%s", again)
 			}
-			if bytes.Contains(input, []byte(inject.StatusAnnotation)) {
+			if bytes.Contains(input, []byte(naming.StatusAnnotation)) {
 				return
 			}
 			if back := fileMode(t, "--uninject", config, injected); back != string(input) {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 )
 
 // The sides of the admission part: Pods created without any policy, the
@@ -330,7 +331,7 @@ func (e *env) admission() error {
 				want = o.admissionPods
 			}
 			if run.Injected != want {
-				return fmt.Errorf("admission round %d (%s): %d of %d Pods in %s carry the sidecar and %s, want %d", r, side, run.Injected, o.admissionPods, ns, inject.StatusAnnotation, want)
+				return fmt.Errorf("admission round %d (%s): %d of %d Pods in %s carry the sidecar and %s, want %d", r, side, run.Injected, o.admissionPods, ns, naming.StatusAnnotation, want)
 			}
 			logf("admission round %d, %s: %d Pods in %s (%.0f/s), %d POST pods, %d injected", r, side, o.admissionPods, secs(wall), float64(o.admissionPods)/wall.Seconds(), run.Posts, run.Injected)
 			res.Runs = append(res.Runs, run)
@@ -398,7 +399,7 @@ func countInjectedPods(ctx context.Context, cs kubernetes.Interface, ns string) 
 	}
 	n := 0
 	for _, p := range list.Items {
-		if _, ok := p.Annotations[inject.StatusAnnotation]; ok && hasEnvoy(p.Spec.Containers) {
+		if _, ok := p.Annotations[naming.StatusAnnotation]; ok && hasEnvoy(p.Spec.Containers) {
 			n++
 		}
 	}

@@ -13,7 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kinject/kubectl-inject/pkg/admission"
-	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 )
 
 // policyResources are the resources of the compiled policy's kinds.
@@ -69,7 +69,7 @@ func waitPolicy(ctx context.Context, cs kubernetes.Interface, w *warnings, activ
 		if err != nil {
 			return false, err
 		}
-		_, injected := got.Annotations[inject.StatusAnnotation]
+		_, injected := got.Annotations[naming.StatusAnnotation]
 		w.take()
 		if _, err = cs.CoreV1().Pods("default").Create(ctx, conflicting, dry); err != nil {
 			return false, err
@@ -108,7 +108,7 @@ func waitSide(ctx context.Context, cs kubernetes.Interface, w *warnings, side st
 		if err != nil {
 			return false, err
 		}
-		_, injected := got.Annotations[inject.StatusAnnotation]
+		_, injected := got.Annotations[naming.StatusAnnotation]
 		return injected == active, nil
 	})
 }

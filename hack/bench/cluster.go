@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"github.com/kinject/kubectl-inject/test/cluster"
 )
 
@@ -87,7 +88,7 @@ func createNamespace(ctx context.Context, cs kubernetes.Interface, ns string) er
 // prepareNamespace makes ns ready for the embedded default, as a user
 // does: enabled for admission, with the ConfigMap its sidecar mounts.
 func prepareNamespace(ctx context.Context, cs kubernetes.Interface, ns string) error {
-	patch := []byte(`{"metadata":{"labels":{"` + inject.NamespaceLabelFor("") + `":"` + inject.NamespaceEnabled + `"}}}`)
+	patch := []byte(`{"metadata":{"labels":{"` + naming.NamespaceLabelFor("") + `":"` + naming.NamespaceEnabled + `"}}}`)
 	if _, err := cs.CoreV1().Namespaces().Patch(ctx, ns, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		return fmt.Errorf("enable %s: %w", ns, err)
 	}

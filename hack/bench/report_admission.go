@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 )
 
 // admissionSection is section 6 and the goals of the admission policy.
@@ -56,7 +56,7 @@ func (r *report) admissionSection() string {
 	p("%s\n", t)
 	rt := on.Seconds() / off.Seconds()
 	p("Every Pod created with the policy or the constant one was stored with the envoy container\n")
-	p("and the `%s` annotation (%s and %s of %s); none created without. The policy took %s (median\n", inject.StatusAnnotation, commas(injected), commas(injectedFloor), commas(a.Pods*a.Rounds), secs(medianDuration(a.Activation)))
+	p("and the `%s` annotation (%s and %s of %s); none created without. The policy took %s (median\n", naming.StatusAnnotation, commas(injected), commas(injectedFloor), commas(a.Pods*a.Rounds), secs(medianDuration(a.Activation)))
 	p("of %d installs) from the first apply until both policies ran on dry-run creates. The\n", len(a.Activation))
 	p("controls: the larger Pod alone takes %s the time without (pre-injected / without); the\n", ratio(ctl.Seconds(), off.Seconds()))
 	p("constant policy, the least any mutating admission policy can do to inject this sidecar,\n")

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 )
 
 // Injector reads a config (a SidecarInjection) into its injector, the
@@ -97,7 +98,7 @@ func templateParts(in *inject.Injector) (sidecar, volume map[string]any, err err
 func overrideKeys(in *inject.Injector) []OverrideKey {
 	var out []OverrideKey
 	for _, p := range in.Template().Parameters {
-		out = append(out, OverrideKey{inject.ProfileAnnotation(in.Profile(), p.Annotation), p.Type})
+		out = append(out, OverrideKey{naming.ProfileAnnotation(in.Profile(), p.Annotation), p.Type})
 	}
 	return out
 }
@@ -178,7 +179,7 @@ func (g Generator) pod(r *rand.Rand, name string) map[string]any {
 	ann := map[string]any{}
 	d.maybe(ann, "sidecar.kinject.dev/inject", 0.3, func() any { return d.pick("true", "false", "TRUE", "False", "") })
 	if g.Profile != "" {
-		d.maybe(ann, inject.InjectAnnotationFor(g.Profile), 0.3, func() any { return d.pick("true", "false", "True", "") })
+		d.maybe(ann, naming.InjectAnnotationFor(g.Profile), 0.3, func() any { return d.pick("true", "false", "True", "") })
 	}
 	for _, k := range g.Params {
 		values := overrideValues[k.Type]

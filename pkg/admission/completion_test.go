@@ -5,6 +5,7 @@ import (
 
 	kadmission "github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 )
 
 // TestClassicSidecarLeftOutOfCompletingPods: a policy compiled from a
@@ -55,7 +56,7 @@ func TestClassicSidecarLeftOutOfCompletingPods(t *testing.T) {
 			}
 			ann := got.pod.Annotations
 			if c.mark == "" {
-				if _, ok := ann[inject.StatusAnnotation]; !ok || got.mutationError != nil {
+				if _, ok := ann[naming.StatusAnnotation]; !ok || got.mutationError != nil {
 					t.Fatalf("not injected (error %v): %v", got.mutationError, ann)
 				}
 				if len(got.warnings) != 0 {
@@ -63,8 +64,8 @@ func TestClassicSidecarLeftOutOfCompletingPods(t *testing.T) {
 				}
 				return
 			}
-			if ann[inject.SkippedAnnotationFor("")] != c.mark || len(got.pod.Spec.Containers) != 1 || len(got.pod.Spec.InitContainers) != 0 {
-				t.Errorf("mark %q, %d containers, %d init containers\nwant mark %q and the Pod as created", ann[inject.SkippedAnnotationFor("")], len(got.pod.Spec.Containers), len(got.pod.Spec.InitContainers), c.mark)
+			if ann[naming.SkippedAnnotationFor("")] != c.mark || len(got.pod.Spec.Containers) != 1 || len(got.pod.Spec.InitContainers) != 0 {
+				t.Errorf("mark %q, %d containers, %d init containers\nwant mark %q and the Pod as created", ann[naming.SkippedAnnotationFor("")], len(got.pod.Spec.Containers), len(got.pod.Spec.InitContainers), c.mark)
 			}
 			want := "sidecar not injected by " + p.Name + ": " + message
 			if len(got.warnings) != 1 || got.warnings[0] != want {

@@ -19,6 +19,7 @@ import (
 	"github.com/kinject/kubectl-inject/internal/podgen"
 	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 )
 
 // podsPerSuite is how many generated Pods each suite creates in-process.
@@ -204,7 +205,7 @@ func (s inProcessSuite) run(t *testing.T) (counts, excluded, predicted outcomes)
 			predicted["record-updated"]++
 		}
 		selected := sel.selects(pod)
-		skipKey := inject.SkippedAnnotationFor(in.Profile())
+		skipKey := naming.SkippedAnnotationFor(in.Profile())
 		if code := podgen.SkipCode(e); selected && !hadStatus && code != "" {
 			// The policy marks a Pod it leaves alone with the reason and
 			// the core's message as the core writes it.
@@ -291,13 +292,13 @@ func (s inProcessSuite) countFeatures(counts outcomes, manifest []byte, raw map[
 	meta, _ := raw["metadata"].(map[string]any)
 	ann, _ := meta["annotations"].(map[string]any)
 	for key := range ann {
-		if _, ok := inject.ProfileOfStatusKey(key); ok && key != in.StatusAnnotation() {
+		if _, ok := naming.ProfileOfStatusKey(key); ok && key != in.StatusAnnotation() {
 			counts["+other-record"]++
 			break
 		}
 	}
 	for _, p := range in.Template().Parameters {
-		if _, ok := ann[inject.ProfileAnnotation(in.Profile(), p.Annotation)]; ok {
+		if _, ok := ann[naming.ProfileAnnotation(in.Profile(), p.Annotation)]; ok {
 			counts["+values"]++
 			break
 		}
@@ -397,7 +398,7 @@ func readBinding(p *admission.Policy) (*bindingSelector, error) {
 func (b *bindingSelector) selects(pod *corev1.Pod) bool {
 	ns := labels.Set{"kubernetes.io/metadata.name": pod.Namespace}
 	if b.enabledLabel != "" {
-		ns[b.enabledLabel] = inject.NamespaceEnabled
+		ns[b.enabledLabel] = naming.NamespaceEnabled
 	}
 	return b.namespaces.Matches(ns) && b.objects.Matches(labels.Set(pod.Labels))
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/admission/expr"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 )
 
 // param is one override parameter of the template, as the policy reads it:
@@ -61,7 +62,7 @@ func (c *compiler) loadParams(params []inject.Parameter) error {
 	}
 	for i, p := range params {
 		name := c.names.unique(camel(p.Annotation))
-		key := inject.ProfileAnnotation(c.profile, p.Annotation)
+		key := naming.ProfileAnnotation(c.profile, p.Annotation)
 		override := expr.OptIndex(expr.OptField(metadata, "annotations"), expr.Str(key))
 		if p.Expression != "" {
 			override = expr.Var(name + "Override")

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/admission/expr"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 )
 
 // patchExpression is the mutation: the JSON patches that add what the
@@ -29,7 +30,7 @@ func (c *compiler) patchExpression() expr.Expr {
 	// gets the sidecar and one that is marked get an annotation: the map
 	// is made first where the Pod has none.
 	skipped := expr.Var("skipped")
-	mark := entryPatches("/metadata/annotations", "annotations", []entry{{key: inject.SkippedAnnotationFor(c.profile), value: skipped, always: true}})
+	mark := entryPatches("/metadata/annotations", "annotations", []entry{{key: naming.SkippedAnnotationFor(c.profile), value: skipped, always: true}})
 	return expr.Cond(expr.Eq(skipped, expr.Str(string(inject.ReasonNotOptedIn))), expr.List(),
 		expr.Concat(mapInit("/metadata/annotations", "annotations"), expr.Cond(expr.Eq(skipped, expr.Str("")), expr.Lists(parts...), mark)))
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/admission/expr"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 )
 
 // Other profiles' records on the Pod (injected at build time, or by another
@@ -43,8 +44,8 @@ func (c *compiler) addOtherVariables() {
 	section := func(field, pattern string) expr.Expr {
 		return expr.Method(record, "find", expr.Str(`,"`+field+`":`+pattern))
 	}
-	// inject.ProfileName of the record's profile.
-	display := expr.Cond(expr.Eq(key, expr.Str(inject.StatusAnnotation)), expr.Str(inject.ProfileName("")),
+	// naming.ProfileName of the record's profile.
+	display := expr.Cond(expr.Eq(key, expr.Str(naming.StatusAnnotation)), expr.Str(naming.ProfileName("")),
 		expr.Concat(expr.Str(`profile "`), expr.Method(key, "substring", expr.Int(0), expr.Sub(expr.Method(key, "size"), expr.Int(int64(len(statusSuffix))))), expr.Str(`"`)))
 	c.variable(otherRecords, "for each: [its profile as messages name it, its text, containers and initContainers, "+
 		"created, null, empty, nullTokens]",
@@ -81,7 +82,7 @@ func listsName(text, name expr.Expr) expr.Expr {
 // profileConflict is the core's message when another profile (owner, a
 // string expression) owns what this one would add (what, its kind first).
 func (c *compiler) profileConflict(what expr.Expr, kind string, owner expr.Expr) expr.Expr {
-	return expr.Format(inject.MessageProfileConflict, what, owner, expr.Str(inject.ProfileName(c.profile)), expr.Str(kind))
+	return expr.Format(inject.MessageProfileConflict, what, owner, expr.Str(naming.ProfileName(c.profile)), expr.Str(kind))
 }
 
 // inheritance is a string expression telling how the first other record

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"github.com/kinject/kubectl-inject/pkg/inject/record"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
@@ -25,7 +26,7 @@ func TestStatusKeyPattern(t *testing.T) {
 		"a23456789012345678901234567890123456789012345678901234567890123.sidecar.kinject.dev/status",
 		"a234567890123456789012345678901234567890123456789012345678901234.sidecar.kinject.dev/status",
 	} {
-		_, want := inject.ProfileOfStatusKey(key)
+		_, want := naming.ProfileOfStatusKey(key)
 		if got := re.MatchString(key); got != want {
 			t.Errorf("%s: the policy reads it as a record key: %v, the core: %v", key, got, want)
 		}
@@ -40,7 +41,7 @@ func records() map[string]*record.Status {
 		"full": {
 			Version: 1, Template: "0123456789abcdef",
 			Containers: []string{"envoy", "log-agent"}, InitContainers: []string{"tagger"}, Volumes: []string{"envoy-conf"},
-			Labels: []string{"mesh"}, Annotations: []string{inject.DefaultContainerAnnotation, "prometheus.io/scrape"},
+			Labels: []string{"mesh"}, Annotations: []string{naming.DefaultContainerAnnotation, "prometheus.io/scrape"},
 			Changed: &record.Changed{
 				Labels:      map[string]string{"tier": `a "quoted" \ value`},
 				Annotations: map[string]string{"note": "line\nbreak, \"containers\":[\"envoy\"]", "x": ""},
@@ -65,7 +66,7 @@ func TestFullRecordIsFull(t *testing.T) {
 			t.Errorf("the full record leaves Status.%s unset: set it, so TestRecordPattern reads it", v.Type().Field(i).Name)
 		}
 	}
-	if _, err := record.Parse(inject.StatusAnnotation, records()["full"].Encode()); err != nil {
+	if _, err := record.Parse(naming.StatusAnnotation, records()["full"].Encode()); err != nil {
 		t.Errorf("the core does not read the full record: %v", err)
 	}
 }
@@ -101,7 +102,7 @@ func TestOwnerPatterns(t *testing.T) {
 		{"container is not a volume", listedPattern([]string{"volumes"}, "envoy"), false},
 		{"label added", keyOwnedPattern(inject.ConflictLabel, "mesh"), true},
 		{"label changed", keyOwnedPattern(inject.ConflictLabel, "tier"), true},
-		{"annotation added", keyOwnedPattern(inject.ConflictAnnotation, inject.DefaultContainerAnnotation), true},
+		{"annotation added", keyOwnedPattern(inject.ConflictAnnotation, naming.DefaultContainerAnnotation), true},
 		{"annotation changed", keyOwnedPattern(inject.ConflictAnnotation, "x"), true},
 		{"an annotation key is not a label", keyOwnedPattern(inject.ConflictLabel, "note"), false},
 		{"a label key is not an annotation", keyOwnedPattern(inject.ConflictAnnotation, "tier"), false},

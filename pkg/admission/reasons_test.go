@@ -9,6 +9,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/internal/podgen"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 )
 
 // TestReasons takes its configs from podgen (Reasons*), as pkg/inject's
@@ -202,7 +203,7 @@ func TestReasons(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, record := got.pod.Annotations[in.StatusAnnotation()]
-			mark := got.pod.Annotations[inject.SkippedAnnotationFor(in.Profile())]
+			mark := got.pod.Annotations[naming.SkippedAnnotationFor(in.Profile())]
 			warning := ""
 			if len(got.warnings) > 0 {
 				warning = got.warnings[0]

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/kinject/kubectl-inject/pkg/inject/grammar"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"github.com/kinject/kubectl-inject/pkg/inject/record"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
@@ -30,12 +31,12 @@ const (
 	// reBlank is a JSON string of blank space, one character or more.
 	reBlank = `"(?:[ \t]|\\[nrt])+"`
 	// statusSuffix ends a named profile's status annotation.
-	statusSuffix = "." + inject.StatusAnnotation
+	statusSuffix = "." + naming.StatusAnnotation
 )
 
-// statusKeyPattern is inject.ProfileOfStatusKey: the default profile's
+// statusKeyPattern is naming.ProfileOfStatusKey: the default profile's
 // key, or a DNS label before the domain.
-var statusKeyPattern = `^(?:` + grammar.DNSLabelPattern + `\.)?` + regexp.QuoteMeta(inject.StatusAnnotation) + `$`
+var statusKeyPattern = `^(?:` + grammar.DNSLabelPattern + `\.)?` + regexp.QuoteMeta(naming.StatusAnnotation) + `$`
 
 // recordPattern is the whole record as Encode writes it: fields in the
 // grammar's order, empty optional ones left out. A record the core would

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/admission/expr"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 )
 
 // namespaceLabel is the label the API server sets on every namespace to its
@@ -45,7 +46,7 @@ func bindingMatch(p inject.Policy, profile string) (*matchResources, error) {
 	if len(p.Namespaces) > 0 {
 		terms = append(terms, selectorTerm{Key: namespaceLabel, Operator: "In", Values: uniqueSorted(lowerAll(p.Namespaces))})
 	} else {
-		terms = append(terms, selectorTerm{Key: inject.NamespaceLabelFor(profile), Operator: "In", Values: []string{inject.NamespaceEnabled}})
+		terms = append(terms, selectorTerm{Key: naming.NamespaceLabelFor(profile), Operator: "In", Values: []string{naming.NamespaceEnabled}})
 		excluded = append(excluded, inject.SystemNamespaces()...)
 	}
 	if excluded = uniqueSorted(excluded); len(excluded) > 0 {
@@ -126,16 +127,16 @@ func objectSelector(s string) (*labelSelector, error) {
 // containers, nil when the policy has none (a template of volumes only).
 func matchConditions(p inject.Policy, profile string, allContainers expr.Expr) []matchCondition {
 	value := func(key string) expr.Expr { return expr.Method(annotation(key), "lowerAscii") }
-	injectKey := inject.InjectAnnotationFor(profile)
+	injectKey := naming.InjectAnnotationFor(profile)
 	conds := []matchCondition{
 		{"not-injected", expr.Or(expr.Not(expr.Has(metadata, "annotations")),
-			expr.Not(expr.In(expr.Str(inject.StatusAnnotationFor(profile)), annotations))), ""},
+			expr.Not(expr.In(expr.Str(naming.StatusAnnotationFor(profile)), annotations))), ""},
 		{"not-opted-out", expr.Ne(value(injectKey), expr.Str("false")), inject.ReasonOptedOut},
 	}
 	if p.Mode == inject.OptIn {
 		in := expr.Eq(value(injectKey), expr.Str("true"))
 		if profile == "" {
-			in = expr.Or(in, expr.Eq(value(inject.SeedAnnotation), expr.Str("true")))
+			in = expr.Or(in, expr.Eq(value(naming.SeedAnnotation), expr.Str("true")))
 		}
 		conds = append(conds, matchCondition{"opted-in", in, inject.ReasonNotOptedIn})
 	}

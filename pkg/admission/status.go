@@ -7,6 +7,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/admission/expr"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 )
 
 // entry is one label or annotation the policy sets: a key, its value, and
@@ -55,7 +56,7 @@ func (c *compiler) labelEntries() []entry {
 func (c *compiler) annotationEntries() []entry {
 	var out []entry
 	if c.addsDefaultContainer() {
-		out = append(out, entry{key: inject.DefaultContainerAnnotation, value: firstApp, when: setsDefaultContainer, differs: true})
+		out = append(out, entry{key: naming.DefaultContainerAnnotation, value: firstApp, when: setsDefaultContainer, differs: true})
 	}
 	for _, kv := range c.in.Template().Annotations {
 		out = append(out, entry{key: kv.Key, value: expr.Str(kv.Value)})
@@ -67,7 +68,7 @@ func (c *compiler) annotationEntries() []entry {
 // containers and leaves the default-container annotation to the core.
 func (c *compiler) addsDefaultContainer() bool {
 	for _, kv := range c.in.Template().Annotations {
-		if kv.Key == inject.DefaultContainerAnnotation {
+		if kv.Key == naming.DefaultContainerAnnotation {
 			return false
 		}
 	}
@@ -95,7 +96,7 @@ func (c *compiler) addDefaultContainerVariables() {
 		return
 	}
 	c.addOtherSidecars()
-	key := expr.Str(inject.DefaultContainerAnnotation)
+	key := expr.Str(naming.DefaultContainerAnnotation)
 	named := expr.And(expr.Has(metadata, "annotations"), expr.In(key, annotations), expr.Ne(expr.Index(annotations, key), expr.Str("")))
 	x, n := expr.Ident("x"), expr.Ident("n")
 	apps := expr.Method(expr.Method(expr.Field(spec, "containers"), "map", x, expr.Field(x, "name")), "filter", n,
@@ -108,7 +109,7 @@ func (c *compiler) addDefaultContainerVariables() {
 	c.variable(setsDefaultContainer, "the policy names the app's container as the default one",
 		expr.And(added, expr.Not(named), expr.Ne(firstApp, expr.Str(""))))
 	c.variable(claimsDefaultContainer, "another profile named the default container: this one records it too",
-		expr.And(added, named, expr.Gt(expr.Call("size", owners(keyOwnedPattern(inject.ConflictAnnotation, inject.DefaultContainerAnnotation))), expr.Int(0))))
+		expr.And(added, named, expr.Gt(expr.Call("size", owners(keyOwnedPattern(inject.ConflictAnnotation, naming.DefaultContainerAnnotation))), expr.Int(0))))
 }
 
 // addItemVariables declares the template's items with overrides applied:
@@ -148,7 +149,7 @@ func (c *compiler) addStatusVariables() {
 		mp := expr.Field(metadata, m.field)
 		var added, changed []expr.Expr
 		if m.name == "Annotations" && c.addsDefaultContainer() {
-			added = append(added, expr.When(claimsDefaultContainer, expr.List(expr.Str(jsonString(inject.DefaultContainerAnnotation)))))
+			added = append(added, expr.When(claimsDefaultContainer, expr.List(expr.Str(jsonString(naming.DefaultContainerAnnotation)))))
 		}
 		byKey := map[string]entry{}
 		for _, e := range m.entries {

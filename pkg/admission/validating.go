@@ -5,6 +5,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/admission/expr"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 )
 
 // refusedReasons are the reason codes of a Pod the core refuses (a
@@ -28,8 +29,8 @@ var refusedReasons = inject.ReasonsAtAdmission(inject.AdmissionRefused)
 //     is left without a mark and passes.
 func (c *compiler) markCheck(conds []matchCondition, policyName string, gate *inject.Reference) (check, message expr.Expr, vars []variable) {
 	mark := expr.Var("mark")
-	vars = []variable{{name: "mark", comment: "what the mutating policy wrote on the Pod it left alone (" + inject.SkippedAnnotationFor(c.profile) + "), or \"\"",
-		value: annotation(inject.SkippedAnnotationFor(c.profile))}}
+	vars = []variable{{name: "mark", comment: "what the mutating policy wrote on the Pod it left alone (" + naming.SkippedAnnotationFor(c.profile) + "), or \"\"",
+		value: annotation(naming.SkippedAnnotationFor(c.profile))}}
 	codes := make([]string, len(refusedReasons))
 	for i, r := range refusedReasons {
 		codes[i] = string(r)

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 )
 
 // ProfileUsage is the help of --profile, shared by every command that takes
@@ -34,7 +35,7 @@ func (f *Flags) ValidateTemplateFlags() []error {
 	if f.settingsErr != nil {
 		errs = append(errs, f.settingsErr)
 	}
-	if err := inject.ValidateProfile(f.Profile); err != nil {
+	if err := naming.ValidateProfile(f.Profile); err != nil {
 		// The core says `profile "X": ...`; the flag's name goes in front.
 		msg := err.Error()
 		if !strings.HasPrefix(msg, "profile ") {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"github.com/kinject/kubectl-inject/pkg/inject/record"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -139,7 +140,7 @@ func TestParseStatus(t *testing.T) {
 		`{"v":1,"template":"x","created":["volumes"],"empty":{"volumes":" "}}`: `empty: "volumes"`,
 	}
 	for in, want := range cases {
-		_, err := record.Parse(inject.StatusAnnotation, in)
+		_, err := record.Parse(naming.StatusAnnotation, in)
 		switch {
 		case want == "" && err != nil:
 			t.Errorf("ParseStatus(%s): %v", in, err)

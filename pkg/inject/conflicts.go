@@ -8,6 +8,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/inject/grammar"
 	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -27,7 +28,7 @@ type profileTarget struct {
 // conflict names both profiles when another profile owns what this one
 // would add.
 func (pt profileTarget) conflict(what, owner string) error {
-	return &conflictError{ProfileConflict(what, ProfileName(owner), pt.profile)}
+	return &conflictError{profileConflict(what, naming.ProfileName(owner), pt.profile)}
 }
 
 // checkKeys refuses labels and annotations another profile added or

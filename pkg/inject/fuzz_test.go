@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"github.com/kinject/kubectl-inject/pkg/inject/record"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
@@ -139,7 +140,7 @@ func FuzzInject(f *testing.F) {
 		if reformatted {
 			return // the documented fallback: meaning kept, bytes not
 		}
-		if !bytes.Contains(doc, []byte(inject.StatusAnnotation)) {
+		if !bytes.Contains(doc, []byte(naming.StatusAnnotation)) {
 			if !bytes.Equal(back, doc) {
 				t.Fatalf("uninject(inject(x)) != x:\n%q\n%q", back, doc)
 			}
@@ -189,11 +190,11 @@ func FuzzParseStatus(f *testing.F) {
 	f.Add(`{"v":1,"template":"abc","volumes":["envoy-conf"],"empty":{"volumes":"\n        ","metadata":" "}}`)
 	f.Add(`not json`)
 	f.Fuzz(func(t *testing.T, value string) {
-		s, err := record.Parse(inject.StatusAnnotation, value)
+		s, err := record.Parse(naming.StatusAnnotation, value)
 		if err != nil {
 			return
 		}
-		again, err := record.Parse(inject.StatusAnnotation, s.Encode())
+		again, err := record.Parse(naming.StatusAnnotation, s.Encode())
 		if err != nil || again.Encode() != s.Encode() {
 			t.Fatalf("status does not round-trip: %q -> %q (%v)", value, s.Encode(), err)
 		}

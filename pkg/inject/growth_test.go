@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"github.com/kinject/kubectl-inject/pkg/inject/record"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -29,7 +30,7 @@ func statusRecords(t *testing.T, doc string) []*record.Status {
 	walk = func(n *yaml.Node) {
 		if n.Kind == yaml.MappingNode {
 			for i := 0; i+1 < len(n.Content); i += 2 {
-				if k := n.Content[i].Value; strings.HasSuffix(k, inject.StatusAnnotation) {
+				if k := n.Content[i].Value; strings.HasSuffix(k, naming.StatusAnnotation) {
 					s, err := record.Parse(k, n.Content[i+1].Value)
 					if err != nil {
 						t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"github.com/kinject/kubectl-inject/pkg/yamltext"
 )
 
@@ -62,7 +63,7 @@ func New(t *Template, s Settings) (*Injector, error) {
 	if w := t.Warnings(); s.Strict && len(w) > 0 {
 		return nil, fmt.Errorf("template widens privileges (strict): %s", strings.Join(w, "; "))
 	}
-	return &Injector{template: t, hash: t.Hash(), settings: s.Default(), given: s, statusKey: StatusAnnotationFor(s.Profile), renders: &yamltext.RenderCache{}, derived: &derivedCache{}}, nil
+	return &Injector{template: t, hash: t.Hash(), settings: s.Default(), given: s, statusKey: naming.StatusAnnotationFor(s.Profile), renders: &yamltext.RenderCache{}, derived: &derivedCache{}}, nil
 }
 
 // Profile returns the profile the injector injects ("" for the default).

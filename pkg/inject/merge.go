@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"github.com/kinject/kubectl-inject/pkg/inject/record"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -83,14 +84,14 @@ func (in *Injector) planInject(t *podTarget, values map[string]string, rest othe
 	// The default-container annotation comes first, so that it sits where
 	// any profile would put it, whichever profile is removed.
 	annotations := tpl.Annotations
-	if len(newContainers) > 0 && !hasKeyValue(tpl.Annotations, DefaultContainerAnnotation) {
+	if len(newContainers) > 0 && !hasKeyValue(tpl.Annotations, naming.DefaultContainerAnnotation) {
 		switch {
-		case nodes.ScalarField(nodes.MapValue(t.meta, "annotations"), DefaultContainerAnnotation) == "":
+		case nodes.ScalarField(nodes.MapValue(t.meta, "annotations"), naming.DefaultContainerAnnotation) == "":
 			if app := firstAppContainer(containers, rest.sidecars()); app != "" {
-				annotations = append([]KeyValue{{DefaultContainerAnnotation, app}}, annotations...)
+				annotations = append([]KeyValue{{naming.DefaultContainerAnnotation, app}}, annotations...)
 			}
-		case rest.claims(DefaultContainerAnnotation):
-			status.Annotations = []string{DefaultContainerAnnotation}
+		case rest.claims(naming.DefaultContainerAnnotation):
+			status.Annotations = []string{naming.DefaultContainerAnnotation}
 		}
 	}
 	more, err := planMetadata(t, tpl.Labels, annotations, status, rest, in.statusKey)

@@ -1,6 +1,11 @@
 package inject
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
+)
 
 // Formats of the conflict messages that the admission policy writes too
 // (pkg/admission builds its CEL from them): every verb is %s, its argument
@@ -45,4 +50,12 @@ func message(format string, args ...string) string {
 		a[i] = s
 	}
 	return fmt.Sprintf(format, a...)
+}
+
+// profileConflict is the message when another profile (ownerName, as
+// naming.ProfileName gives it) already added what profile would add. what
+// names the thing, its kind first: `container "envoy" (spec.containers)`.
+func profileConflict(what, ownerName, profile string) string {
+	kind, _, _ := strings.Cut(what, " ")
+	return message(MessageProfileConflict, what, ownerName, naming.ProfileName(profile), kind)
 }

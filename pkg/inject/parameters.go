@@ -10,6 +10,7 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/inject/grammar"
 	"github.com/kinject/kubectl-inject/pkg/inject/internal/ascii"
 	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"github.com/kinject/kubectl-inject/pkg/inject/podexpr"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -216,7 +217,7 @@ func checkAnnotationName(s string) error {
 	if full && (!grammar.IsDNSSubdomain(prefix)) {
 		return fmt.Errorf("%q: the prefix is not a DNS subdomain", s)
 	}
-	if !full && (name == statusName || name == injectName || name == skippedName) {
+	if !full && (naming.IsOwnName(name)) {
 		return fmt.Errorf("%q is the profile's own %s annotation", s, name)
 	}
 	return nil
@@ -296,7 +297,7 @@ func parameterValues(t *podTarget, profile string, tpl *Template, own *profileRe
 	var values map[string]string
 	var pod *podexpr.Pod
 	for _, p := range params {
-		key := ProfileAnnotation(profile, p.Annotation)
+		key := naming.ProfileAnnotation(profile, p.Annotation)
 		where, v := nodes.JoinField(t.field, "metadata.annotations"), nodes.MapValue(nodes.MapValue(t.meta, "annotations"), key)
 		if v == nil && t.obj != t.template {
 			where, v = "metadata.annotations", nodes.MapValue(nodes.MapValue(objMeta, "annotations"), key)

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 )
 
 func TestParameterErrors(t *testing.T) {
@@ -185,7 +186,7 @@ func TestDocParameterTable(t *testing.T) {
 	}
 	for i, p := range params {
 		r := rows[i]
-		if r[1] != inject.ProfileAnnotation("", p.Annotation) || "containers[envoy]."+r[2] != p.Field || r[3] != string(p.Type) || r[4] != p.Default {
+		if r[1] != naming.ProfileAnnotation("", p.Annotation) || "containers[envoy]."+r[2] != p.Field || r[3] != string(p.Type) || r[4] != p.Default {
 			t.Errorf("%s: row %q != parameter %+v", doc, r[0], p)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -69,11 +70,11 @@ func (p Policy) selectObject(obj *yaml.Node) (Reason, string) {
 func (p Policy) selectPod(t *podTarget, profile string) (Reason, string) {
 	objAnn := nodes.MapValue(nodes.MapValue(t.obj, "metadata"), "annotations")
 	podAnn := nodes.MapValue(t.meta, "annotations")
-	key := InjectAnnotationFor(profile)
+	key := naming.InjectAnnotationFor(profile)
 	inject := firstNonEmpty(nodes.ScalarField(podAnn, key), nodes.ScalarField(objAnn, key))
 	seed := ""
 	if profile == "" {
-		seed = firstNonEmpty(nodes.ScalarField(podAnn, SeedAnnotation), nodes.ScalarField(objAnn, SeedAnnotation))
+		seed = firstNonEmpty(nodes.ScalarField(podAnn, naming.SeedAnnotation), nodes.ScalarField(objAnn, naming.SeedAnnotation))
 	}
 	switch {
 	case strings.EqualFold(inject, "false"):
@@ -82,7 +83,7 @@ func (p Policy) selectPod(t *podTarget, profile string) (Reason, string) {
 		if profile != "" {
 			return ReasonNotOptedIn, fmt.Sprintf(`mode is opt-in and %s is not "true"`, key)
 		}
-		return ReasonNotOptedIn, fmt.Sprintf(`mode is opt-in and neither %s nor %s is "true"`, InjectAnnotation, SeedAnnotation)
+		return ReasonNotOptedIn, fmt.Sprintf(`mode is opt-in and neither %s nor %s is "true"`, naming.InjectAnnotation, naming.SeedAnnotation)
 	}
 	if !p.InjectHostNetwork && nodes.ScalarField(t.spec, "hostNetwork") == "true" {
 		return ReasonHostNetwork, "the pod uses the host's network; a sidecar would share the node's ports"

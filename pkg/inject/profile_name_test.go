@@ -3,6 +3,8 @@ package inject
 import (
 	"strings"
 	"testing"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 )
 
 // TestValidateProfile: the default profile is "", a named one a DNS label
@@ -20,9 +22,9 @@ func TestValidateProfile(t *testing.T) {
 		{"a.b", "not a valid name"},
 		{strings.Repeat("x", 64), "not a valid name"},
 	} {
-		err := ValidateProfile(tc.name)
+		err := naming.ValidateProfile(tc.name)
 		if (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
-			t.Errorf("ValidateProfile(%q) = %v, want an error with %q", tc.name, err, tc.err)
+			t.Errorf("naming.ValidateProfile(%q) = %v, want an error with %q", tc.name, err, tc.err)
 		}
 	}
 }

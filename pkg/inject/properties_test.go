@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"github.com/kinject/kubectl-inject/pkg/inject/record"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -39,7 +40,7 @@ func checkProperties(t *testing.T, in *inject.Injector, input, out []byte, repor
 	}
 
 	back, _ := run(t, in, inject.OpUninject, out)
-	if !bytes.Contains(input, []byte(inject.StatusAnnotation)) {
+	if !bytes.Contains(input, []byte(naming.StatusAnnotation)) {
 		// Absolute: not "the same as uninject(x)", which could lose the
 		// same byte twice.
 		if !bytes.Equal(back, input) {
@@ -69,7 +70,7 @@ func checkProperties(t *testing.T, in *inject.Injector, input, out []byte, repor
 		}
 	}
 
-	if !bytes.Contains(input, []byte(inject.StatusAnnotation)) && !bytes.Contains(out, []byte(`"changed"`)) {
+	if !bytes.Contains(input, []byte(naming.StatusAnnotation)) && !bytes.Contains(out, []byte(`"changed"`)) {
 		for i := range inDocs {
 			checkDiff(t, in.Template(), inDocs[i], outDocs[i])
 		}
@@ -176,7 +177,7 @@ func withoutEmptyRecords(n *yaml.Node) {
 	if n.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
-			if !strings.HasSuffix(k.Value, inject.StatusAnnotation) || v.Kind != yaml.ScalarNode {
+			if !strings.HasSuffix(k.Value, naming.StatusAnnotation) || v.Kind != yaml.ScalarNode {
 				continue
 			}
 			if s, err := record.Parse(k.Value, v.Value); err == nil && s.Empty != nil {

@@ -2,6 +2,7 @@ package inject
 
 import (
 	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -24,7 +25,7 @@ func readRecords(t *podTarget) ([]profileRecord, error) {
 	var out []profileRecord
 	for i := 0; i+1 < len(ann.Content); i += 2 {
 		key := ann.Content[i].Value
-		profile, ok := ProfileOfStatusKey(key)
+		profile, ok := naming.ProfileOfStatusKey(key)
 		if !ok {
 			continue
 		}

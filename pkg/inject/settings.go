@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
 )
@@ -170,7 +171,7 @@ func (s Settings) Validate() error {
 			return fail("selector", fmt.Errorf("%q: %w", sel, err))
 		}
 	}
-	if err := ValidateProfile(s.Profile); err != nil {
+	if err := naming.ValidateProfile(s.Profile); err != nil {
 		return fail("profile", err)
 	}
 	if ref := s.TemplateConfigMap; ref != "" {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/inject/grammar"
 	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"github.com/kinject/kubectl-inject/pkg/yamltext"
 )
 
@@ -146,7 +147,7 @@ func stringMap(value *yaml.Node, field string) ([]KeyValue, error) {
 		if v.Kind != yaml.ScalarNode {
 			return nil, fmt.Errorf("%s.%s: must be a string", field, k.Value)
 		}
-		if k.Value == StatusAnnotation {
+		if k.Value == naming.StatusAnnotation {
 			return nil, fmt.Errorf("%s.%s: is managed by kubectl-inject and cannot be set by a template", field, k.Value)
 		}
 		out = append(out, KeyValue{Key: k.Value, Value: v.Value})

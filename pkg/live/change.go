@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"github.com/kinject/kubectl-inject/pkg/inject/record"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
@@ -183,7 +185,7 @@ func injectedParts(tmpl map[string]any) (map[string]any, error) {
 	var labelKeys, annotationKeys []string
 	names := map[string][]string{}
 	for key, value := range annotations {
-		if _, ok := inject.ProfileOfStatusKey(key); !ok {
+		if _, ok := naming.ProfileOfStatusKey(key); !ok {
 			continue
 		}
 		st, err := record.Parse(key, value)
@@ -235,7 +237,7 @@ func findTemplate(m map[string]any, path []string, match func(key string) bool) 
 
 // anyRecord matches the status annotation of any profile.
 func anyRecord(key string) bool {
-	_, ok := inject.ProfileOfStatusKey(key)
+	_, ok := naming.ProfileOfStatusKey(key)
 	return ok
 }
 

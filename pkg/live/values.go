@@ -3,6 +3,8 @@ package live
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"github.com/kinject/kubectl-inject/pkg/inject/record"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -93,14 +95,14 @@ func (p *Patcher) renderWithValues(original []byte, path []string, values map[st
 	for _, meta := range [][]string{{"metadata"}, append(append([]string(nil), path...), "metadata")} {
 		annotations, _, _ := unstructured.NestedMap(obj, append(meta, "annotations")...)
 		for _, param := range p.Injector.Template().Parameters {
-			delete(annotations, inject.ProfileAnnotation(profile, param.Annotation))
+			delete(annotations, naming.ProfileAnnotation(profile, param.Annotation))
 		}
 		if len(meta) == len(path)+1 {
 			if annotations == nil {
 				annotations = map[string]any{}
 			}
 			for name, v := range values {
-				annotations[inject.ProfileAnnotation(profile, name)] = v
+				annotations[naming.ProfileAnnotation(profile, name)] = v
 			}
 		}
 		if annotations != nil {

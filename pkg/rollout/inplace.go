@@ -3,10 +3,12 @@ package rollout
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
+	"github.com/kinject/kubectl-inject/pkg/inject/record"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -40,7 +42,7 @@ const upgradedInPlace = "upgraded-in-place"
 // whose sidecars were upgraded in place; its value is the template hash
 // the Pod ran before.
 func UpgradedInPlaceAnnotation(profile string) string {
-	return inject.ProfileAnnotation(profile, upgradedInPlace)
+	return naming.ProfileAnnotation(profile, upgradedInPlace)
 }
 
 // ImageChange is one sidecar whose image an upgrade in place changes.

@@ -2,8 +2,10 @@ package rollout
 
 import (
 	"encoding/json"
-	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"testing"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
+	"github.com/kinject/kubectl-inject/pkg/inject/record"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -189,11 +191,11 @@ func TestUpgradeRecord(t *testing.T) {
 	if !u.InPlace() {
 		t.Fatalf("%s: %s", u.Reason, u.Message)
 	}
-	old, err := record.Parse(inject.StatusAnnotation, u.OldRecord)
+	old, err := record.Parse(naming.StatusAnnotation, u.OldRecord)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := record.Parse(inject.StatusAnnotation, u.Record)
+	got, err := record.Parse(naming.StatusAnnotation, u.Record)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,11 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"github.com/kinject/kubectl-inject/pkg/config"
 	"io"
 	"strings"
+
+	"github.com/kinject/kubectl-inject/pkg/config"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -152,7 +154,7 @@ func (o *CheckOptions) otherPolicies(ctx context.Context, c *checkClients, p *ad
 // the system and excluded ones. It returns them.
 func (o *CheckOptions) checkNamespaces(ctx context.Context, c *checkClients, sel inject.Policy) []string {
 	const category = "namespaces"
-	key := inject.NamespaceLabelFor(o.Policy.Flags.Profile)
+	key := naming.NamespaceLabelFor(o.Policy.Flags.Profile)
 	excluded := map[string]bool{}
 	for _, ns := range sel.ExcludeNamespaces {
 		excluded[ns] = true
@@ -171,7 +173,7 @@ func (o *CheckOptions) checkNamespaces(ctx context.Context, c *checkClients, sel
 			}
 		}
 	} else {
-		list, err := c.dynamic.Resource(namespacesResource).List(ctx, metav1.ListOptions{LabelSelector: key + "=" + inject.NamespaceEnabled})
+		list, err := c.dynamic.Resource(namespacesResource).List(ctx, metav1.ListOptions{LabelSelector: key + "=" + naming.NamespaceEnabled})
 		if err != nil {
 			o.add(category, checkFail, "cannot list namespaces: "+readError(err), "")
 			return nil
@@ -180,10 +182,10 @@ func (o *CheckOptions) checkNamespaces(ctx context.Context, c *checkClients, sel
 			ns := item.GetName()
 			switch {
 			case inject.IsSystemNamespace(ns):
-				o.add(category, checkWarn, fmt.Sprintf("%s is labelled %s=%s, but the policy leaves system namespaces out", ns, key, inject.NamespaceEnabled),
+				o.add(category, checkWarn, fmt.Sprintf("%s is labelled %s=%s, but the policy leaves system namespaces out", ns, key, naming.NamespaceEnabled),
 					"to inject there, apply the policy with --namespaces "+ns)
 			case excluded[ns]:
-				o.add(category, checkWarn, fmt.Sprintf("%s is labelled %s=%s, but --exclude-namespaces leaves it out", ns, key, inject.NamespaceEnabled), "")
+				o.add(category, checkWarn, fmt.Sprintf("%s is labelled %s=%s, but --exclude-namespaces leaves it out", ns, key, naming.NamespaceEnabled), "")
 			default:
 				matched = append(matched, ns)
 			}

@@ -5,14 +5,13 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
-
-	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
 // workloadTypes are offered when no type has been typed yet.
@@ -108,7 +107,7 @@ func completeProfiles(flags *genericclioptions.ConfigFlags) func(*cobra.Command,
 			}
 			for _, item := range list.Items {
 				for key := range templateAnnotations(item.Object) {
-					if p, ok := inject.ProfileOfStatusKey(key); ok && p != "" && strings.HasPrefix(p, toComplete) {
+					if p, ok := naming.ProfileOfStatusKey(key); ok && p != "" && strings.HasPrefix(p, toComplete) {
 						found[p] = true
 					}
 				}

@@ -3,9 +3,11 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"github.com/kinject/kubectl-inject/pkg/config"
 	"sort"
 	"strings"
+
+	"github.com/kinject/kubectl-inject/pkg/config"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -130,7 +132,7 @@ func installedConfig(ctx context.Context, client dynamic.Interface, profile, nam
 		names[i] = "mutatingadmissionpolicy/" + m.name
 	}
 	sort.Strings(names)
-	return nil, "", fmt.Errorf("%d policies are installed for %s (%s): they disagree on what current is", len(names), inject.ProfileName(profile), strings.Join(names, ", "))
+	return nil, "", fmt.Errorf("%d policies are installed for %s (%s): they disagree on what current is", len(names), naming.ProfileName(profile), strings.Join(names, ", "))
 }
 
 // currentLine is what status and restart say "current" is: in JSON, and
@@ -146,7 +148,7 @@ func currentOf(in *inject.Injector, c *current) currentLine {
 }
 
 func (l currentLine) String() string {
-	return fmt.Sprintf("current: template %s of %s (%s)", l.Template, inject.ProfileName(l.Profile), l.Source)
+	return fmt.Sprintf("current: template %s of %s (%s)", l.Template, naming.ProfileName(l.Profile), l.Source)
 }
 
 // listInstalledPolicies lists the mutating policies kubectl-inject

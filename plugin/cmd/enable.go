@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
 	"github.com/kinject/kubectl-inject/pkg/config"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -105,7 +107,7 @@ until they are recreated.`,
 func (o *NamespaceOptions) Validate() error {
 	var errs []error
 	errs = append(errs, validateNamespaceFlag("namespace", o.namespaces)...)
-	if err := inject.ValidateProfile(o.Profile); err != nil {
+	if err := naming.ValidateProfile(o.Profile); err != nil {
 		errs = append(errs, fmt.Errorf("--%w", err))
 	}
 	switch o.DryRun {
@@ -134,7 +136,7 @@ func (o *NamespaceOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	key := inject.NamespaceLabelFor(o.Profile)
+	key := naming.NamespaceLabelFor(o.Profile)
 	var objs []*unstructured.Unstructured
 	failed := 0
 	for _, ns := range o.namespaces {
@@ -176,18 +178,18 @@ func (o *NamespaceOptions) label(ctx context.Context, client dynamic.Interface, 
 	ref := "namespace/" + ns
 	value, has := obj.GetLabels()[key]
 	verb := "enabled"
-	var patchValue any = inject.NamespaceEnabled
+	var patchValue any = naming.NamespaceEnabled
 	if !o.Enable {
 		verb, patchValue = "disabled", nil
 	}
-	if (o.Enable && value == inject.NamespaceEnabled) || (!o.Enable && !has) {
+	if (o.Enable && value == naming.NamespaceEnabled) || (!o.Enable && !has) {
 		return obj, ref + " unchanged", nil
 	}
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]any{key: patchValue}}})
 	if err != nil {
 		return nil, "", err
 	}
-	suffix := fmt.Sprintf(" (%s=%s)", key, inject.NamespaceEnabled)
+	suffix := fmt.Sprintf(" (%s=%s)", key, naming.NamespaceEnabled)
 	if !o.Enable {
 		suffix = fmt.Sprintf(" (%s removed)", key)
 	}
@@ -198,7 +200,7 @@ func (o *NamespaceOptions) label(ctx context.Context, client dynamic.Interface, 
 			if labels == nil {
 				labels = map[string]string{}
 			}
-			labels[key] = inject.NamespaceEnabled
+			labels[key] = naming.NamespaceEnabled
 		} else {
 			delete(labels, key)
 		}
@@ -234,10 +236,10 @@ func (o *NamespaceOptions) completeNamespaces(_ *cobra.Command, args []string, _
 	for _, a := range args {
 		given[a] = true
 	}
-	key := inject.NamespaceLabelFor(o.Profile)
+	key := naming.NamespaceLabelFor(o.Profile)
 	var names []string
 	for _, item := range list.Items {
-		enabled := item.GetLabels()[key] == inject.NamespaceEnabled
+		enabled := item.GetLabels()[key] == naming.NamespaceEnabled
 		if enabled != o.Enable && !given[item.GetName()] {
 			names = append(names, item.GetName())
 		}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kinject/kubectl-inject/pkg/config"
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/kinject/kubectl-inject/pkg/config"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -17,7 +19,6 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/fleet"
-	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
 const explainExample = `  # Why was this Pod (not) injected, and is its sidecar current?
@@ -265,7 +266,7 @@ func (o *ExplainOptions) print(verdicts []Verdict) error {
 		case !v.Installed:
 			state = "not installed; as compiled from the template flags"
 		}
-		fmt.Fprintf(&b, "%s in namespace %s, %s:\n", v.Object, v.Namespace, inject.ProfileName(v.Profile))
+		fmt.Fprintf(&b, "%s in namespace %s, %s:\n", v.Object, v.Namespace, naming.ProfileName(v.Profile))
 		fmt.Fprintf(&b, "  policy:   %s (%s, template %s)\n", v.Policy, state, v.Template)
 		if v.Injected {
 			fmt.Fprintf(&b, "  verdict:  %s\n", v.Message)

@@ -16,6 +16,7 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/admission/inprocess"
 	"github.com/kinject/kubectl-inject/pkg/fleet"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"github.com/kinject/kubectl-inject/pkg/live"
 	"github.com/kinject/kubectl-inject/pkg/rollout"
 )
@@ -172,14 +173,14 @@ func (ev *explainer) explain(ctx context.Context, t explainTarget) (Verdict, err
 		}
 	}
 	if !res.Matched {
-		v.Reason, v.Message = "already_injected", "the Pod already carries a record of "+inject.ProfileName(ev.in.Profile())+" (injected when built): the policy leaves it as it is"
+		v.Reason, v.Message = "already_injected", "the Pod already carries a record of "+naming.ProfileName(ev.in.Profile())+" (injected when built): the policy leaves it as it is"
 		return v, nil
 	}
 	if res.MutationError != nil {
 		v.Reason, v.Message = "error", "the policy fails on this Pod and leaves it as created: "+res.MutationError.Error()
 		return v, nil
 	}
-	code, why := admission.MarkReason(ann[inject.SkippedAnnotationFor(ev.in.Profile())])
+	code, why := admission.MarkReason(ann[naming.SkippedAnnotationFor(ev.in.Profile())])
 	if code == "" {
 		code = string(inject.ReasonNotOptedIn)
 	}
@@ -191,7 +192,7 @@ func (ev *explainer) explain(ctx context.Context, t explainTarget) (Verdict, err
 // skipWords says in words why the policy left a Pod alone (code, and the
 // core's message why for a refusal or a conflict), and what changes it.
 func skipWords(code, why string, in *inject.Injector) (message, hint string) {
-	key := inject.InjectAnnotationFor(in.Profile())
+	key := naming.InjectAnnotationFor(in.Profile())
 	switch inject.Reason(code) {
 	case inject.ReasonOptedOut:
 		return fmt.Sprintf("opted out: the annotation %s is \"false\"", key), "remove the annotation " + key + " from the Pod (its workload's pod template)"

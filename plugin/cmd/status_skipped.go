@@ -9,13 +9,14 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 )
 
 // skippedAtAdmission lists the Pods of objs that the profile's admission
 // policy marked as left alone, "namespace/name" by reason code.
 func skippedAtAdmission(in *inject.Injector, objs []*unstructured.Unstructured) map[string][]string {
 	out := map[string][]string{}
-	key := inject.SkippedAnnotationFor(in.Profile())
+	key := naming.SkippedAnnotationFor(in.Profile())
 	for _, obj := range objs {
 		if obj.GetKind() != "Pod" {
 			continue

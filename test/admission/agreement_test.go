@@ -10,6 +10,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"github.com/kinject/kubectl-inject/plugin/cmd"
 )
 
@@ -68,7 +69,7 @@ func agreeWithExplain(t *testing.T, in *inject.Injector, runs []podRun, verdicts
 		_, hadStatus := u.GetAnnotations()[in.StatusAnnotation()]
 		_, injected := annotation(r.admitted, in.StatusAnnotation())
 		injected = injected && !hadStatus
-		mark, marked := annotation(r.admitted, inject.SkippedAnnotationFor(in.Profile()))
+		mark, marked := annotation(r.admitted, naming.SkippedAnnotationFor(in.Profile()))
 		var want string
 		switch binding := bindingFacts(t, in, u.GetNamespace(), u.GetLabels()); {
 		case injected:
@@ -124,10 +125,10 @@ func bindingFacts(t *testing.T, in *inject.Injector, ns string, podLabels map[st
 // profile's inject annotation, or for the default profile the seed's, is
 // "true".
 func optedIn(in *inject.Injector, ann map[string]string) bool {
-	if strings.EqualFold(ann[inject.InjectAnnotationFor(in.Profile())], "true") {
+	if strings.EqualFold(ann[naming.InjectAnnotationFor(in.Profile())], "true") {
 		return true
 	}
-	return in.Profile() == "" && strings.EqualFold(ann[inject.SeedAnnotation], "true")
+	return in.Profile() == "" && strings.EqualFold(ann[naming.SeedAnnotation], "true")
 }
 
 func contains(list []string, s string) bool {

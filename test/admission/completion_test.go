@@ -6,10 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
 // TestClassicPolicyAndCompletingPods: a policy of a classic sidecar
@@ -33,10 +32,10 @@ func TestClassicPolicyAndCompletingPods(t *testing.T) {
 	}
 	const message = `spec.restartPolicy: "Never": the pod runs to completion, and classic sidecar "envoy" would keep it running after the app exits (inject a native sidecar: --native, or native: true)`
 	ann := created.GetAnnotations()
-	if got, want := ann[inject.SkippedAnnotationFor(profile)], "runs_to_completion: "+message; got != want {
+	if got, want := ann[naming.SkippedAnnotationFor(profile)], "runs_to_completion: "+message; got != want {
 		t.Errorf("mark %q, want %q", got, want)
 	}
-	if _, injected := ann[inject.StatusAnnotationFor(profile)]; injected || len(containerNames(created)) != 1 {
+	if _, injected := ann[naming.StatusAnnotationFor(profile)]; injected || len(containerNames(created)) != 1 {
 		t.Errorf("a Pod that runs to completion got the classic sidecar: %v", containerNames(created))
 	}
 	wantWarning := "sidecar not injected by kinject-envoy-" + profile + ": " + message

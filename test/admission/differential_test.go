@@ -13,6 +13,7 @@ import (
 	"github.com/kinject/kubectl-inject/internal/podgen"
 	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 )
 
 // suite is one policy (a SidecarInjection) and the Pods created under it.
@@ -255,7 +256,7 @@ func runSuite(t *testing.T, s suite) suiteOutcome {
 	excluded := map[string]int{}
 	agreeWithExplain(t, in, runs, verdicts, counts)
 	envoy := carriesBootstrap(t, in)
-	skipKey := inject.SkippedAnnotationFor(in.Profile())
+	skipKey := naming.SkippedAnnotationFor(in.Profile())
 	for i, r := range runs {
 		deletePod(t, r.manifest)
 		_, hadStatus := annotation(podFrom(t, r.manifest).Object, in.StatusAnnotation())

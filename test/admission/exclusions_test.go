@@ -10,6 +10,7 @@ import (
 	"github.com/kinject/kubectl-inject/internal/podgen"
 	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 )
 
 // exclusions are the only reasons TestDifferential compares a Pod with
@@ -163,7 +164,7 @@ func (r podRun) compare(t *testing.T, want map[string]any, hadStatus bool, skipK
 func carriesBootstrap(t *testing.T, in *inject.Injector) bool {
 	t.Helper()
 	out, e := coreInject(t, in, []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: plain, namespace: ns-a, annotations: {"+
-		inject.InjectAnnotationFor(in.Profile())+": \"true\"}}\nspec:\n  containers: [{name: app, image: busybox, ports: [{containerPort: 8080}]}]\n"))
+		naming.InjectAnnotationFor(in.Profile())+": \"true\"}}\nspec:\n  containers: [{name: app, image: busybox, ports: [{containerPort: 8080}]}]\n"))
 	if e.Action != inject.Injected {
 		t.Fatalf("a plain Pod, opted in: the core %s %s: %s", e.Action, e.Reason, e.Message)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 )
 
 // TestExplainLive creates one Pod for each reason the policy leaves a Pod
@@ -71,7 +72,7 @@ func TestExplainLive(t *testing.T) {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		t.Cleanup(func() { deletePod(t, manifest) })
-		mark, _ := annotation(stored, inject.SkippedAnnotationFor(profile))
+		mark, _ := annotation(stored, naming.SkippedAnnotationFor(profile))
 		gotCode, why := admission.MarkReason(mark)
 		refused := c.code == "conflict" || c.code == "invalid_object"
 		if gotCode != c.code || refused != (why != "") || refused && !strings.HasSuffix(c.verdict, ": "+why) {

@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kinject/kubectl-inject/internal/mddoc"
-	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 )
 
 var (
@@ -114,7 +114,7 @@ func TestAdmissionLive(t *testing.T) {
 		}
 		// A native sidecar is no container kubectl logs could pick: the
 		// default-container annotation is left unset.
-		if v, ok := got.GetAnnotations()[inject.DefaultContainerAnnotation]; ok {
+		if v, ok := got.GetAnnotations()[naming.DefaultContainerAnnotation]; ok {
 			t.Errorf("pod %s: default container %q set for a native sidecar", got.GetName(), v)
 		}
 		checkCurrent(t, got)
@@ -142,7 +142,7 @@ func TestAdmissionLive(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a conflicting Pod must be created as it is, not rejected: %v", err)
 	}
-	if _, injected := got.GetAnnotations()[inject.StatusAnnotation]; injected || len(containerNames(got)) != 1 {
+	if _, injected := got.GetAnnotations()[naming.StatusAnnotation]; injected || len(containerNames(got)) != 1 {
 		t.Errorf("conflicting pod was changed: %v", toJSON(got.Object))
 	}
 	if !strings.Contains(w.all(), wantWarning) {

@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/kinject/kubectl-inject/plugin/local"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kinject/kubectl-inject/plugin/local"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/internal/testbin"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"github.com/kinject/kubectl-inject/plugin/cmd"
 	"github.com/kinject/kubectl-inject/test/cluster"
 )
@@ -105,7 +107,7 @@ var prepared = struct {
 }{
 	namespaces: map[string]bool{},
 	// The embedded default: the default profile's label, the ConfigMap envoy.
-	needs: []need{{label: inject.NamespaceLabelFor(""), refs: inject.DefaultTemplate().References()}},
+	needs: []need{{label: naming.NamespaceLabelFor(""), refs: inject.DefaultTemplate().References()}},
 }
 
 // prepareFor makes every test namespace (now and later) ready for the
@@ -117,7 +119,7 @@ func prepareFor(t testing.TB, configFile string) {
 	if tmpl == nil {
 		tmpl = inject.DefaultTemplate()
 	}
-	n := need{label: inject.NamespaceLabelFor(cfg.Settings.Profile), refs: tmpl.References()}
+	n := need{label: naming.NamespaceLabelFor(cfg.Settings.Profile), refs: tmpl.References()}
 	prepared.Lock()
 	defer prepared.Unlock()
 	prepared.needs = append(prepared.needs, n)
@@ -129,7 +131,7 @@ func prepareFor(t testing.TB, configFile string) {
 func (n need) giveTo(t testing.TB, ns string) {
 	t.Helper()
 	ctx := context.Background()
-	patch := []byte(`{"metadata":{"labels":{"` + n.label + `":"` + inject.NamespaceEnabled + `"}}}`)
+	patch := []byte(`{"metadata":{"labels":{"` + n.label + `":"` + naming.NamespaceEnabled + `"}}}`)
 	if _, err := client(t).Resource(namespaces).Patch(ctx, ns, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatalf("enable %s: %v", ns, err)
 	}
@@ -250,7 +252,7 @@ func deletePolicy(t testing.TB, templateFile string, probe []byte) {
 // SidecarInjection file.
 func statusKeyOf(t testing.TB, configFile string) string {
 	t.Helper()
-	return inject.StatusAnnotationFor(configOf(t, configFile).Settings.Profile)
+	return naming.StatusAnnotationFor(configOf(t, configFile).Settings.Profile)
 }
 
 // configOf parses a template or SidecarInjection file.
@@ -270,7 +272,7 @@ func configOf(t testing.TB, configFile string) *inject.Config {
 // waitPolicy waits until the default profile's policy is active (or not).
 func waitPolicy(t testing.TB, probe []byte, active bool) {
 	t.Helper()
-	waitPolicyFor(t, inject.StatusAnnotation, probe, active)
+	waitPolicyFor(t, naming.StatusAnnotation, probe, active)
 }
 
 // waitPolicyFor waits until the probe gets a record in key (or not).

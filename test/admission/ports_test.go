@@ -6,10 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
-	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
 // portPods are Pods whose port the default's app-port expression reads:
@@ -96,7 +95,7 @@ func TestRestrictedNamespace(t *testing.T) {
 	if names, inits := containerNames(&u), initContainerNames(&u); strings.Join(names, ",") != "app" || strings.Join(inits, ",") != "envoy" {
 		t.Errorf("containers %v, init containers %v, want app and the native sidecar envoy", names, inits)
 	}
-	if _, ok := annotation(got, inject.StatusAnnotation); !ok {
+	if _, ok := annotation(got, naming.StatusAnnotation); !ok {
 		t.Error("no status record")
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/internal/podgen"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 )
 
 func TestTwoProfiles(t *testing.T) {
@@ -93,7 +94,7 @@ func TestTwoProfiles(t *testing.T) {
 			var e inject.Entry
 			_, had := podFrom(t, out).GetAnnotations()[in.StatusAnnotation()]
 			if out, e = coreInject(t, in, out); podgen.SkipCode(e) != "" && selected(e) && !had {
-				out = marked(t, out, inject.SkippedAnnotationFor(in.Profile()), podgen.SkipMark(podgen.SkipCode(e), e))
+				out = marked(t, out, naming.SkippedAnnotationFor(in.Profile()), podgen.SkipMark(podgen.SkipCode(e), e))
 			}
 		}
 		want, wantErr := createPod(t, out, false)
@@ -136,7 +137,7 @@ func countFeatures(counts map[string]int, manifest []byte, stored map[string]any
 		return
 	}
 	for key := range u.GetAnnotations() {
-		if _, ok := inject.ProfileOfStatusKey(key); ok && key != in.StatusAnnotation() {
+		if _, ok := naming.ProfileOfStatusKey(key); ok && key != in.StatusAnnotation() {
 			counts["+other-record"]++
 			break
 		}

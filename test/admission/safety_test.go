@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kinject/kubectl-inject/internal/mddoc"
-	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 )
 
 // plainNamespace creates ns (if needed) with no label and no ConfigMap.
@@ -55,7 +55,7 @@ func injected(t testing.TB, manifest []byte) (bool, string) {
 	if err != nil {
 		t.Fatalf("create %s: %v", u.GetName(), err)
 	}
-	_, ok := got.GetAnnotations()[inject.StatusAnnotation]
+	_, ok := got.GetAnnotations()[naming.StatusAnnotation]
 	return ok, w.all()
 }
 
@@ -120,7 +120,7 @@ func TestTurnOnSafely(t *testing.T) {
 		t.Errorf("enable --dry-run=server -o name: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	ns, err := client(t).Resource(namespaces).Get(context.Background(), off, metav1.GetOptions{})
-	if err != nil || ns.GetLabels()[inject.NamespaceLabelFor("")] != "" {
+	if err != nil || ns.GetLabels()[naming.NamespaceLabelFor("")] != "" {
 		t.Errorf("a dry run labelled the namespace: %v %v", err, ns.GetLabels())
 	}
 

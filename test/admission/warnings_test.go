@@ -12,6 +12,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/internal/podgen"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 )
 
 // TestWarnings installs the default profile's policy and creates Pods the
@@ -93,7 +94,7 @@ spec:
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, injected := annotation(got, inject.StatusAnnotation); injected {
+			if _, injected := annotation(got, naming.StatusAnnotation); injected {
 				t.Errorf("the Pod was injected: %s", toJSON(got))
 			}
 		})

@@ -11,7 +11,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	core "github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"github.com/kinject/kubectl-inject/pkg/inject/record"
 )
 
@@ -108,15 +108,15 @@ func TestOverrideChange(t *testing.T) {
 	// the cpu request in the envoy container's entry (and the strategic
 	// merge patch's list order), nothing of the image, the volumes, the
 	// other resources or the app.
-	recorded, _, _ := unstructured.NestedString(patch, "spec", "template", "metadata", "annotations", core.StatusAnnotation)
-	unstructured.RemoveNestedField(patch, "spec", "template", "metadata", "annotations", core.StatusAnnotation)
+	recorded, _, _ := unstructured.NestedString(patch, "spec", "template", "metadata", "annotations", naming.StatusAnnotation)
+	unstructured.RemoveNestedField(patch, "spec", "template", "metadata", "annotations", naming.StatusAnnotation)
 	rest, _ := json.Marshal(patch)
 	want := `{"metadata":{"resourceVersion":"` + obj.GetResourceVersion() + `"},"spec":{"template":{"metadata":{"annotations":{}},` +
 		`"spec":{"$setElementOrder/initContainers":[{"name":"envoy"}],"initContainers":[{"name":"envoy","resources":{"requests":{"cpu":"500m"}}}]}}}}`
 	if string(rest) != want {
 		t.Errorf("the PATCH besides the record:\n%s\nwant:\n%s", rest, want)
 	}
-	st, err := record.Parse(core.StatusAnnotation, recorded)
+	st, err := record.Parse(naming.StatusAnnotation, recorded)
 	if err != nil || len(st.Values) != 3 || st.Values["cpu-request"] != "500m" || st.Values["memory-request"] != "128Mi" || st.Values["app-port"] != "8080" {
 		t.Errorf("the PATCH's record %q (%v): want the values cpu-request=500m and memory-request=128Mi, and app-port=8080 from the Pod", recorded, err)
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/kinject/kubectl-inject/internal/envoycheck"
-	core "github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -39,7 +39,7 @@ func TestSidecarPortsLive(t *testing.T) {
 		if hasContainer(t, obj, "envoy", "spec", "template", "spec") {
 			t.Errorf("%s: injected", name)
 		}
-		if _, ok := obj.GetAnnotations()[core.StatusAnnotation]; ok {
+		if _, ok := obj.GetAnnotations()[naming.StatusAnnotation]; ok {
 			t.Errorf("%s: carries a status record", name)
 		}
 	}

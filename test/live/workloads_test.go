@@ -7,12 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
-
-	core "github.com/kinject/kubectl-inject/pkg/inject"
 )
 
 // TestDeploymentLifecycle: inject, inject again (no write at all), uninject
@@ -33,7 +32,7 @@ func TestDeploymentLifecycle(t *testing.T) {
 	if !hasContainer(t, injected, "envoy", "spec", "template", "spec") {
 		t.Fatalf("no envoy container: %v", containerNames(t, injected, "spec", "template", "spec"))
 	}
-	if injected.GetAnnotations()[core.StatusAnnotation] != "" {
+	if injected.GetAnnotations()[naming.StatusAnnotation] != "" {
 		t.Error("status annotation on the object instead of its pod template")
 	}
 

@@ -6,10 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
-	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
 // TestAdmissionThroughControllers turns admission on in a namespace and
@@ -57,7 +56,7 @@ spec:
 		if !hasImage(p, "envoyproxy/envoy:v1.33.0") {
 			t.Errorf("Pod %s was not injected at admission: %v", p.GetName(), images(p))
 		}
-		if _, ok := p.GetAnnotations()[inject.StatusAnnotation]; !ok {
+		if _, ok := p.GetAnnotations()[naming.StatusAnnotation]; !ok {
 			t.Errorf("Pod %s has no status record", p.GetName())
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 )
 
 // Binding is the mutating binding's selection, as the API server applies
@@ -64,7 +65,7 @@ func (b Binding) Explain(ns string, nsLabels, podLabels map[string]string, in *i
 		profileFlag = " --profile " + in.Profile()
 	}
 	if !b.Namespaces.Matches(namespaceSet(ns, nsLabels)) {
-		key := inject.NamespaceLabelFor(in.Profile())
+		key := naming.NamespaceLabelFor(in.Profile())
 		switch {
 		case slices.Contains(sel.ExcludeNamespaces, ns):
 			return "namespace_excluded", fmt.Sprintf("namespace %s is excluded (--exclude-namespaces)", ns), "apply the policy without it in --exclude-namespaces"
@@ -75,7 +76,7 @@ func (b Binding) Explain(ns string, nsLabels, podLabels map[string]string, in *i
 			return "system_namespace", fmt.Sprintf("%s is a system namespace: the policy never injects there unless --namespaces names it", ns),
 				"apply the policy with --namespaces " + ns + " (its Pods run the cluster)"
 		default:
-			return "namespace_not_enabled", fmt.Sprintf("namespace %s is not enabled: it lacks the label %s=%s", ns, key, inject.NamespaceEnabled),
+			return "namespace_not_enabled", fmt.Sprintf("namespace %s is not enabled: it lacks the label %s=%s", ns, key, naming.NamespaceEnabled),
 				"kubectl inject enable " + ns + profileFlag
 		}
 	}

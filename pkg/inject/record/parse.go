@@ -15,7 +15,7 @@ import (
 func isNullToken(s string) bool { return slices.Contains(nullTokens, s) }
 
 // Parse reads the record held in annotation key (a profile's status
-// annotation, inject.StatusAnnotationFor) strictly: unknown fields,
+// annotation, naming.StatusAnnotationFor) strictly: unknown fields,
 // missing fields and wrong types are errors, because a hand-edited record
 // cannot be trusted to undo an injection.
 func Parse(key, value string) (*Status, error) {

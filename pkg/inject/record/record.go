@@ -9,7 +9,7 @@ import "slices"
 // effect of a struct tag; TestStatusGrammar holds Status to it.
 
 // Status is the record kept in a profile's status annotation
-// (inject.StatusAnnotationFor): what was added, what was
+// (naming.StatusAnnotationFor): what was added, what was
 // changed and from which template. Uninject reads only this record; it never
 // guesses by name.
 type Status struct {

@@ -1,4 +1,4 @@
-package inject
+package naming
 
 import (
 	"fmt"
@@ -33,6 +33,13 @@ const (
 	injectName  = "inject"
 	skippedName = "skipped"
 )
+
+// IsOwnName reports whether a bare annotation name is one a profile keeps
+// for itself under its domain (its record, its switch, its skip reason),
+// so that a template's parameter cannot take it.
+func IsOwnName(name string) bool {
+	return name == statusName || name == injectName || name == skippedName
+}
 
 // ValidateProfile checks a profile name: "" is the default profile; any
 // other name is a DNS label, so that NAME.sidecar.kinject.dev is a valid
@@ -110,14 +117,6 @@ func ProfileName(profile string) string {
 		return `the default profile`
 	}
 	return fmt.Sprintf("profile %q", profile)
-}
-
-// ProfileConflict is the message when another profile (ownerName, as
-// ProfileName gives it) already added what profile would add. what names
-// the thing, its kind first: `container "envoy" (spec.containers)`.
-func ProfileConflict(what, ownerName, profile string) string {
-	kind, _, _ := strings.Cut(what, " ")
-	return message(MessageProfileConflict, what, ownerName, ProfileName(profile), kind)
 }
 
 // NamespaceEnabled is the value of a namespace's injection label
