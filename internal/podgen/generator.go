@@ -13,6 +13,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/inject/naming"
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
 )
 
 // Injector reads a config (a SidecarInjection) into its injector, the
@@ -47,7 +48,7 @@ type Generator struct {
 // OverrideKey is an override annotation of some profile and its type.
 type OverrideKey struct {
 	Key  string
-	Type inject.ParameterType
+	Type template.ParameterType
 }
 
 // For is the generator of a suite whose policy is config, with Pods
@@ -105,14 +106,14 @@ func overrideKeys(in *inject.Injector) []OverrideKey {
 
 // overrideValues are values of each type, valid and not, as a workload
 // may write them.
-var overrideValues = map[inject.ParameterType][]string{
-	inject.TypeQuantity: {"250m", "0.5", "1Gi", "2", "+1", ".5", "1e3", "100M", "64Mi", "lots", "-1", "1gi", " 1", "", "1.5.0"},
-	inject.TypeImage:    {"envoyproxy/envoy:v1.35.0", "registry.local:5000/team/proxy:v2", "busybox", "ghcr.io/x/envoy@sha256:" + strings.Repeat("ab", 32), "Envoy:Latest", "a b", "", "proxy:"},
-	inject.TypeInt:      {"2", "0", "-1", "16", "123456789012345678", "lots", "1.5", "+2", "02", "", "1e3"},
-	inject.TypeString:   {"plain", "with \"quotes\" and \\", "line\nbreak", ""},
+var overrideValues = map[template.ParameterType][]string{
+	template.TypeQuantity: {"250m", "0.5", "1Gi", "2", "+1", ".5", "1e3", "100M", "64Mi", "lots", "-1", "1gi", " 1", "", "1.5.0"},
+	template.TypeImage:    {"envoyproxy/envoy:v1.35.0", "registry.local:5000/team/proxy:v2", "busybox", "ghcr.io/x/envoy@sha256:" + strings.Repeat("ab", 32), "Envoy:Latest", "a b", "", "proxy:"},
+	template.TypeInt:      {"2", "0", "-1", "16", "123456789012345678", "lots", "1.5", "+2", "02", "", "1e3"},
+	template.TypeString:   {"plain", "with \"quotes\" and \\", "line\nbreak", ""},
 	// The sidecar's own ports (Envoy's admin, proxy and stats ports) among
 	// them: an app port may never be one.
-	inject.TypePort: {"8080", "3000", "9901", "10000", "9902", "0", "65536", "http", "080", ""},
+	template.TypePort: {"8080", "3000", "9901", "10000", "9902", "0", "65536", "http", "080", ""},
 }
 
 // Pods returns n Pod manifests from a seeded generator: app and init

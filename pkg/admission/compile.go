@@ -12,6 +12,7 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/admission/expr"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/inject/grammar"
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
 )
 
 // DefaultName is the base name of the policy objects when none is given.
@@ -29,7 +30,7 @@ type Policy struct {
 	ConflictName string
 	// Requires is the object the mutating policy needs in the Pod's
 	// namespace before it injects (nil when the template references none).
-	Requires *inject.Reference
+	Requires *template.Reference
 	// TemplateHash is the hash of the template the policy injects, the
 	// one its status records carry (TemplateHashAnnotation).
 	TemplateHash string
@@ -192,7 +193,7 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 // kind and name, of the template's required references. CEL cannot read
 // other objects, and a binding has one parameter: the others are checked
 // by kubectl inject check and live injection, not at admission.
-func requiredObject(t *inject.Template) (*inject.Reference, *paramKind) {
+func requiredObject(t *template.Template) (*template.Reference, *paramKind) {
 	refs := t.References()
 	if len(refs) == 0 {
 		return nil, nil
@@ -200,7 +201,7 @@ func requiredObject(t *inject.Template) (*inject.Reference, *paramKind) {
 	return &refs[0], &paramKind{APIVersion: "v1", Kind: refs[0].Kind}
 }
 
-func gateRef(gate *inject.Reference) *paramRef {
+func gateRef(gate *template.Reference) *paramRef {
 	if gate == nil {
 		return nil
 	}
@@ -238,7 +239,7 @@ func hashOf(data []byte) string {
 	return hex.EncodeToString(sum[:10])
 }
 
-func (c *compiler) loadItems(t *inject.Template) error {
+func (c *compiler) loadItems(t *template.Template) error {
 	if c.names == nil {
 		c.names = names{}
 	}

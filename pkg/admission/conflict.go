@@ -59,7 +59,7 @@ func (c *compiler) addConflictVariable() {
 	}
 	checks = append(checks, c.computedPortChecks()...)
 	for _, k := range inject.MetadataConflictKinds() {
-		for _, kv := range c.in.Template().AddedKeys(k) {
+		for _, kv := range k.TemplateKeys(c.in.Template()) {
 			what := k.Subject(kv.Key, "metadata."+k.MetadataField())
 			owned := c.variable(expr.Var(c.names.unique(camel(kv.Key)+"Owners")), "the other profiles that added or changed "+k.Name+" "+kv.Key,
 				owners(keyOwnedPattern(k, kv.Key)))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/admission/expr"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
 )
 
 // This file holds the checks of the override annotations' values: the
@@ -55,8 +56,8 @@ func (c *compiler) computedValueChecks(p param) []check {
 	at := expr.Str(fmt.Sprintf("parameters: %s: %s: expression: ", p.Annotation, p.Field))
 	computed := expr.And(expr.Not(p.ann), expr.Ne(p.computed, expr.Null))
 	out := []check{{expr.And(computed, expr.Ne(expr.Call("type", p.computed), expr.Ident(celTypeOf(p.Type)))),
-		expr.Concat(at, expr.Str(inject.ExpressionTypeError(p.Type)))}}
-	if p.Type != inject.TypeInt {
+		expr.Concat(at, expr.Str(template.ExpressionTypeError(p.Type)))}}
+	if p.Type != template.TypeInt {
 		// A port is checked as a string is: string() of the int.
 		out = append(out, check{expr.And(computed, expr.Not(expr.Method(p.val, "matches", expr.Str(p.Type.Pattern())))),
 			expr.Concat(at, expr.Str(`"`), goQuoted(p.val), expr.Str(`" is not `+p.Type.Example()))})
@@ -70,7 +71,7 @@ func (c *compiler) computedValueChecks(p param) []check {
 func (c *compiler) overrideTypes(plain func(param) bool) expr.Expr {
 	var types []string
 	var values []expr.Expr
-	seen := map[inject.ParameterType]bool{}
+	seen := map[template.ParameterType]bool{}
 	for _, p := range c.params {
 		if plain(p) && !seen[p.Type] {
 			seen[p.Type] = true
@@ -125,7 +126,7 @@ func (c *compiler) overridePortChecks(p param, annotated expr.Expr) []check {
 // of one [port, container, what binds it], or none. nil for a parameter
 // of another type, or a template whose sidecars use no TCP port.
 func (c *compiler) portTaken(p param) expr.Expr {
-	if p.Type != inject.TypePort || len(c.in.Template().PortValues()) == 0 {
+	if p.Type != template.TypePort || len(c.in.Template().PortValues()) == 0 {
 		return nil
 	}
 	name := p.name + "Taken"
@@ -148,7 +149,7 @@ func firstOf(xs, v, msg expr.Expr) expr.Expr {
 }
 
 // celTypeOf is the CEL type an expression of a parameter of type pt gives.
-func celTypeOf(pt inject.ParameterType) string {
+func celTypeOf(pt template.ParameterType) string {
 	if pt.Integer() {
 		return "int"
 	}

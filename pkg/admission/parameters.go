@@ -6,14 +6,14 @@ import (
 	"strings"
 
 	"github.com/kinject/kubectl-inject/pkg/admission/expr"
-	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/inject/naming"
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
 )
 
 // param is one override parameter of the template, as the policy reads it:
 // the Pod's annotation key, checked with the core's own pattern.
 type param struct {
-	inject.Parameter
+	template.Parameter
 	key string // the full annotation key for the profile
 	// override is the Pod's annotation, an optional: for a parameter with
 	// an expression, the variable holding it (appPortOverride), read by
@@ -49,13 +49,13 @@ type hole struct {
 
 // intPattern is the core's check for a value that keeps an integer field an
 // integer (typedScalar): a canonical decimal integer.
-var intPattern = inject.TypeInt.Pattern()
+var intPattern = template.TypeInt.Pattern()
 
 // loadParams binds every parameter to its place in the template's items.
 // The core has already checked each parameter against the template and
 // written its default there, so every field is found: one that is not is
 // an error of the template, not of the Pod.
-func (c *compiler) loadParams(params []inject.Parameter) error {
+func (c *compiler) loadParams(params []template.Parameter) error {
 	c.params = make([]param, len(params))
 	if c.names == nil {
 		c.names = names{}
@@ -122,7 +122,7 @@ func (c *compiler) loadParams(params []inject.Parameter) error {
 // item) with a hole for p. A step with a key selects a list item by name,
 // or in a list of words (args) the word after the flag or --flag=VALUE,
 // as the core's getPath and setPath do.
-func placeHole(node any, steps []inject.FieldStep, p *param) error {
+func placeHole(node any, steps []template.FieldStep, p *param) error {
 	for i, st := range steps {
 		last := i == len(steps)-1
 		m, ok := node.(map[string]any)
@@ -209,7 +209,7 @@ func isWordList(list []any) bool {
 }
 
 // flagWord finds the word of the template's list that holds the flag's
-// value, as the core finds it (inject.FlagWord).
+// value, as the core finds it (template.FlagWord).
 func flagWord(list []any, flag string) (int, string) {
 	words := make([]string, len(list))
 	for i, e := range list {
@@ -218,7 +218,7 @@ func flagWord(list []any, flag string) (int, string) {
 		}
 		words[i] = fmt.Sprint(e)
 	}
-	return inject.FlagWord(words, flag)
+	return template.FlagWord(words, flag)
 }
 
 // addParamVariables declares, for every parameter, the Pod's annotation

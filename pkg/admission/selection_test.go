@@ -7,6 +7,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
 )
 
 // compiled is the part of a compiled object the selection tests read.
@@ -38,7 +39,7 @@ type term struct {
 	Values   []string `json:"values"`
 }
 
-func compileObjects(t *testing.T, tmpl *inject.Template, s inject.Settings) (*admission.Policy, []compiled) {
+func compileObjects(t *testing.T, tmpl *template.Template, s inject.Settings) (*admission.Policy, []compiled) {
 	t.Helper()
 	in, err := inject.New(tmpl, s)
 	if err != nil {
@@ -134,7 +135,7 @@ func TestPolicyGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, objs := compileObjects(t, seed, inject.Settings{})
-	if p.Requires == nil || p.Requires.Kind != inject.KindConfigMap || p.Requires.Name != "envoy" {
+	if p.Requires == nil || p.Requires.Kind != template.KindConfigMap || p.Requires.Name != "envoy" {
 		t.Fatalf("Requires = %+v, want the ConfigMap envoy", p.Requires)
 	}
 	for _, o := range objs {

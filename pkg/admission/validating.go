@@ -6,6 +6,7 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/admission/expr"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/inject/naming"
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
 )
 
 // refusedReasons are the reason codes of a Pod the core refuses (a
@@ -27,7 +28,7 @@ var refusedReasons = inject.ReasonsAtAdmission(inject.AdmissionRefused)
 //     namespace, or the mutating policy failed on it (its failure policy
 //     is Ignore). Both are said. A Pod that did not opt in (opt-in mode)
 //     is left without a mark and passes.
-func (c *compiler) markCheck(conds []matchCondition, policyName string, gate *inject.Reference) (check, message expr.Expr, vars []variable) {
+func (c *compiler) markCheck(conds []matchCondition, policyName string, gate *template.Reference) (check, message expr.Expr, vars []variable) {
 	mark := expr.Var("mark")
 	vars = []variable{{name: "mark", comment: "what the mutating policy wrote on the Pod it left alone (" + naming.SkippedAnnotationFor(c.profile) + "), or \"\"",
 		value: annotation(naming.SkippedAnnotationFor(c.profile))}}

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/kinject/kubectl-inject/pkg/admission/expr"
-	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
 )
 
 // This file writes the status record's values field: the override
@@ -30,12 +30,12 @@ func (c *compiler) valuesField() expr.Expr {
 	// others are a variable, read only where the Pod has annotations.
 	var parts, computed []expr.Expr
 	plain := func(p param) bool {
-		return p.computed == nil && p.Type != inject.TypeString && isPlainName(p.Annotation)
+		return p.computed == nil && p.Type != template.TypeString && isPlainName(p.Annotation)
 	}
 	table := func(run []param) { parts = append(parts, plainValues(run)) }
 	one := func(p param) {
 		value := p.val
-		if p.Type == inject.TypeString {
+		if p.Type == template.TypeString {
 			// The other types' patterns admit no character JSON escapes,
 			// and a value that does not match them is never recorded.
 			value = c.jsonEscaped(value)

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
+
 	"github.com/spf13/pflag"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -238,7 +240,7 @@ func (f *Flags) LoadInjector(lookup inject.ConfigMapLookup, warn io.Writer) (*in
 
 // LoadTemplate returns the template and the settings LoadInjector
 // combines, for commands that add settings of their own first.
-func (f *Flags) LoadTemplate(lookup inject.ConfigMapLookup) (*inject.Template, inject.Settings, error) {
+func (f *Flags) LoadTemplate(lookup inject.ConfigMapLookup) (*template.Template, inject.Settings, error) {
 	return f.LoadTemplateOver(nil, lookup)
 }
 
@@ -246,9 +248,9 @@ func (f *Flags) LoadTemplate(lookup inject.ConfigMapLookup) (*inject.Template, i
 // configuration) in place of the embedded default: used when neither
 // --template nor --template-configmap is given, with the other template
 // flags over it.
-func (f *Flags) LoadTemplateOver(base *inject.Config, lookup inject.ConfigMapLookup) (*inject.Template, inject.Settings, error) {
+func (f *Flags) LoadTemplateOver(base *inject.Config, lookup inject.ConfigMapLookup) (*template.Template, inject.Settings, error) {
 	var (
-		tmpl     *inject.Template
+		tmpl     *template.Template
 		settings inject.Settings
 		declared *declaredProfile
 	)
@@ -287,7 +289,7 @@ func (f *Flags) LoadTemplateOver(base *inject.Config, lookup inject.ConfigMapLoo
 
 // NewInjector combines a template and settings, printing the template's
 // privilege warnings to warn.
-func NewInjector(tmpl *inject.Template, settings inject.Settings, warn io.Writer) (*inject.Injector, error) {
+func NewInjector(tmpl *template.Template, settings inject.Settings, warn io.Writer) (*inject.Injector, error) {
 	in, err := inject.New(tmpl, settings)
 	if err != nil {
 		return nil, fmt.Errorf("template: %w", err)
@@ -304,7 +306,7 @@ func NewInjector(tmpl *inject.Template, settings inject.Settings, warn io.Writer
 // PortWarnings name the ports a template's sidecars bind that no
 // containerPort declares and reservedPorts does not list: an app could
 // use them and would not be refused.
-func PortWarnings(t *inject.Template) []string {
+func PortWarnings(t *template.Template) []string {
 	var out []string
 	for _, b := range t.UnreservedPorts() {
 		out = append(out, fmt.Sprintf("container %q binds port %d (%s), which no containerPort declares and reservedPorts does not list: an app on it would not be refused (add it to reservedPorts)", b.Container, b.Port, b.Where))
@@ -338,7 +340,7 @@ func loadTemplateFile(path string, lookup inject.ConfigMapLookup) (*inject.Confi
 // "[NAMESPACE/]NAME[:KEY]", with lookup: for --template-configmap, a
 // template file's templateConfigMap setting and a function config's, in
 // this one place.
-func templateFromConfigMap(ref string, lookup inject.ConfigMapLookup) (*inject.Template, error) {
+func templateFromConfigMap(ref string, lookup inject.ConfigMapLookup) (*template.Template, error) {
 	r, err := inject.ParseTemplateRef(ref)
 	if err != nil {
 		return nil, err

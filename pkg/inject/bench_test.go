@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
+
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -138,7 +140,7 @@ func BenchmarkInjectTextOverridesDistinct(b *testing.B) {
 
 // fixedPortTemplate is the default template with the app port fixed: its
 // app-port parameter has no expression, so nothing is computed.
-func fixedPortTemplate(b *testing.B) *inject.Template {
+func fixedPortTemplate(b *testing.B) *template.Template {
 	src := inject.DefaultTemplateYAML()
 	start := strings.Index(src, "  expression: |-")
 	end := strings.Index(src, "- annotation: image")
@@ -154,7 +156,7 @@ func fixedPortTemplate(b *testing.B) *inject.Template {
 
 // benchRun is one kubectl inject --local run: a fresh injector with tpl
 // over src.
-func benchRun(b *testing.B, tpl *inject.Template, src []byte) {
+func benchRun(b *testing.B, tpl *template.Template, src []byte) {
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	for b.Loop() {

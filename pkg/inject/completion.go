@@ -3,7 +3,6 @@ package inject
 import (
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 )
@@ -29,16 +28,6 @@ var CompletingRestartPolicies = []string{"Never", "OnFailure"}
 // completingKinds are the kinds whose Pods run to completion whatever
 // their restartPolicy says (a Job accepts only Never and OnFailure).
 var completingKinds = []string{"Job", "CronJob"}
-
-// ClassicSidecars lists the names of the template's classic sidecars (its
-// containers), joined for MessageRunsToCompletion, or "" when it has none.
-func (t *Template) ClassicSidecars() string {
-	names := nodes.NamesOf(t.Containers)
-	for i, n := range names {
-		names[i] = strconv.Quote(n)
-	}
-	return strings.Join(names, ", ")
-}
 
 // refuseClassicForCompletion fails e when the template has a classic
 // sidecar and the pod runs to completion, naming the field that says so

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -16,7 +17,7 @@ type ConfigMapLookup func(namespace, name string) (*yaml.RNode, error)
 
 // Config is a loaded configuration: the template and the settings.
 type Config struct {
-	Template *Template
+	Template *template.Template
 	Settings Settings
 }
 
@@ -46,7 +47,7 @@ func LoadConfig(doc *yaml.RNode, lookup ConfigMapLookup) (*Config, error) {
 		}
 		return &Config{Template: t}, nil
 	case kind == "" && apiVersion == "":
-		t, err := parsePartialSpec(node, "")
+		t, err := template.ParsePartialSpec(node, "")
 		if err != nil {
 			return nil, fmt.Errorf("template: %w", err)
 		}
@@ -58,7 +59,7 @@ func LoadConfig(doc *yaml.RNode, lookup ConfigMapLookup) (*Config, error) {
 
 // TemplateFromConfigMap reads the template held in a ConfigMap's data under
 // key (the seed's envoy-initializer format uses "config").
-func TemplateFromConfigMap(cm *yaml.RNode, key string) (*Template, error) {
+func TemplateFromConfigMap(cm *yaml.RNode, key string) (*template.Template, error) {
 	if key == "" {
 		key = DefaultConfigKey
 	}
@@ -72,7 +73,7 @@ func TemplateFromConfigMap(cm *yaml.RNode, key string) (*Template, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ConfigMap %q: data.%s: not YAML: %w", name, key, err)
 	}
-	t, err := parsePartialSpec(parsed.YNode(), "data."+key)
+	t, err := template.ParsePartialSpec(parsed.YNode(), "data."+key)
 	if err != nil {
 		return nil, fmt.Errorf("ConfigMap %q: %w", name, err)
 	}
@@ -100,7 +101,7 @@ func loadSidecarInjection(node *yaml.Node, lookup ConfigMapLookup) (*Config, err
 		field := "spec." + key
 		switch key {
 		case "template":
-			t, err := parsePartialSpec(value, field)
+			t, err := template.ParsePartialSpec(value, field)
 			if err != nil {
 				return fail(err)
 			}
@@ -158,7 +159,7 @@ func parseTemplateRef(value *yaml.Node, field string) (*TemplateRef, error) {
 }
 
 // ResolveTemplateRef loads the template a reference points at.
-func ResolveTemplateRef(ref TemplateRef, lookup ConfigMapLookup) (*Template, error) {
+func ResolveTemplateRef(ref TemplateRef, lookup ConfigMapLookup) (*template.Template, error) {
 	if lookup == nil {
 		return nil, fmt.Errorf("ConfigMap %q: references cannot be resolved here", ref.Name)
 	}
@@ -176,7 +177,7 @@ func ResolveTemplateRef(ref TemplateRef, lookup ConfigMapLookup) (*Template, err
 // (a SidecarInjection with an inline template, a template ConfigMap, or a
 // partial Pod spec). References to other ConfigMaps are not resolved here;
 // use LoadConfig for that.
-func ParseTemplate(data []byte) (*Template, error) {
+func ParseTemplate(data []byte) (*template.Template, error) {
 	cfg, err := ParseConfig(data, nil)
 	if err != nil {
 		return nil, err

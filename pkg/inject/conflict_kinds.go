@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/kinject/kubectl-inject/pkg/inject/record"
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
 )
 
 // ConflictKind is a kind of thing the template adds that the pod, or
@@ -59,8 +60,8 @@ func (k ConflictKind) Subject(name, field string) string {
 	return fmt.Sprintf("%s %q (%s)", k.Name, name, field)
 }
 
-// AddedKeys are the template's labels or annotations, by kind.
-func (t *Template) AddedKeys(k ConflictKind) []KeyValue {
+// TemplateKeys are the template's labels or annotations, by kind.
+func (k ConflictKind) TemplateKeys(t *template.Template) []template.KeyValue {
 	if k.Name == ConflictAnnotation.Name {
 		return t.Annotations
 	}

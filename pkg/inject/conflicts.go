@@ -9,6 +9,7 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/inject/grammar"
 	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"github.com/kinject/kubectl-inject/pkg/inject/naming"
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -33,9 +34,9 @@ func (pt profileTarget) conflict(what, owner string) error {
 
 // checkKeys refuses labels and annotations another profile added or
 // changed: removing either profile would take the other's value with it.
-func (pt profileTarget) checkKeys(tpl *Template) error {
+func (pt profileTarget) checkKeys(tpl *template.Template) error {
 	for _, k := range MetadataConflictKinds() {
-		for _, kv := range tpl.AddedKeys(k) {
+		for _, kv := range k.TemplateKeys(tpl) {
 			if owner, ok := pt.rest.owner(k, kv.Key); ok {
 				return pt.conflict(k.Subject(kv.Key, nodes.JoinField(pt.field, "metadata."+k.MetadataField())), owner)
 			}
@@ -44,7 +45,7 @@ func (pt profileTarget) checkKeys(tpl *Template) error {
 	return nil
 }
 
-func hasKeyValue(kvs []KeyValue, key string) bool {
+func hasKeyValue(kvs []template.KeyValue, key string) bool {
 	for _, kv := range kvs {
 		if kv.Key == key {
 			return true
@@ -97,7 +98,7 @@ func (pt profileTarget) missingItems(items []*yaml.Node, field string, lists ...
 // "identical" can mean for a Pod as the cluster has it; the admission
 // policy decides the same way (pkg/admission, identicalExpr).
 func sameItem(existing, item *yaml.Node) bool {
-	return holds(nodeValue(existing), nodeValue(item), nil)
+	return holds(nodes.PlainValue(existing), nodes.PlainValue(item), nil)
 }
 
 // quantityFields are the fields of containers and volumes whose values
@@ -189,7 +190,7 @@ func sameValue(a, b any) bool {
 }
 
 // compactJSON renders a node as compact JSON for messages.
-func compactJSON(n *yaml.Node) string { return CompactJSON(nodeValue(n)) }
+func compactJSON(n *yaml.Node) string { return CompactJSON(nodes.PlainValue(n)) }
 
 // CompactJSON is how messages write an item (a volume that differs):
 // compact JSON, keys sorted, HTML escaped as encoding/json escapes it.

@@ -4,6 +4,8 @@ import (
 	"embed"
 	"fmt"
 	"sync"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
 )
 
 //go:embed default_template.yaml
@@ -24,7 +26,7 @@ func DefaultTemplateYAML() string { return defaultTemplateYAML }
 // sidecar with a pinned envoyproxy/envoy image and listener port 10000.
 // Each call returns a template of its own: the one PrepareDefaultTemplate
 // parsed ahead, if any is left, or a new one.
-func DefaultTemplate() *Template {
+func DefaultTemplate() *template.Template {
 	prepared.Lock()
 	ch := prepared.ch
 	prepared.ch = nil
@@ -38,7 +40,7 @@ func DefaultTemplate() *Template {
 // prepared is the default template being parsed ahead, nil when none is.
 var prepared struct {
 	sync.Mutex
-	ch chan *Template
+	ch chan *template.Template
 }
 
 // PrepareDefaultTemplate starts parsing the default template in the
@@ -53,12 +55,12 @@ func PrepareDefaultTemplate() {
 	if prepared.ch != nil {
 		return
 	}
-	ch := make(chan *Template, 1)
+	ch := make(chan *template.Template, 1)
 	prepared.ch = ch
 	go func() { ch <- parseDefaultTemplate() }()
 }
 
-func parseDefaultTemplate() *Template {
+func parseDefaultTemplate() *template.Template {
 	t, err := ParseTemplate([]byte(defaultTemplateYAML))
 	if err != nil {
 		panic(fmt.Sprintf("embedded default template: %v", err)) // covered by tests
@@ -69,8 +71,8 @@ func parseDefaultTemplate() *Template {
 
 // BuiltinTemplates returns the embedded default and, after it, the
 // earlier versions' defaults.
-func BuiltinTemplates() []*Template {
-	out := []*Template{DefaultTemplate()}
+func BuiltinTemplates() []*template.Template {
+	out := []*template.Template{DefaultTemplate()}
 	entries, err := earlierDefaults.ReadDir("earlier_defaults")
 	if err != nil {
 		panic(fmt.Sprintf("embedded earlier defaults: %v", err)) // covered by tests
@@ -93,7 +95,7 @@ func BuiltinTemplates() []*Template {
 // BuiltinTemplate returns the built-in default (this version's or an
 // earlier one's) that, with settings applied, gives template hash want,
 // or nil when none does.
-func BuiltinTemplate(want string, settings Settings) *Template {
+func BuiltinTemplate(want string, settings Settings) *template.Template {
 	for _, t := range BuiltinTemplates() {
 		if in, err := New(t, settings); err == nil && in.TemplateHash() == want {
 			return t

@@ -4,6 +4,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
+
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
@@ -14,7 +16,7 @@ func TestPrepareDefaultTemplate(t *testing.T) {
 	want := inject.DefaultTemplate()
 	inject.PrepareDefaultTemplate()
 	inject.PrepareDefaultTemplate() // a second call prepares nothing more
-	got := make([]*inject.Template, 8)
+	got := make([]*template.Template, 8)
 	var wg sync.WaitGroup
 	for i := range got {
 		wg.Add(1)
@@ -24,7 +26,7 @@ func TestPrepareDefaultTemplate(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	seen := map[*inject.Template]bool{want: true}
+	seen := map[*template.Template]bool{want: true}
 	for i, tmpl := range got {
 		if seen[tmpl] {
 			t.Fatalf("call %d got a template another caller has", i)

@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
 )
 
 // checkDiff checks that injecting into one document (without a status
 // record) only adds: every line of the input is in the output, in order,
 // unless it changed in one of the documented ways (lineChange), and the
 // number of lines added is what the records and the template account for.
-func checkDiff(t *testing.T, tpl *inject.Template, in, out string) {
+func checkDiff(t *testing.T, tpl *template.Template, in, out string) {
 	t.Helper()
 	old, cur := strings.Split(in, "\n"), strings.Split(out, "\n")
 	var changes lineChanges

@@ -33,8 +33,10 @@
 // nodes; and describe each object in the report (report.go). The record
 // itself, its grammar, reading and writing, is the package record
 // (pkg/inject/record), which knows nothing of templates or objects.
-// The template (template.go, parameters*.go, ports.go, expression.go) and
-// the names of annotations and labels (naming.go) are shared by every step.
+// The template is package template (pkg/inject/template); the names of
+// annotations and labels are package naming; the grammars of values
+// (ports, quantities, images, DNS names) are package grammar. Each step
+// reads them, and none of them reads the injector.
 //
 // Each injection leaves the status annotation sidecar.kinject.dev/status on
 // the pod template: a record of exactly what was added or changed and the
@@ -72,6 +74,7 @@
 // profile itself injected (expressionPod), so that an update computes what
 // the first injection did. The package podexpr evaluates it (its subset
 // itself, the rest with cel-go, which the core does not link: package
-// podexpr/celgo in the process, or the kinject-cel helper); expression.go
-// turns its result into the parameter's value.
+// podexpr/celgo in the process, or the kinject-cel helper); the template's
+// Parameter.Compute turns its result into the parameter's value, and
+// values.go gathers an object's values.
 package inject

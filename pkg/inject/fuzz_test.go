@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
+
 	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"github.com/kinject/kubectl-inject/pkg/inject/record"
 
@@ -62,7 +64,7 @@ volumes:
 	}
 	var out []*inject.Injector
 	for _, c := range []struct {
-		tpl *inject.Template
+		tpl *template.Template
 		s   inject.Settings
 	}{
 		{inject.DefaultTemplate(), inject.Settings{}},

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
+
 	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"github.com/kinject/kubectl-inject/pkg/inject/record"
 
@@ -48,7 +50,7 @@ func statusRecords(t *testing.T, doc string) []*record.Status {
 }
 
 // templateItems returns the template's containers and volumes by name.
-func templateItems(tpl *inject.Template) map[string]*yaml.Node {
+func templateItems(tpl *template.Template) map[string]*yaml.Node {
 	items := map[string]*yaml.Node{}
 	for _, list := range [][]*yaml.Node{tpl.Containers, tpl.InitContainers, tpl.Volumes} {
 		for _, n := range list {
@@ -61,7 +63,7 @@ func templateItems(tpl *inject.Template) map[string]*yaml.Node {
 // expectedYAMLGrowth counts the lines an injection into block YAML must
 // add: each added item's own lines, one line per added label or
 // annotation and for the status record, and one per field created.
-func expectedYAMLGrowth(t *testing.T, tpl *inject.Template, records []*record.Status) int {
+func expectedYAMLGrowth(t *testing.T, tpl *template.Template, records []*record.Status) int {
 	t.Helper()
 	items := templateItems(tpl)
 	total := 0
@@ -87,7 +89,7 @@ func expectedYAMLGrowth(t *testing.T, tpl *inject.Template, records []*record.St
 // lines (its closing line), and for an empty collection whose inside held
 // line ends, one less per line end (the record keeps them; the closing
 // line is the one it had).
-func expectedJSONGrowth(t *testing.T, tpl *inject.Template, records []*record.Status, splits int) int {
+func expectedJSONGrowth(t *testing.T, tpl *template.Template, records []*record.Status, splits int) int {
 	t.Helper()
 	items := templateItems(tpl)
 	total := splits

@@ -7,6 +7,7 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"github.com/kinject/kubectl-inject/pkg/inject/record"
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -42,7 +43,7 @@ func (in *Injector) planInject(t *podTarget, values map[string]string, rest othe
 	if err := pt.checkPorts(tpl, append(append([]*yaml.Node{}, newContainers...), newInits...)); err != nil {
 		return nil, err
 	}
-	if err := in.template.checkComputedPorts(values); err != nil {
+	if err := checkComputedPorts(in.template, values); err != nil {
 		return nil, err
 	}
 	if err := pt.checkKeys(tpl); err != nil {
@@ -88,7 +89,7 @@ func (in *Injector) planInject(t *podTarget, values map[string]string, rest othe
 		switch {
 		case nodes.ScalarField(nodes.MapValue(t.meta, "annotations"), naming.DefaultContainerAnnotation) == "":
 			if app := firstAppContainer(containers, rest.sidecars()); app != "" {
-				annotations = append([]KeyValue{{naming.DefaultContainerAnnotation, app}}, annotations...)
+				annotations = append([]template.KeyValue{{Key: naming.DefaultContainerAnnotation, Value: app}}, annotations...)
 			}
 		case rest.claims(naming.DefaultContainerAnnotation):
 			status.Annotations = []string{naming.DefaultContainerAnnotation}

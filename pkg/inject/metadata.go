@@ -5,6 +5,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"github.com/kinject/kubectl-inject/pkg/inject/record"
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -13,7 +14,7 @@ import (
 
 // planMetadata adds labels and annotations (the status record last) to the
 // pod template's metadata, creating maps as needed.
-func planMetadata(t *podTarget, labels, annotations []KeyValue, status *record.Status, rest others, statusKey string) ([]yamltext.Edit, error) {
+func planMetadata(t *podTarget, labels, annotations []template.KeyValue, status *record.Status, rest others, statusKey string) ([]yamltext.Edit, error) {
 	if t.meta == nil {
 		meta := nodes.NewMapping()
 		if len(labels) > 0 {
@@ -42,7 +43,7 @@ func planMetadata(t *podTarget, labels, annotations []KeyValue, status *record.S
 // planStringMap adds or overwrites entries of the labels or annotations
 // map. When statusKey is set, the status record is added last; it is
 // encoded only after every other part of status is known.
-func planStringMap(t *podTarget, field string, kvs []KeyValue, added *[]string, status *record.Status, created string, rest others, statusKey string) ([]yamltext.Edit, error) {
+func planStringMap(t *podTarget, field string, kvs []template.KeyValue, added *[]string, status *record.Status, created string, rest others, statusKey string) ([]yamltext.Edit, error) {
 	if len(kvs) == 0 && statusKey == "" {
 		return nil, nil
 	}
@@ -100,7 +101,7 @@ func recordChanged(status *record.Status, field, key, old string) {
 	(*target)[key] = old
 }
 
-func kvMapping(kvs []KeyValue) *yaml.Node {
+func kvMapping(kvs []template.KeyValue) *yaml.Node {
 	m := nodes.NewMapping()
 	for _, kv := range kvs {
 		m.Content = append(m.Content, nodes.NewString(kv.Key), nodes.NewString(kv.Value))
@@ -108,7 +109,7 @@ func kvMapping(kvs []KeyValue) *yaml.Node {
 	return m
 }
 
-func keys(kvs []KeyValue) []string {
+func keys(kvs []template.KeyValue) []string {
 	out := make([]string, 0, len(kvs))
 	for _, kv := range kvs {
 		out = append(out, kv.Key)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/inject/naming"
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
 )
 
 func TestParameterErrors(t *testing.T) {
@@ -135,7 +136,7 @@ var digitFirst = regexp.MustCompile(`^\+?\.?[0-9]`)
 var longExponent = regexp.MustCompile(`[eE][+-]?[0-9]{3}`)
 
 func checkQuantity(t *testing.T, s string) {
-	ours := inject.TypeQuantity.Check(s) == nil
+	ours := template.TypeQuantity.Check(s) == nil
 	if longExponent.MatchString(s) {
 		if ours {
 			t.Errorf("quantity %q: a three-digit exponent passes", s)
@@ -158,12 +159,12 @@ func TestImagePattern(t *testing.T) {
 		"ghcr.io/org/app@sha256:" + strings.Repeat("ab", 32), "localhost/app:latest", "a/b_c__d-e.f:tag_1.2-x",
 		"[::1]:5000/app:1",
 	} {
-		if err := inject.TypeImage.Check(s); err != nil {
+		if err := template.TypeImage.Check(s); err != nil {
 			t.Errorf("%s: %v", s, err)
 		}
 	}
 	for _, s := range []string{"", "Envoy Latest", "app:", "app:tag:tag", "app:tag@sha256:12", "-app", "app//b", ":tag"} {
-		if inject.TypeImage.Check(s) == nil {
+		if template.TypeImage.Check(s) == nil {
 			t.Errorf("%q passes as an image reference", s)
 		}
 	}
@@ -238,8 +239,8 @@ func FuzzParameterChecks(f *testing.F) {
 		"localhost:5000", "65535", "65536", "0", "+80", "x.y:1/a", "a@sha256+b.c:"+strings.Repeat("f", 32), "a@sha256-:"+strings.Repeat("f", 32), "A.b-c/d") {
 		f.Add(s)
 	}
-	patterns := map[inject.ParameterType]*regexp.Regexp{}
-	for _, pt := range []inject.ParameterType{inject.TypeQuantity, inject.TypeImage, inject.TypeInt, inject.TypeString, inject.TypePort} {
+	patterns := map[template.ParameterType]*regexp.Regexp{}
+	for _, pt := range []template.ParameterType{template.TypeQuantity, template.TypeImage, template.TypeInt, template.TypeString, template.TypePort} {
 		patterns[pt] = regexp.MustCompile(pt.Pattern())
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
 )
 
 // appPod is a Deployment whose app declares ports and whose pod template
@@ -159,7 +160,7 @@ func TestUnreservedPorts(t *testing.T) {
 		t.Errorf("the default: %+v, want none", got)
 	}
 	got := templateInjector(t, defaultWithoutReserved(t)).Template().UnreservedPorts()
-	if len(got) != 1 || got[0] != (inject.BoundPort{Container: "envoy", Port: 9901, Where: "admin"}) {
+	if len(got) != 1 || got[0] != (template.BoundPort{Container: "envoy", Port: 9901, Where: "admin"}) {
 		t.Errorf("without reservedPorts: %+v, want the admin port 9901", got)
 	}
 	// A listener of its own, declared nowhere.

@@ -11,6 +11,51 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/yamltext"
 )
 
+// ProcessNode applies op to one parsed document (an object or a kind: List)
+// in place, and reports one entry per object. This is the path for callers
+// that re-serialize anyway, such as KRM functions.
+func (in *Injector) ProcessNode(op Op, doc *yaml.RNode, docIndex int) []Entry {
+	d := &document{root: nodes.ResolveDocument(doc.YNode()), index: docIndex}
+	return in.process(op, d)
+}
+
+// ProcessText applies op to the text of one YAML document and returns the
+// new text: the original bytes with only the injected lines added (or
+// removed). A document that is not changed is returned as is.
+func (in *Injector) ProcessText(op Op, src []byte, docIndex int) ([]byte, []Entry) {
+	d, entry := parseDocument(src, docIndex)
+	if d == nil {
+		if entry == nil {
+			return src, nil
+		}
+		return src, []Entry{*entry}
+	}
+	d.renders = in.renders
+	entries := in.process(op, d)
+	if d.err != nil {
+		return src, failAll(entries, d.err)
+	}
+	if d.reformatted {
+		for i := range entries {
+			if entries[i].Changed() {
+				entries[i].Reformatted = true
+			}
+		}
+	}
+	return d.text, entries
+}
+
+// failAll turns every changed entry into an error: the document could not
+// be written, so none of its objects were changed.
+func failAll(entries []Entry, err error) []Entry {
+	for i := range entries {
+		if entries[i].Changed() {
+			entries[i].Action, entries[i].Reason, entries[i].Message = Failed, ReasonInvalidObject, err.Error()
+		}
+	}
+	return entries
+}
+
 // plan is the decision for one object in the first pass.
 type plan struct {
 	entry  Entry

@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
 )
 
 const referencingTemplate = `containers:
@@ -51,7 +52,7 @@ func TestTemplateReferences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []inject.Reference{
+	want := []template.Reference{
 		{Kind: "ConfigMap", Name: "agent-conf", Field: "volumes[conf].configMap.name"},
 		{Kind: "ConfigMap", Name: "agent-env", Field: "containers[agent].envFrom[0].configMapRef.name"},
 		{Kind: "ConfigMap", Name: "bundle-cm", Field: "volumes[bundle].projected.sources[0].configMap.name"},

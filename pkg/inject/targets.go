@@ -120,27 +120,27 @@ func (t *podTarget) specField(name string) string {
 
 // findPodTarget locates the pod template of obj along p.
 func findPodTarget(obj *yaml.Node, p PodTemplatePath) (*podTarget, error) {
-	template := obj
+	podTemplate := obj
 	for i, f := range p.Path {
-		next := nodes.MapValue(template, f)
+		next := nodes.MapValue(podTemplate, f)
 		if next == nil || next.Kind != yaml.MappingNode {
 			return nil, fmt.Errorf("%s: is missing or not a mapping", strings.Join(p.Path[:i+1], "."))
 		}
-		template = next
+		podTemplate = next
 	}
 	field := strings.Join(p.Path, ".")
-	spec := nodes.MapValue(template, "spec")
+	spec := nodes.MapValue(podTemplate, "spec")
 	if spec == nil || spec.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("%s: is missing or not a mapping", nodes.JoinField(field, "spec"))
 	}
-	meta := nodes.MapValue(template, "metadata")
+	meta := nodes.MapValue(podTemplate, "metadata")
 	if meta != nil && meta.Kind != yaml.MappingNode {
 		if !nodes.IsNull(meta) {
 			return nil, fmt.Errorf("%s: is not a mapping", nodes.JoinField(field, "metadata"))
 		}
 		meta = nil
 	}
-	return &podTarget{obj: obj, template: template, meta: meta, spec: spec, field: field}, nil
+	return &podTarget{obj: obj, template: podTemplate, meta: meta, spec: spec, field: field}, nil
 }
 
 // isList reports whether a document is a kind: List (or a typed *List).

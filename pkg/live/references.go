@@ -14,13 +14,14 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
 )
 
 // referenceResources maps a referenced kind to its resource.
 var referenceResources = map[string]schema.GroupVersionResource{
-	inject.KindConfigMap: {Version: "v1", Resource: "configmaps"},
-	inject.KindSecret:    {Version: "v1", Resource: "secrets"},
-	inject.KindPVC:       {Version: "v1", Resource: "persistentvolumeclaims"},
+	template.KindConfigMap: {Version: "v1", Resource: "configmaps"},
+	template.KindSecret:    {Version: "v1", Resource: "secrets"},
+	template.KindPVC:       {Version: "v1", Resource: "persistentvolumeclaims"},
 }
 
 // ReferenceChecker tells which references a namespace lacks. It remembers
@@ -41,8 +42,8 @@ type lookup struct {
 // Missing returns the references that do not exist in namespace, and an
 // error when one cannot be looked up (a 403 on Secrets): then it is not
 // known whether the Pods can start.
-func (c *ReferenceChecker) Missing(ctx context.Context, namespace string, refs []inject.Reference) ([]inject.Reference, error) {
-	var missing []inject.Reference
+func (c *ReferenceChecker) Missing(ctx context.Context, namespace string, refs []template.Reference) ([]template.Reference, error) {
+	var missing []template.Reference
 	var errs []error
 	for _, r := range refs {
 		v, _ := c.seen.LoadOrStore(namespace+"/"+r.Kind+"/"+r.Name, &lookup{})
@@ -62,7 +63,7 @@ func (c *ReferenceChecker) Missing(ctx context.Context, namespace string, refs [
 }
 
 // MissingError describes missing references for one namespace.
-func MissingError(namespace string, missing []inject.Reference) error {
+func MissingError(namespace string, missing []template.Reference) error {
 	parts := make([]string, len(missing))
 	for i, r := range missing {
 		parts[i] = fmt.Sprintf("%s (%s)", r, r.Field)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/config"
 	"github.com/kinject/kubectl-inject/pkg/inject/naming"
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -237,7 +238,7 @@ func (o *CheckOptions) checkReferences(ctx context.Context, c *checkClients, in 
 	}
 }
 
-func containsReference(list []inject.Reference, r inject.Reference) bool {
+func containsReference(list []template.Reference, r template.Reference) bool {
 	for _, x := range list {
 		if x.Kind == r.Kind && x.Name == r.Name {
 			return true

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
+
 	"github.com/kinject/kubectl-inject/pkg/config"
 	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 
@@ -21,7 +23,7 @@ import (
 // current is what "current" means for status, restart and check, and
 // where it was read.
 type current struct {
-	Template *inject.Template
+	Template *template.Template
 	Settings inject.Settings
 	// Policy names the installed policy it was read from ("" when it
 	// comes from the flags or the embedded default).

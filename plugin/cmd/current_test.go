@@ -3,11 +3,14 @@ package cmd
 import (
 	"context"
 	"errors"
-	"github.com/kinject/kubectl-inject/pkg/config"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
+
+	"github.com/kinject/kubectl-inject/pkg/config"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -221,7 +224,7 @@ func TestReadCurrent(t *testing.T) {
 
 // templateImage is the image of the template's first sidecar, classic or
 // native.
-func templateImage(t *testing.T, tmpl *inject.Template) string {
+func templateImage(t *testing.T, tmpl *template.Template) string {
 	t.Helper()
 	for _, n := range append(append([]*yaml.Node(nil), tmpl.Containers...), tmpl.InitContainers...) {
 		image, err := yaml.NewRNode(n).GetString("image")

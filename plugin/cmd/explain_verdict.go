@@ -17,6 +17,7 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/fleet"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/inject/naming"
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
 	"github.com/kinject/kubectl-inject/pkg/live"
 	"github.com/kinject/kubectl-inject/pkg/rollout"
 )
@@ -237,11 +238,11 @@ func (ev *explainer) namespaceLabels(ctx context.Context, ns string) (map[string
 
 // hasReference reports whether ns holds ref; checked is false with
 // --local.
-func (ev *explainer) hasReference(ctx context.Context, ns string, ref inject.Reference) (present, checked bool, err error) {
+func (ev *explainer) hasReference(ctx context.Context, ns string, ref template.Reference) (present, checked bool, err error) {
 	if ev.client == nil {
 		return false, false, nil
 	}
-	missing, err := (&live.ReferenceChecker{Client: ev.client}).Missing(ctx, ns, []inject.Reference{ref})
+	missing, err := (&live.ReferenceChecker{Client: ev.client}).Missing(ctx, ns, []template.Reference{ref})
 	if err != nil {
 		return false, true, err
 	}

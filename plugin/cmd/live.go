@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kinject/kubectl-inject/pkg/config"
 	"strings"
 	"sync"
+
+	"github.com/kinject/kubectl-inject/pkg/config"
 
 	"k8s.io/client-go/dynamic"
 

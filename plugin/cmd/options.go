@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
 	"github.com/kinject/kubectl-inject/pkg/config"
 
 	"github.com/spf13/cobra"

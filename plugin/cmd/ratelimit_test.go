@@ -1,11 +1,12 @@
 package cmd
 
 import (
-	"github.com/kinject/kubectl-inject/plugin/local"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kinject/kubectl-inject/plugin/local"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/rest"

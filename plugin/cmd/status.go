@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kinject/kubectl-inject/pkg/config"
 	"io"
 	"strings"
+
+	"github.com/kinject/kubectl-inject/pkg/config"
 
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"

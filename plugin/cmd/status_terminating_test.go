@@ -2,9 +2,10 @@ package cmd
 
 import (
 	"errors"
-	"github.com/kinject/kubectl-inject/pkg/config"
 	"strings"
 	"testing"
+
+	"github.com/kinject/kubectl-inject/pkg/config"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 

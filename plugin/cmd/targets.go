@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+
 	"github.com/kinject/kubectl-inject/pkg/config"
 
 	"k8s.io/apimachinery/pkg/api/meta"

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+
 	"github.com/kinject/kubectl-inject/pkg/config"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"

@@ -1,12 +1,13 @@
 package cmd
 
 import (
-	"github.com/kinject/kubectl-inject/plugin/local"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/kinject/kubectl-inject/plugin/local"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 )

@@ -1,9 +1,10 @@
 package cmd
 
 import (
+	"testing"
+
 	"github.com/kinject/kubectl-inject/pkg/config"
 	"github.com/kinject/kubectl-inject/plugin/local"
-	"testing"
 
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericiooptions"

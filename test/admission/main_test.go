@@ -27,6 +27,7 @@ import (
 	"github.com/kinject/kubectl-inject/internal/testbin"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/inject/naming"
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
 	"github.com/kinject/kubectl-inject/plugin/cmd"
 	"github.com/kinject/kubectl-inject/test/cluster"
 )
@@ -96,7 +97,7 @@ func ensureNamespace(t testing.TB, ns string) {
 // the objects its template references.
 type need struct {
 	label string
-	refs  []inject.Reference
+	refs  []template.Reference
 }
 
 // prepared records the test namespaces and what they were given.
@@ -145,9 +146,9 @@ func (n need) giveTo(t testing.TB, ns string) {
 }
 
 // referenced is an object of r's kind and name that satisfies the reference.
-func referenced(r inject.Reference) *unstructured.Unstructured {
+func referenced(r template.Reference) *unstructured.Unstructured {
 	obj := map[string]any{"apiVersion": "v1", "kind": r.Kind, "metadata": map[string]any{"name": r.Name}}
-	if r.Kind == inject.KindPVC {
+	if r.Kind == template.KindPVC {
 		obj["spec"] = map[string]any{"accessModes": []any{"ReadWriteOnce"}, "resources": map[string]any{"requests": map[string]any{"storage": "1Mi"}}}
 	}
 	return &unstructured.Unstructured{Object: obj}
@@ -155,9 +156,9 @@ func referenced(r inject.Reference) *unstructured.Unstructured {
 
 func referenceResource(kind string) schema.GroupVersionResource {
 	switch kind {
-	case inject.KindSecret:
+	case template.KindSecret:
 		return schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
-	case inject.KindPVC:
+	case template.KindPVC:
 		return schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumeclaims"}
 	}
 	return schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}

@@ -159,3 +159,13 @@ func DescribeNonObject(n *yaml.Node) string {
 	}
 	return "a " + Kind(n)
 }
+
+// PlainValue decodes a node to plain Go values for comparison and hashing;
+// a node that does not decode gives its text.
+func PlainValue(n *yaml.Node) any {
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return n.Value
+	}
+	return v
+}

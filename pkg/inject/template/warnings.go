@@ -1,4 +1,4 @@
-package inject
+package template
 
 import (
 	"fmt"

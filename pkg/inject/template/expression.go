@@ -1,4 +1,4 @@
-package inject
+package template
 
 import (
 	"errors"
@@ -12,40 +12,28 @@ import (
 // podexpr/celgo or kinject-cel); here its result becomes the parameter's
 // value.
 
-// errNoValue is an expression's null: the Pod gives no value.
-var errNoValue = errors.New("no value")
+// ErrNoValue is an expression's null: the Pod gives no value.
+var ErrNoValue = errors.New("no value")
 
-// expressionPod is the pod template t as its expressions read it: without
-// what own (the profile's record, nil when there is none) says was
-// injected, so that an update computes what the first injection did.
-func expressionPod(t *podTarget, own *profileRecord) *podexpr.Pod {
-	pod := &podexpr.Pod{Meta: t.meta, Spec: t.spec}
-	if own != nil {
-		s := own.status
-		pod.Own = &podexpr.Own{
-			Items: map[string][]string{"containers": s.Containers, "initContainers": s.InitContainers, "volumes": s.Volumes},
-			Keys:  map[string][]string{"labels": s.Labels, "annotations": append([]string{own.key}, s.Annotations...)},
-		}
-	}
-	return pod
-}
+// Computed reports whether the parameter has an expression.
+func (p Parameter) Computed() bool { return p.expr != nil }
 
-// expressionResult evaluates e over pod and returns the value as the
-// parameter's type writes it: an int parameter takes a CEL int, the
-// others a CEL string. null is errNoValue.
-func expressionResult(e *podexpr.Expression, pod *podexpr.Pod, pt ParameterType) (string, error) {
-	v, err := e.Eval(pod)
+// Compute evaluates the parameter's expression over pod and returns the
+// value as the parameter's type writes it: an int parameter takes a CEL
+// int, the others a CEL string. null is ErrNoValue.
+func (p Parameter) Compute(pod *podexpr.Pod) (string, error) {
+	v, err := p.expr.Eval(pod)
 	if err != nil {
 		return "", err
 	}
-	return expressionValue(v, pt)
+	return expressionValue(v, p.Type)
 }
 
 // expressionValue is the parameter's value for an expression's result.
 func expressionValue(v any, pt ParameterType) (string, error) {
 	switch v := v.(type) {
 	case nil:
-		return "", errNoValue
+		return "", ErrNoValue
 	case int64:
 		if pt.Integer() {
 			s := strconv.FormatInt(v, 10)
