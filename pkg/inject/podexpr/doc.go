@@ -11,13 +11,16 @@
 // what it touches (eval.go, view.go); cel-go evaluates the others, and any
 // evaluation the subset's evaluator is not sure to give as cel-go would (an
 // error, a comparison across types, an alias), over the pod template
-// converted to plain values. Errors always come from cel-go, in its words.
+// converted to plain values (object.go). Errors always come from cel-go,
+// in its words.
 //
-// This package does not link cel-go: a Compiler does. A program that links
-// it (kinject-live, kinject-cel, the tests) says so with
-// Use(celgo.Compile); the others (inject-fn, kubectl-inject) run kinject-cel
-// in a helper process on first need (helper.go), so that cel-go's
-// initialisers do not run at their every start.
+// This package does not link cel-go: a Compiler does (program.go,
+// compiler.go). A program that links it (kinject-live, kinject-cel, the
+// tests) says so with Use(celgo.Compile); the others (inject-fn,
+// kubectl-inject) run kinject-cel in a helper process on first need
+// (helper.go; its protocol in helper_wire.go, its side in
+// helper_serve.go), so that cel-go's initialisers do not run at their
+// every start.
 //
 // A Pod is the pod template's metadata and spec, less what the profile
 // itself injected (Own), so that an update computes what the first

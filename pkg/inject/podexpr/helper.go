@@ -25,11 +25,6 @@ import (
 // comparison across types). A message is one JSON line each way; the Pod
 // travels as JSON whose numbers keep their type (helperValue).
 
-// HelperName is the helper program. It lies beside the program that runs
-// it (krew, the Helm plugin's archive and the function's image put it
-// there), or on PATH; HelperEnv names another path.
-const HelperName = "kinject-cel"
-
 // HelperEnv is the environment variable that gives the helper's path.
 const HelperEnv = "KINJECT_CEL"
 
@@ -121,11 +116,6 @@ func (h *helper) eval(text string, object map[string]any) (any, error) {
 	r := h.lastResults[text]
 	return r.v, r.err
 }
-
-// errExpression marks cel-go's own error, passed on as it is.
-type errExpression struct{ msg string }
-
-func (e errExpression) Error() string { return e.msg }
 
 // roundTrip sends req and reads the answer, with h.mu held.
 func (h *helper) roundTrip(req helperRequest) (helperResponse, error) {

@@ -189,3 +189,13 @@ func typedNumbers(v any) (any, error) {
 	}
 	return v, nil
 }
+
+// errExpression marks cel-go's own error, passed on as it is.
+type errExpression struct{ msg string }
+
+func (e errExpression) Error() string { return e.msg }
+
+// HelperName is the helper program. It lies beside the program that runs
+// it (krew, the Helm plugin's archive and the function's image put it
+// there), or on PATH; HelperEnv names another path.
+const HelperName = "kinject-cel"

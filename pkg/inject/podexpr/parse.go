@@ -1,10 +1,11 @@
 package podexpr
 
 import (
-	"github.com/kinject/kubectl-inject/pkg/inject/internal/ascii"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/ascii"
 )
 
 // The subset of CEL that templates' expressions use, read by a small

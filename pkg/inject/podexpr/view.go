@@ -49,13 +49,6 @@ func (p *Pod) view() (subsetMap, error) {
 	return p.subset, p.viewErr
 }
 
-func (p *Pod) object() map[string]any {
-	if p.plain == nil {
-		p.plain = podObject(p)
-	}
-	return p.plain
-}
-
 // viewValue is the value of n as plainValue gives it, without converting
 // a mapping or a sequence.
 func viewValue(n *yaml.Node) (any, error) {
@@ -120,7 +113,8 @@ func (m nodeMap) size() (int, error) {
 // nodeList is a sequence node read as a list.
 type nodeList struct{ n *yaml.Node }
 
-func (l nodeList) len() int              { return len(l.n.Content) }
+func (l nodeList) len() int { return len(l.n.Content) }
+
 func (l nodeList) at(i int) (any, error) { return viewValue(l.n.Content[i]) }
 
 // fieldMap is a map with some fields replaced or removed: the Pod, and
