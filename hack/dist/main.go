@@ -61,14 +61,10 @@ func archiveName(v string, p platform) string {
 	return fmt.Sprintf("%s_%s_%s_%s%s", pluginName, v, p.OS, p.Arch, ext)
 }
 
-func fnBinaryName(v string, p platform) string {
-	return fmt.Sprintf("%s_%s_%s_%s%s", fnName, v, p.OS, p.Arch, p.exe())
-}
-
-// helperBinaryName is kinject-cel's raw binary of version v for p, to
-// install as kinject-cel beside inject-fn's.
-func helperBinaryName(v string, p platform) string {
-	return fmt.Sprintf("%s_%s_%s_%s%s", helperName, v, p.OS, p.Arch, p.exe())
+// rawBinaryName is the release's raw binary of program (inject-fn, or
+// kinject-cel to install beside it) of version v for p.
+func rawBinaryName(program, v string, p platform) string {
+	return fmt.Sprintf("%s_%s_%s_%s%s", program, v, p.OS, p.Arch, p.exe())
 }
 
 // pluginBinaries are the binaries of the kubectl plugin's and the Helm
@@ -244,8 +240,8 @@ func build(root, version, commit, out, license string, platforms []platform) err
 			job{p, "./plugin/kubectl-inject", filepath.Join(pluginDir(p), pluginName+p.exe())},
 			job{p, "./plugin/kinject-live", filepath.Join(pluginDir(p), liveName+p.exe())},
 			job{p, "./plugin/kinject-cel", filepath.Join(pluginDir(p), helperName+p.exe())},
-			job{p, "./fn/inject-fn", filepath.Join(out, fnBinaryName(version, p))})
-		artifacts = append(artifacts, archiveName(version, p), helmArchiveName(version, p), fnBinaryName(version, p), helperBinaryName(version, p))
+			job{p, "./fn/inject-fn", filepath.Join(out, rawBinaryName(fnName, version, p))})
+		artifacts = append(artifacts, archiveName(version, p), helmArchiveName(version, p), rawBinaryName(fnName, version, p), rawBinaryName(helperName, version, p))
 	}
 
 	sem := make(chan struct{}, maxParallel)
@@ -274,7 +270,7 @@ func build(root, version, commit, out, license string, platforms []platform) err
 		return errors.Join(errs...)
 	}
 	for _, p := range platforms {
-		if err := copyBinary(filepath.Join(pluginDir(p), helperName+p.exe()), filepath.Join(out, helperBinaryName(version, p))); err != nil {
+		if err := copyBinary(filepath.Join(pluginDir(p), helperName+p.exe()), filepath.Join(out, rawBinaryName(helperName, version, p))); err != nil {
 			return err
 		}
 		if err := writeArchive(filepath.Join(out, archiveName(version, p)), p, pluginDir(p), lic); err != nil {

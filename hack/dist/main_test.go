@@ -34,8 +34,9 @@ func TestNames(t *testing.T) {
 	for _, c := range []struct{ got, want string }{
 		{archiveName("v1.2.3", platform{"linux", "arm64"}), "kubectl-inject_v1.2.3_linux_arm64.tar.gz"},
 		{archiveName("v1.2.3", platform{"windows", "amd64"}), "kubectl-inject_v1.2.3_windows_amd64.zip"},
-		{fnBinaryName("v1.2.3", platform{"darwin", "arm64"}), "inject-fn_v1.2.3_darwin_arm64"},
-		{fnBinaryName("v1.2.3", platform{"windows", "arm64"}), "inject-fn_v1.2.3_windows_arm64.exe"},
+		{rawBinaryName(fnName, "v1.2.3", platform{"darwin", "arm64"}), "inject-fn_v1.2.3_darwin_arm64"},
+		{rawBinaryName(fnName, "v1.2.3", platform{"windows", "arm64"}), "inject-fn_v1.2.3_windows_arm64.exe"},
+		{rawBinaryName(helperName, "v1.2.3", platform{"linux", "amd64"}), "kinject-cel_v1.2.3_linux_amd64"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %s, want %s", c.got, c.want)
