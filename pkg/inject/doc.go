@@ -26,8 +26,9 @@
 // The pipeline, for each document: parse it (document.go, through
 // yamltext.Decode); find its objects and their pod templates (targets.go);
 // read every profile's record on the template (records.go) and decide
-// what to do, or why to skip (process.go, policy.go); plan the change as
-// edits against the parsed tree: merge.go, conflicts.go and metadata.go
+// what to do, or why to skip (process.go, policy.go); read the object's
+// parameter values (values.go); plan the change as edits against the
+// parsed tree: merge.go, conflicts.go, port_conflicts.go and metadata.go
 // for injection, uninject.go for removal; apply the edits, to the text with
 // pkg/yamltext (which keeps every byte outside the changed lines) or to the
 // nodes; and describe each object in the report (report.go). The record
