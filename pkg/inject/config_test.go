@@ -23,6 +23,8 @@ func TestParseConfigErrors(t *testing.T) {
 		{"no containers", "volumes: []", "template: template has no containers or initContainers"},
 		{"containers not a list", "containers: {name: a}", "template: containers: must be a list"},
 		{"container not a mapping", "containers: [a]", "template: containers[0]: must be a mapping"},
+		{"parameters not a list", "containers: [{name: a, image: x}]\nparameters: {annotation: p}", "template: parameters: must be a list"},
+		{"reserved ports not a list", "containers: [{name: a, image: x}]\nreservedPorts: 9901", "template: reservedPorts: must be a list"},
 		{"container without name", "containers: [{image: x}]", "template: containers[0].name: is required"},
 		{"container without image", "containers: [{name: a}]", `template: containers[0].image: is required (container "a")`},
 		{"bad name", "containers: [{name: A_b, image: x}]", `template: containers[0].name: "A_b" is not a valid name (lower-case letters, digits and '-', at most 63)`},

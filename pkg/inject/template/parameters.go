@@ -49,15 +49,13 @@ func (p Parameter) Path() []FieldStep { return append([]FieldStep(nil), p.path.s
 
 // parseParameters reads a template's parameters list.
 func parseParameters(value *yaml.Node, field string) ([]Parameter, error) {
-	if nodes.IsNull(value) {
-		return nil, nil
-	}
-	if value.Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("%s: must be a list", field)
+	items, err := nodes.ListItems(value, field)
+	if err != nil {
+		return nil, err
 	}
 	var out []Parameter
 	seen := map[string]bool{}
-	for i, item := range value.Content {
+	for i, item := range items {
 		at := fmt.Sprintf("%s[%d]", field, i)
 		if item.Kind != yaml.MappingNode {
 			return nil, fmt.Errorf("%s: must be a mapping with annotation, field, type and default", at)

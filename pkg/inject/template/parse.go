@@ -65,14 +65,12 @@ func ParsePartialSpec(node *yaml.Node, where string) (*Template, error) {
 // namedItems checks that value is a sequence of mappings and returns copies
 // of its items.
 func namedItems(value *yaml.Node, field string) ([]*yaml.Node, error) {
-	if nodes.IsNull(value) {
-		return nil, nil
+	list, err := nodes.ListItems(value, field)
+	if err != nil {
+		return nil, err
 	}
-	if value.Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("%s: must be a list", field)
-	}
-	items := make([]*yaml.Node, 0, len(value.Content))
-	for i, item := range value.Content {
+	items := make([]*yaml.Node, 0, len(list))
+	for i, item := range list {
 		if item.Kind != yaml.MappingNode {
 			return nil, fmt.Errorf("%s[%d]: must be a mapping", field, i)
 		}

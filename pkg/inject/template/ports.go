@@ -43,14 +43,12 @@ func (p SidecarPort) Key() string { return strconv.Itoa(p.Port) + "/" + p.Protoc
 
 // parseReservedPorts reads a template's reservedPorts list.
 func parseReservedPorts(value *yaml.Node, field string) ([]ReservedPort, error) {
-	if nodes.IsNull(value) {
-		return nil, nil
-	}
-	if value.Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("%s: must be a list", field)
+	items, err := nodes.ListItems(value, field)
+	if err != nil {
+		return nil, err
 	}
 	var out []ReservedPort
-	for i, item := range value.Content {
+	for i, item := range items {
 		at := fmt.Sprintf("%s[%d]", field, i)
 		if item.Kind != yaml.MappingNode {
 			return nil, fmt.Errorf("%s: must be a mapping with port, protocol, container and description", at)

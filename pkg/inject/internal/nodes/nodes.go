@@ -1,6 +1,10 @@
 package nodes
 
-import "sigs.k8s.io/kustomize/kyaml/yaml"
+import (
+	"fmt"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
 
 // ResolveDocument returns the content of a document node, or n itself.
 func ResolveDocument(n *yaml.Node) *yaml.Node {
@@ -168,4 +172,17 @@ func PlainValue(n *yaml.Node) any {
 		return n.Value
 	}
 	return v
+}
+
+// ListItems returns the items of a list that the field named field holds:
+// none when it is null or absent, an error naming the field when it is not
+// a list.
+func ListItems(value *yaml.Node, field string) ([]*yaml.Node, error) {
+	if IsNull(value) {
+		return nil, nil
+	}
+	if value.Kind != yaml.SequenceNode {
+		return nil, fmt.Errorf("%s: must be a list", field)
+	}
+	return value.Content, nil
 }
