@@ -13,8 +13,18 @@ import (
 
 // WithNative returns a copy of the template with its sidecars moved to native
 // form (init containers with restartPolicy: Always) or, when native is false,
-// to classic containers. Init containers that are not sidecars stay.
+// to classic containers. Init containers that are not sidecars stay. The
+// parameters' defaults are read again from the moved sidecars, as WithImage
+// does, so that a default is always the value its field holds.
 func (t *Template) WithNative(native bool) *Template {
+	out := t.withNative(native)
+	if len(out.Parameters) > 0 {
+		out.resolveDefaults()
+	}
+	return out
+}
+
+func (t *Template) withNative(native bool) *Template {
 	out := &Template{Labels: t.Labels, Annotations: t.Annotations, Volumes: t.Volumes, Parameters: t.Parameters,
 		ReservedPorts: t.ReservedPorts, ports: t.ports, Source: t.Source}
 	if native {
