@@ -13,15 +13,7 @@ func TestExpressionsShared(t *testing.T) {
 		t.Helper()
 		src := "containers:\n- name: proxy\n  image: proxy:1\n  env:\n  - name: APP_PORT\n    value: \"8080\"\n" +
 			"parameters:\n- annotation: app-port\n  field: containers[proxy].env[APP_PORT].value\n  type: port\n  expression: " + expression + "\n"
-		var doc yaml.Node
-		if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
-			t.Fatal(err)
-		}
-		tpl, err := ParsePartialSpec(&doc, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tpl
+		return parseTemplate(t, src)
 	}
 	a, b, other := parse("'8081'"), parse("'8081'"), parse("'8082'")
 	if a.Parameters[0].expr == nil || a.Parameters[0].expr != b.Parameters[0].expr {
@@ -30,4 +22,18 @@ func TestExpressionsShared(t *testing.T) {
 	if other.Parameters[0].expr == a.Parameters[0].expr {
 		t.Error("two expressions share one")
 	}
+}
+
+// parseTemplate parses a template's YAML as ParsePartialSpec reads it.
+func parseTemplate(t *testing.T, src string) *Template {
+	t.Helper()
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
+		t.Fatal(err)
+	}
+	tpl, err := ParsePartialSpec(&doc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tpl
 }

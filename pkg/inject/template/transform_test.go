@@ -1,10 +1,6 @@
 package template
 
-import (
-	"testing"
-
-	"sigs.k8s.io/kustomize/kyaml/yaml"
-)
+import "testing"
 
 // TestDerivedDefaults: in a template derived by settings (native or
 // classic sidecars, an image), every parameter's default is the value its
@@ -22,14 +18,7 @@ parameters:
 - {annotation: agent-image, field: 'containers[agent].image', type: image}
 - {annotation: restart, field: 'containers[proxy].restartPolicy', default: Never}
 `
-	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
-		t.Fatal(err)
-	}
-	base, err := ParsePartialSpec(&doc, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := parseTemplate(t, src)
 	for _, c := range []struct {
 		name string
 		tpl  *Template
