@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
+	"github.com/kinject/kubectl-inject/pkg/internal/nodes"
 )
 
 // A classic sidecar (an app container) keeps a Pod running for as long as

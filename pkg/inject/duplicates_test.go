@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
+	"github.com/kinject/kubectl-inject/pkg/internal/nodes"
 	"github.com/kinject/kubectl-inject/pkg/yamltext"
 )
 

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"github.com/kinject/kubectl-inject/pkg/inject/template"
+	"github.com/kinject/kubectl-inject/pkg/internal/nodes"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 

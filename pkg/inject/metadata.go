@@ -3,9 +3,9 @@ package inject
 import (
 	"fmt"
 
-	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"github.com/kinject/kubectl-inject/pkg/inject/record"
 	"github.com/kinject/kubectl-inject/pkg/inject/template"
+	"github.com/kinject/kubectl-inject/pkg/internal/nodes"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 

@@ -3,7 +3,7 @@ package inject
 import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
+	"github.com/kinject/kubectl-inject/pkg/internal/nodes"
 )
 
 // NodeKind names the kind of a node: "list", "scalar", "alias" or

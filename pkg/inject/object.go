@@ -3,7 +3,7 @@ package inject
 import (
 	"fmt"
 
-	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
+	"github.com/kinject/kubectl-inject/pkg/internal/nodes"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"github.com/kinject/kubectl-inject/pkg/inject/naming"
+	"github.com/kinject/kubectl-inject/pkg/internal/nodes"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 

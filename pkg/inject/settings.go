@@ -10,8 +10,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"github.com/kinject/kubectl-inject/pkg/inject/naming"
+	"github.com/kinject/kubectl-inject/pkg/internal/nodes"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
 )

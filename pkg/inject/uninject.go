@@ -4,8 +4,8 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"github.com/kinject/kubectl-inject/pkg/inject/record"
+	"github.com/kinject/kubectl-inject/pkg/internal/nodes"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 

@@ -3,6 +3,7 @@ package yamltext
 import (
 	"strings"
 
+	"github.com/kinject/kubectl-inject/pkg/internal/nodes"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -66,15 +67,15 @@ func (td *textDoc) insert(e Edit) (change, error) {
 	var text string
 	var err error
 	if e.Parent.Kind == yaml.MappingNode {
-		pair := newMapping()
-		pair.Content = []*yaml.Node{newString(e.Key), e.Value}
+		pair := nodes.NewMapping()
+		pair.Content = []*yaml.Node{nodes.NewString(e.Key), e.Value}
 		text, err = td.renderCached(e, pair, first.Column-1)
 	} else {
 		dash, derr := td.dashColumn(first)
 		if derr != nil {
 			return change{}, derr
 		}
-		text, err = td.renderCached(e, newSequence(e.Value), dash)
+		text, err = td.renderCached(e, nodes.NewSequence(e.Value), dash)
 		if err == nil && first.Column-1-dash > 2 {
 			text = widenItem(text, dash, first.Column-1-dash-2)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/kinject/kubectl-inject/pkg/internal/nodes"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -42,7 +43,7 @@ func decodeText(src []byte) (*yaml.Node, error) {
 	case !errors.Is(err, io.EOF):
 		return nil, err
 	}
-	if len(node.Content) == 0 || (isNull(node.Content[0]) && node.Content[0].Value == "") {
+	if len(node.Content) == 0 || (nodes.IsNull(node.Content[0]) && node.Content[0].Value == "") {
 		return nil, nil
 	}
 	return &node, nil
@@ -66,18 +67,4 @@ func Equal(a, b *yaml.Node) bool {
 		}
 	}
 	return true
-}
-
-func isNull(n *yaml.Node) bool {
-	return n == nil || (n.Kind == yaml.ScalarNode && n.Tag == "!!null")
-}
-
-func newString(s string) *yaml.Node {
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
-}
-
-func newMapping() *yaml.Node { return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"} }
-
-func newSequence(items ...*yaml.Node) *yaml.Node {
-	return &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: items}
 }

@@ -3,6 +3,7 @@ package yamltext
 import (
 	"fmt"
 
+	"github.com/kinject/kubectl-inject/pkg/internal/nodes"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -92,7 +93,7 @@ func Apply(edits []Edit) error {
 			value := e.owned()
 			children := []*yaml.Node{value}
 			if e.Parent.Kind == yaml.MappingNode {
-				children = []*yaml.Node{newString(e.Key), value}
+				children = []*yaml.Node{nodes.NewString(e.Key), value}
 			}
 			at := len(e.Parent.Content)
 			if e.Before != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kinject/kubectl-inject/pkg/internal/nodes"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -106,7 +107,7 @@ func (td *textDoc) flowNodeSpan(n *yaml.Node) (span, error) {
 		end++
 	}
 	text := strings.TrimRight(string(td.src[start:end]), " \t")
-	if text != n.Value && !(n.Value == "" && isNull(n)) {
+	if text != n.Value && !(n.Value == "" && nodes.IsNull(n)) {
 		return span{}, ErrNotSpliceable // multi-line or tagged plain scalar
 	}
 	return span{start, start + len(text)}, nil
@@ -133,7 +134,7 @@ func (td *textDoc) flowChildren(n *yaml.Node) ([]span, error) {
 		}
 		v, err := td.flowNodeSpan(n.Content[i+1])
 		if err != nil {
-			if !isNull(n.Content[i+1]) || n.Content[i+1].Value != "" {
+			if !nodes.IsNull(n.Content[i+1]) || n.Content[i+1].Value != "" {
 				return nil, err
 			}
 			v = k // "{key}" or "{key: }": the pair ends at the colon
@@ -292,7 +293,7 @@ func (td *textDoc) flowInsert(e Edit) (change, error) {
 	}
 	var child strings.Builder
 	if e.Parent.Kind == yaml.MappingNode {
-		child.WriteString(l.scalar(newString(e.Key), true))
+		child.WriteString(l.scalar(nodes.NewString(e.Key), true))
 		child.WriteString(l.colon)
 	}
 	if err := l.render(&child, e.Value, l.indent); err != nil {

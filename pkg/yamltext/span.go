@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kinject/kubectl-inject/pkg/internal/nodes"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -69,7 +70,7 @@ func (td *textDoc) lastChildLine(n *yaml.Node) (int, error) {
 
 // lastPairLine returns the last line of a key and its value.
 func (td *textDoc) lastPairLine(key, value *yaml.Node) (int, error) {
-	if value == nil || (isNull(value) && value.Value == "") || value.Line == 0 {
+	if value == nil || (nodes.IsNull(value) && value.Value == "") || value.Line == 0 {
 		// An empty value may still have a tag or anchor on the lines below.
 		return td.continuation(key.Line, key.Column-1, false), nil
 	}
@@ -236,7 +237,7 @@ func renderScalar(value string, style yaml.Style) (string, error) {
 	case style&yaml.SingleQuotedStyle != 0 && !strings.ContainsAny(value, "\n\r"):
 		return "'" + strings.ReplaceAll(value, "'", "''") + "'", nil
 	}
-	out, err := yaml.Marshal(newString(value))
+	out, err := yaml.Marshal(nodes.NewString(value))
 	if err != nil {
 		return "", err
 	}

@@ -3,7 +3,7 @@ package template
 import (
 	"strconv"
 
-	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
+	"github.com/kinject/kubectl-inject/pkg/internal/nodes"
 	"github.com/kinject/kubectl-inject/pkg/yamltext"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )

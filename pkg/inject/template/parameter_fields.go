@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/kinject/kubectl-inject/pkg/inject/internal/ascii"
-	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
+	"github.com/kinject/kubectl-inject/pkg/internal/nodes"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )

@@ -3,8 +3,8 @@ package template
 import (
 	"fmt"
 
-	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
 	"github.com/kinject/kubectl-inject/pkg/inject/naming"
+	"github.com/kinject/kubectl-inject/pkg/internal/nodes"
 	"github.com/kinject/kubectl-inject/pkg/yamltext"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )

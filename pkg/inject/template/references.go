@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
+	"github.com/kinject/kubectl-inject/pkg/internal/nodes"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/kinject/kubectl-inject/pkg/inject/grammar"
-	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
+	"github.com/kinject/kubectl-inject/pkg/internal/nodes"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 

@@ -1,7 +1,7 @@
 package template
 
 import (
-	"github.com/kinject/kubectl-inject/pkg/inject/internal/nodes"
+	"github.com/kinject/kubectl-inject/pkg/internal/nodes"
 	"github.com/kinject/kubectl-inject/pkg/yamltext"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
