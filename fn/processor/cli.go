@@ -147,12 +147,20 @@ func (m FileMode) processFile(configs []*config.Function, named bool, path strin
 		defer f.Close()
 		r = f
 	}
-	err = manifest.ProcessDocuments(r, stdout, func(d manifest.Document) []byte {
+	// Documents are parsed on a second core, ahead of the one processed;
+	// a second profile reads what the first one wrote.
+	err = manifest.ProcessAhead(r, stdout, func(d manifest.Document) *inject.Parsed {
+		return inject.ParseText(d.Text, d.Index)
+	}, func(d manifest.Document, parsed *inject.Parsed) []byte {
 		text := d.Text
 		failedBy := "" // the first profile that failed on the document
-		for _, cfg := range configs {
+		for i, cfg := range configs {
 			var entries []inject.Entry
-			text, entries = cfg.Injector.ProcessText(cfg.Op, text, d.Index)
+			if i == 0 {
+				text, entries = cfg.Injector.ProcessParsed(cfg.Op, parsed)
+			} else {
+				text, entries = cfg.Injector.ProcessText(cfg.Op, text, d.Index)
+			}
 			for _, e := range entries {
 				if e.Action == inject.Skipped && e.Reason == inject.ReasonNotAWorkload {
 					continue

@@ -1,9 +1,12 @@
 package inject_test
 
 import (
+	"bytes"
+
 	"testing"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/manifest"
 )
 
 // TestParseDocument: a document is read as ProcessText reads it: JSON's
@@ -45,4 +48,52 @@ func TestParseDocument(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestParsedAhead: every golden case, its documents parsed on other
+// goroutines ahead of the one processed (as the front ends read a stream),
+// gives the output and the report of ProcessText, for both operations.
+func TestParsedAhead(t *testing.T) {
+	for _, c := range loadGoldenCases(t) {
+		for _, op := range []inject.Op{inject.OpInject, inject.OpUninject} {
+			want, wantReport := run(t, c.injector, op, c.input)
+			var out bytes.Buffer
+			var report inject.Report
+			err := manifest.ProcessAhead(bytes.NewReader(c.input), &out, func(d manifest.Document) *inject.Parsed {
+				return inject.ParseText(d.Text, d.Index)
+			}, func(_ manifest.Document, p *inject.Parsed) []byte {
+				res, entries := c.injector.ProcessParsed(op, p)
+				report = append(report, entries...)
+				return res
+			})
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			if !bytes.Equal(out.Bytes(), want) {
+				t.Errorf("%s, %v: output differs from ProcessText's:\n%s", c.name, op, out.Bytes())
+			}
+			if got, want := reportText(report), reportText(wantReport); got != want {
+				t.Errorf("%s, %v: report\n%s\nProcessText's:\n%s", c.name, op, got, want)
+			}
+		}
+	}
+}
+
+// TestParsedOnce: a parsed document is processed once; a second time is a
+// mistake of the caller, not a silent no-op.
+func TestParsedOnce(t *testing.T) {
+	in, err := inject.New(inject.DefaultTemplate(), inject.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := inject.ParseText([]byte("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: app, image: app}]}\n"), 0)
+	if _, entries := in.ProcessParsed(inject.OpInject, p); len(entries) != 1 || entries[0].Action != inject.Injected {
+		t.Fatalf("first processing: %v", entries)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("processing a parsed document twice did not panic")
+		}
+	}()
+	in.ProcessParsed(inject.OpInject, p)
 }

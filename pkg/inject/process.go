@@ -23,12 +23,41 @@ func (in *Injector) ProcessNode(op Op, doc *yaml.RNode, docIndex int) []Entry {
 // new text: the original bytes with only the injected lines added (or
 // removed). A document that is not changed is returned as is.
 func (in *Injector) ProcessText(op Op, src []byte, docIndex int) ([]byte, []Entry) {
-	d, entry := parseDocument(src, docIndex)
+	return in.ProcessParsed(op, ParseText(src, docIndex))
+}
+
+// Parsed is the text of one document read as ProcessText reads it (the
+// size limit, the parser, a mapping at the top), for ProcessParsed.
+// Parsing is most of the work on a document; it uses no Injector, so a
+// front end can parse the next documents on a second core while it
+// processes one (manifest.ProcessAhead).
+type Parsed struct {
+	src    []byte
+	doc    *document // nil when the document has no content or failed
+	failed *Entry    // why it failed
+	used   bool
+}
+
+// ParseText reads the text of document docIndex for ProcessParsed. It is
+// safe to call from any goroutine.
+func ParseText(src []byte, docIndex int) *Parsed {
+	d, failed := parseDocument(src, docIndex)
+	return &Parsed{src: src, doc: d, failed: failed}
+}
+
+// ProcessParsed is ProcessText on a document that ParseText read. A Parsed
+// is processed once: processing edits its tree.
+func (in *Injector) ProcessParsed(op Op, p *Parsed) ([]byte, []Entry) {
+	if p.used {
+		panic("inject: a Parsed document was processed twice")
+	}
+	p.used = true
+	src, d := p.src, p.doc
 	if d == nil {
-		if entry == nil {
+		if p.failed == nil {
 			return src, nil
 		}
-		return src, []Entry{*entry}
+		return src, []Entry{*p.failed}
 	}
 	d.renders = in.renders
 	entries := in.process(op, d)

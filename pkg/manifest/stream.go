@@ -32,20 +32,38 @@ func Process(r io.Reader, w io.Writer, fn Func) error {
 // ProcessDocuments is Process with the position of each document in its
 // stream, for reports that name lines of the file.
 func ProcessDocuments(r io.Reader, w io.Writer, fn func(Document) []byte) error {
-	br := bufio.NewReaderSize(r, 64<<10)
 	bw := bufio.NewWriterSize(w, 64<<10)
+	err := scan(r, func(text []byte, d *Document) error {
+		if d != nil {
+			text = fn(*d)
+		}
+		_, err := bw.Write(text)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// scan reads the stream r and hands yield each piece of it in order: a
+// document that has content (d set, text its Text), or text that is
+// written through as it is (separator lines, documents of blank lines and
+// comments only; d nil). text is valid only during the call. scan stops
+// at the first error of yield or of reading.
+func scan(r io.Reader, yield func(text []byte, d *Document) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
 	var doc bytes.Buffer
 	var values jsonValues // where concatenated JSON values begin
 	index := 0
 	lines, docLine := 0, 1 // lines read so far; the line doc starts on
 	emit := func(text []byte) error {
-		out := text
-		if HasContent(text) {
-			out = fn(Document{Index: index, Line: docLine, Text: text})
-			index++
+		if !HasContent(text) {
+			return yield(text, nil)
 		}
-		_, err := bw.Write(out)
-		return err
+		d := Document{Index: index, Line: docLine, Text: text}
+		index++
+		return yield(text, &d)
 	}
 	flush := func() error {
 		defer func() { values = jsonValues{} }()
@@ -57,7 +75,7 @@ func ProcessDocuments(r io.Reader, w io.Writer, fn func(Document) []byte) error 
 		return err
 	}
 	// cutValues hands each complete JSON value of doc that another one
-	// follows to fn as a document of its own.
+	// follows to yield as a document of its own.
 	cutValues := func() error {
 		for {
 			at := values.next(doc.Bytes())
@@ -89,8 +107,8 @@ func ProcessDocuments(r io.Reader, w io.Writer, fn func(Document) []byte) error 
 			if ferr := flush(); ferr != nil {
 				return ferr
 			}
-			if _, werr := bw.Write(line); werr != nil {
-				return werr
+			if yerr := yield(line, nil); yerr != nil {
+				return yerr
 			}
 			docLine = lines + 1
 		} else {
@@ -103,10 +121,7 @@ func ProcessDocuments(r io.Reader, w io.Writer, fn func(Document) []byte) error 
 			break
 		}
 	}
-	if err := flush(); err != nil {
-		return err
-	}
-	return bw.Flush()
+	return flush()
 }
 
 // IsSeparator reports whether line is a document separator: "---" alone or

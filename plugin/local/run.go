@@ -185,8 +185,11 @@ func (r *localRun) processFile(i int, file *localFile, out *fileOutput) error {
 	}
 	src := &errReader{r: input}
 	r.prev = countWriter{w: out.w}
-	err = manifest.ProcessDocuments(src, &r.prev, func(d manifest.Document) []byte {
-		return r.document(i, file, withFile, d, out)
+	// Documents are parsed on a second core, ahead of the one processed.
+	err = manifest.ProcessAhead(src, &r.prev, func(d manifest.Document) *inject.Parsed {
+		return inject.ParseText(d.Text, d.Index)
+	}, func(d manifest.Document, parsed *inject.Parsed) []byte {
+		return r.document(i, file, withFile, d, parsed, out)
 	})
 	closeIn()
 	if src.err == nil && out.rewrite != nil && out.rewrite.err != nil {
@@ -195,11 +198,11 @@ func (r *localRun) processFile(i int, file *localFile, out *fileOutput) error {
 	return fileError(file.name, src.err, err)
 }
 
-// document processes document d of input number i, counts and reports its
-// objects, and returns its text for the output.
-func (r *localRun) document(i int, file *localFile, withFile bool, d manifest.Document, out *fileOutput) []byte {
+// document processes document d of input number i, parsed, counts and
+// reports its objects, and returns its text for the output.
+func (r *localRun) document(i int, file *localFile, withFile bool, d manifest.Document, parsed *inject.Parsed, out *fileOutput) []byte {
 	doc := d.Text
-	text, entries := r.in.ProcessText(r.op, doc, d.Index)
+	text, entries := r.in.ProcessParsed(r.op, parsed)
 	for j, e := range entries {
 		if file.walked && e.Reason == inject.ReasonNotKubernetes {
 			entries[j].Action = inject.Skipped

@@ -1,0 +1,194 @@
+package manifest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// seenDocument is what a handler saw of one document.
+type seenDocument struct {
+	Index, Line int
+	Text        string
+}
+
+// TestProcessAheadAsProcessDocuments: the same streams give the same
+// documents, in the same order with the same positions, and the same
+// output as ProcessDocuments; each document comes with what prepare
+// returned for it.
+func TestProcessAheadAsProcessDocuments(t *testing.T) {
+	t.Parallel()
+	streams := map[string]string{
+		"empty":                  "",
+		"one document":           "a: 1\n",
+		"no final newline":       "a: 1",
+		"comments between":       "# header\n---\na: 1\n# about b\n--- # b\nb: 2\n...\n---\n# nothing\n---\nc: 3\n",
+		"crlf":                   "a: 1\r\n---\r\nb: 2\r\n",
+		"only comments":          "# license\n",
+		"long line":              "a: " + strings.Repeat("x", 200<<10) + "\n---\nb: 2\n",
+		"JSON values":            "{\"a\":1}\n{\"b\":[1,\"}\"]}\r\n\n  {\"c\":{}}{\"d\":2} \n---\ne: 5\n",
+		"more than ahead":        strings.Repeat("a: 1\n---\n# c\n---\n", 5*AheadBatch),
+		"JSON value, no newline": "{\"a\":1}{\"b\":2}",
+	}
+	for name, in := range streams {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var want []seenDocument
+			var wantOut bytes.Buffer
+			if err := ProcessDocuments(strings.NewReader(in), &wantOut, func(d Document) []byte {
+				want = append(want, seenDocument{d.Index, d.Line, string(d.Text)})
+				return bytes.ToUpper(d.Text)
+			}); err != nil {
+				t.Fatal(err)
+			}
+			var got []seenDocument
+			var out bytes.Buffer
+			err := ProcessAhead(strings.NewReader(in), &out, func(d Document) string {
+				return fmt.Sprintf("%d@%d:%s", d.Index, d.Line, d.Text)
+			}, func(d Document, prepared string) []byte {
+				if mine := fmt.Sprintf("%d@%d:%s", d.Index, d.Line, d.Text); prepared != mine {
+					t.Errorf("document %d came with what was prepared for another: %.40q", d.Index, prepared)
+				}
+				got = append(got, seenDocument{d.Index, d.Line, string(d.Text)})
+				return bytes.ToUpper(d.Text)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("documents:\n%.300v\nProcessDocuments:\n%.300v", got, want)
+			}
+			if out.String() != wantOut.String() {
+				t.Errorf("output:\n%.300q\nProcessDocuments:\n%.300q", out.String(), wantOut.String())
+			}
+		})
+	}
+}
+
+// failingReader gives text, then err.
+type failingReader struct {
+	text io.Reader
+	err  error
+}
+
+func (r *failingReader) Read(p []byte) (int, error) {
+	n, err := r.text.Read(p)
+	if err == io.EOF {
+		return n, r.err
+	}
+	return n, err
+}
+
+// TestProcessAheadReadError: the documents read before the error are
+// handled and written, and the error is ProcessDocuments'.
+func TestProcessAheadReadError(t *testing.T) {
+	t.Parallel()
+	const in = "a: 1\n---\nb: 2\n---\nc: "
+	broken := errors.New("disk gone")
+	run := func(process func(io.Reader, io.Writer, func(Document) []byte) error) (string, string, error) {
+		var docs []string
+		var out bytes.Buffer
+		err := process(&failingReader{text: strings.NewReader(in), err: broken}, &out, func(d Document) []byte {
+			docs = append(docs, string(d.Text))
+			return d.Text
+		})
+		return strings.Join(docs, "|"), out.String(), err
+	}
+	wantDocs, _, wantErr := run(ProcessDocuments)
+	docs, _, err := run(func(r io.Reader, w io.Writer, fn func(Document) []byte) error {
+		return ProcessAhead(r, w, func(Document) struct{} { return struct{}{} }, func(d Document, _ struct{}) []byte { return fn(d) })
+	})
+	if !errors.Is(err, broken) || wantErr == nil || err.Error() != wantErr.Error() {
+		t.Errorf("error = %v, want %v (as ProcessDocuments)", err, wantErr)
+	}
+	if docs != wantDocs || docs != "a: 1\n|b: 2\n" {
+		t.Errorf("documents handled = %q, ProcessDocuments: %q", docs, wantDocs)
+	}
+}
+
+// endlessReader is a slow stream of documents that never ends, each
+// larger than ProcessAhead's output buffer (so that the first write
+// reaches the writer); it notes a read in progress or begun after done is
+// set.
+type endlessReader struct {
+	at                      int
+	done, reading, lateRead atomic.Bool
+}
+
+var endlessDocument = "a: " + strings.Repeat("x", 100<<10) + "\n---\n"
+
+func (r *endlessReader) Read(p []byte) (int, error) {
+	r.reading.Store(true)
+	defer r.reading.Store(false)
+	if r.done.Load() {
+		r.lateRead.Store(true)
+	}
+	time.Sleep(time.Millisecond) // most of the reader's time is spent here
+	n := copy(p, endlessDocument[r.at:])
+	r.at = (r.at + n) % len(endlessDocument)
+	return n, nil
+}
+
+type brokenWriter struct{}
+
+func (brokenWriter) Write([]byte) (int, error) { return 0, errors.New("pipe closed") }
+
+// TestProcessAheadWriteErrorStopsReading: when the output cannot be
+// written, ProcessAhead returns that error on an endless stream, and
+// nothing reads the stream once it returned.
+func TestProcessAheadWriteErrorStopsReading(t *testing.T) {
+	t.Parallel()
+	r := &endlessReader{}
+	returned := make(chan error, 1)
+	go func() {
+		returned <- ProcessAhead(r, brokenWriter{}, func(d Document) int { return d.Index }, func(d Document, _ int) []byte { return d.Text })
+	}()
+	select {
+	case err := <-returned:
+		r.done.Store(true)
+		if r.reading.Load() {
+			r.lateRead.Store(true)
+		}
+		if err == nil || !strings.Contains(err.Error(), "pipe closed") {
+			t.Errorf("error = %v, want the writer's", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ProcessAhead did not return after its writer failed")
+	}
+	time.Sleep(50 * time.Millisecond)
+	if r.lateRead.Load() {
+		t.Error("the stream was read after ProcessAhead returned")
+	}
+}
+
+// TestProcessAheadPreparesAhead: the next batch of documents is prepared
+// while one is being handled (the handler of document 0 waits for the
+// preparation of the first document of the next batch).
+func TestProcessAheadPreparesAhead(t *testing.T) {
+	t.Parallel()
+	next := make(chan struct{})
+	in := strings.Repeat("a: 1\n---\n", AheadBatch+1)
+	err := ProcessAhead(strings.NewReader(in), io.Discard, func(d Document) int {
+		if d.Index == AheadBatch {
+			close(next)
+		}
+		return d.Index
+	}, func(d Document, _ int) []byte {
+		if d.Index == 0 {
+			select {
+			case <-next:
+			case <-time.After(10 * time.Second):
+				t.Error("the next batch was not prepared while document 0 was handled")
+			}
+		}
+		return d.Text
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
