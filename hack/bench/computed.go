@@ -55,8 +55,8 @@ func (e *env) computed() error {
 	if err != nil {
 		return err
 	}
-	before := e.opts.before
-	res := &computedResult{Before: before}
+	before := e.before
+	res := &computedResult{Before: e.opts.before}
 	for _, n := range e.opts.computedNs {
 		in, err := e.input(n)
 		if err != nil {
@@ -118,7 +118,7 @@ func (e *env) computedStartup(fixed string) (computedStartup, error) {
 		{Name: "local", Args: []string{e.plugin, "--local", "-f", one}},
 		{Name: "local-fixed", Args: []string{e.plugin, "--local", "-f", one, "--template", fixed}},
 	}
-	if b := e.opts.before; b != "" {
+	if b := e.before; b != "" {
 		specs = append(specs,
 			cmdSpec{Name: "inject-fn-before", Args: []string{filepath.Join(b, "inject-fn")}, Stdin: rl},
 			cmdSpec{Name: "local-before", Args: []string{filepath.Join(b, "kubectl-inject"), "--local", "-f", one}})

@@ -82,8 +82,8 @@ func (e *env) core() error {
 // ResourceList rl, in the order of coreRow's samples.
 func (e *env) coreSpecs(in, rl string) []cmdSpec {
 	return []cmdSpec{
-		{Name: "floor", Args: []string{e.floor, in}},
-		{Name: "kubectl-inject", Args: []string{e.plugin, "--local", "-f", in}},
+		{Name: "floor", Args: []string{e.floor, in}, SampleAnon: true},
+		{Name: "kubectl-inject", Args: []string{e.plugin, "--local", "-f", in}, SampleAnon: true},
 		{Name: "kyamlrt", Args: []string{e.kyamlrt, in}},
 		{Name: "inject-fn", Args: []string{e.fn}, Stdin: rl},
 		{Name: "kyamlrt-rl", Args: []string{e.kyamlrt, "-rl"}, Stdin: rl},

@@ -14,17 +14,19 @@ import (
 
 // run is one finished subprocess.
 type run struct {
-	Wall   time.Duration
-	MaxRSS int64         // bytes
-	CPU    time.Duration // user + system: what a loaded machine distorts least
+	Wall    time.Duration
+	MaxRSS  int64         // bytes
+	CPU     time.Duration // user + system: what a loaded machine distorts least
+	AnonRSS int64         // bytes, peak anonymous memory; 0 unless cmdSpec.SampleAnon
 }
 
 // sample is the median of several runs.
 type sample struct {
-	Wall   time.Duration
-	MaxRSS int64
-	CPU    time.Duration
-	Runs   int
+	Wall    time.Duration
+	MaxRSS  int64
+	CPU     time.Duration
+	AnonRSS int64
+	Runs    int
 }
 
 // Seconds is the wall time in seconds.
@@ -33,6 +35,9 @@ func (s sample) Seconds() float64 { return s.Wall.Seconds() }
 // MB is the peak RSS in MiB.
 func (s sample) MB() float64 { return float64(s.MaxRSS) / (1 << 20) }
 
+// AnonMB is the peak anonymous memory in MiB.
+func (s sample) AnonMB() float64 { return float64(s.AnonRSS) / (1 << 20) }
+
 // cmdSpec is a program to measure: argv, stdin file ("" for none).
 type cmdSpec struct {
 	Name  string
@@ -40,6 +45,8 @@ type cmdSpec struct {
 	Stdin string
 	Dir   string
 	Env   []string
+	// SampleAnon: also sample the peak anonymous memory (rusage -anon).
+	SampleAnon bool
 }
 
 // launcher is the path of hack/bench/rusage, set by setup.
@@ -55,7 +62,11 @@ func runOnce(c cmdSpec, outPath string) (run, error) {
 // runTo is runOnce with the launcher's result file named apart from the
 // output (which can then be /dev/null).
 func runTo(c cmdSpec, outPath, resFile string) (run, error) {
-	cmd := exec.Command(launcher, append([]string{resFile}, c.Args...)...)
+	args := append([]string{resFile}, c.Args...)
+	if c.SampleAnon {
+		args = append([]string{"-anon"}, args...)
+	}
+	cmd := exec.Command(launcher, args...)
 	cmd.Dir = c.Dir
 	if c.Env != nil {
 		cmd.Env = append(os.Environ(), c.Env...)
@@ -83,12 +94,12 @@ func runTo(c cmdSpec, outPath, resFile string) (run, error) {
 	if err != nil {
 		return run{}, err
 	}
-	var ns, kb, cpu int64
+	var ns, kb, cpu, anon int64
 	var code int
-	if _, err := fmt.Sscan(string(res), &ns, &kb, &code, &cpu); err != nil {
+	if _, err := fmt.Sscan(string(res), &ns, &kb, &code, &cpu, &anon); err != nil {
 		return run{}, fmt.Errorf("%s: rusage result %q: %v", c.Name, res, err)
 	}
-	return run{Wall: time.Duration(ns), MaxRSS: kb * 1024, CPU: time.Duration(cpu)}, nil
+	return run{Wall: time.Duration(ns), MaxRSS: kb * 1024, CPU: time.Duration(cpu), AnonRSS: anon * 1024}, nil
 }
 
 // measureRounds runs every spec n times, round-robin (so drift hits all of
@@ -131,18 +142,21 @@ func median(rs []run) sample {
 	walls := make([]time.Duration, len(rs))
 	cpus := make([]time.Duration, len(rs))
 	rss := make([]int64, len(rs))
+	anon := make([]int64, len(rs))
 	for i, r := range rs {
-		walls[i], rss[i], cpus[i] = r.Wall, r.MaxRSS, r.CPU
+		walls[i], rss[i], cpus[i], anon[i] = r.Wall, r.MaxRSS, r.CPU, r.AnonRSS
 	}
 	sort.Slice(walls, func(a, b int) bool { return walls[a] < walls[b] })
 	sort.Slice(cpus, func(a, b int) bool { return cpus[a] < cpus[b] })
 	sort.Slice(rss, func(a, b int) bool { return rss[a] < rss[b] })
+	sort.Slice(anon, func(a, b int) bool { return anon[a] < anon[b] })
 	m := len(rs) / 2
-	s := sample{Wall: walls[m], MaxRSS: rss[m], CPU: cpus[m], Runs: len(rs)}
+	s := sample{Wall: walls[m], MaxRSS: rss[m], CPU: cpus[m], AnonRSS: anon[m], Runs: len(rs)}
 	if len(rs)%2 == 0 {
 		s.Wall = (walls[m-1] + walls[m]) / 2
 		s.CPU = (cpus[m-1] + cpus[m]) / 2
 		s.MaxRSS = (rss[m-1] + rss[m]) / 2
+		s.AnonRSS = (anon[m-1] + anon[m]) / 2
 	}
 	return s
 }

@@ -1,10 +1,16 @@
 // Command rusage runs a program and reports its wall time and peak RSS, for
 // hack/bench.
 //
-//	rusage RESULT-FILE PROGRAM [ARG...]
+//	rusage [-anon] RESULT-FILE PROGRAM [ARG...]
 //
 // Standard input, output and error are passed through. RESULT-FILE gets one
-// line: "WALL-NANOSECONDS MAXRSS-KILOBYTES EXIT-CODE".
+// line: "WALL-NANOSECONDS MAXRSS-KILOBYTES EXIT-CODE CPU-NANOSECONDS
+// ANON-KILOBYTES". With -anon, ANON-KILOBYTES is the peak of the program's
+// anonymous memory (RssAnon, sampled every millisecond): Maxrss also counts
+// the pages of its binary, which the kernel maps in whole runs around each
+// page touched, so a larger binary has a larger Maxrss for the same heap.
+// Without -anon it is 0 (sampling costs a little CPU, which start-up
+// figures would feel).
 //
 // Why a launcher: Linux keeps a process's peak RSS across execve, and Go's
 // os/exec starts children with vfork (sharing the parent's memory until the
