@@ -52,14 +52,18 @@ func TestParseDocument(t *testing.T) {
 
 // TestParsedAhead: every golden case, its documents parsed on other
 // goroutines ahead of the one processed (as the front ends read a stream),
-// gives the output and the report of ProcessText, for both operations.
+// gives the output and the report of ProcessText, for both operations. Each
+// case's input is repeated into a stream longer than manifest.SmallStream,
+// which ProcessAhead would handle on one goroutine.
 func TestParsedAhead(t *testing.T) {
 	for _, c := range loadGoldenCases(t) {
+		doc := append(bytes.TrimRight(c.input, "\n"), "\n---\n"...)
+		input := bytes.Repeat(doc, manifest.SmallStream/len(doc)+1)
 		for _, op := range []inject.Op{inject.OpInject, inject.OpUninject} {
-			want, wantReport := run(t, c.injector, op, c.input)
+			want, wantReport := run(t, c.injector, op, input)
 			var out bytes.Buffer
 			var report inject.Report
-			err := manifest.ProcessAhead(bytes.NewReader(c.input), &out, func(d manifest.Document) *inject.Parsed {
+			err := manifest.ProcessAhead(bytes.NewReader(input), &out, func(d manifest.Document) *inject.Parsed {
 				return inject.ParseText(d.Text, d.Index)
 			}, func(_ manifest.Document, p *inject.Parsed) []byte {
 				res, entries := c.injector.ProcessParsed(op, p)

@@ -9,6 +9,11 @@ import (
 	"sync"
 )
 
+// SmallStream is the size below which ProcessAhead handles a stream
+// on the caller's goroutine alone: about 40 manifests, which take less
+// time than starting the other goroutines' threads saves.
+const SmallStream = 64 << 10
+
 // AheadBatch is how many documents go to a preparing goroutine at a
 // time: a hand-over wakes another goroutine, which costs more than a
 // small document's work, so documents go over in batches.
@@ -21,7 +26,9 @@ const AheadBatch = 8
 // not share state with fn or with itself (parsing a document's text does
 // not); fn runs on the caller's goroutine, so it needs no locks. A few
 // batches are prepared ahead at most, so memory stays bounded by a few
-// dozen documents, not by the stream.
+// dozen documents, not by the stream. With one core (GOMAXPROCS 1), or for
+// a stream shorter than SmallStream, it is ProcessDocuments with prepare
+// called just before fn.
 //
 // The output, the documents fn sees and the errors are those of
 // ProcessDocuments. Reading is over when ProcessAhead returns, so the
@@ -39,6 +46,15 @@ func ProcessAhead[P any](r io.Reader, w io.Writer, prepare func(Document) P, fn 
 		prepared chan struct{} // closed once every document is prepared
 	}
 	workers := runtime.GOMAXPROCS(0)
+	br := bufio.NewReaderSize(r, SmallStream)
+	if _, err := br.Peek(SmallStream); workers == 1 || err != nil {
+		// One core (Go sizes GOMAXPROCS to a container's CPU limit): the
+		// other goroutines would only take turns with this one. A small
+		// stream (or one that failed early): starting them would cost more
+		// than its documents.
+		return ProcessDocuments(br, w, func(d Document) []byte { return fn(d, prepare(d)) })
+	}
+	r = br
 	// inOrder holds the batches as read, for fn; toPrepare hands them to
 	// the workers. inOrder's capacity bounds the batches read ahead.
 	inOrder := make(chan *batch, workers+1)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -33,6 +34,7 @@ func TestProcessAheadAsProcessDocuments(t *testing.T) {
 		"long line":              "a: " + strings.Repeat("x", 200<<10) + "\n---\nb: 2\n",
 		"JSON values":            "{\"a\":1}\n{\"b\":[1,\"}\"]}\r\n\n  {\"c\":{}}{\"d\":2} \n---\ne: 5\n",
 		"more than ahead":        strings.Repeat("a: 1\n---\n# c\n---\n", 5*AheadBatch),
+		"larger than small":      strings.Repeat("a: 1\n---\n# c\n---\n{\"b\":2}{\"c\":3}\n---\n", SmallStream/8),
 		"JSON value, no newline": "{\"a\":1}{\"b\":2}",
 	}
 	for name, in := range streams {
@@ -88,7 +90,14 @@ func (r *failingReader) Read(p []byte) (int, error) {
 // handled and written, and the error is ProcessDocuments'.
 func TestProcessAheadReadError(t *testing.T) {
 	t.Parallel()
-	const in = "a: 1\n---\nb: 2\n---\nc: "
+	for _, prefix := range []string{"", strings.Repeat("z: 0\n---\n", SmallStream/4)} {
+		readError(t, prefix)
+	}
+}
+
+// readError checks a read error after prefix and three documents.
+func readError(t *testing.T, prefix string) {
+	in := prefix + "a: 1\n---\nb: 2\n---\nc: "
 	broken := errors.New("disk gone")
 	run := func(process func(io.Reader, io.Writer, func(Document) []byte) error) (string, string, error) {
 		var docs []string
@@ -106,8 +115,8 @@ func TestProcessAheadReadError(t *testing.T) {
 	if !errors.Is(err, broken) || wantErr == nil || err.Error() != wantErr.Error() {
 		t.Errorf("error = %v, want %v (as ProcessDocuments)", err, wantErr)
 	}
-	if docs != wantDocs || docs != "a: 1\n|b: 2\n" {
-		t.Errorf("documents handled = %q, ProcessDocuments: %q", docs, wantDocs)
+	if docs != wantDocs || !strings.HasSuffix(docs, "a: 1\n|b: 2\n") {
+		t.Errorf("documents handled = %.100q, ProcessDocuments: %.100q", docs, wantDocs)
 	}
 }
 
@@ -170,9 +179,11 @@ func TestProcessAheadWriteErrorStopsReading(t *testing.T) {
 // while one is being handled (the handler of document 0 waits for the
 // preparation of the first document of the next batch).
 func TestProcessAheadPreparesAhead(t *testing.T) {
-	t.Parallel()
+	if runtime.GOMAXPROCS(0) < 2 { // not parallel: GOMAXPROCS is the process's
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	}
 	next := make(chan struct{})
-	in := strings.Repeat("a: 1\n---\n", AheadBatch+1)
+	in := strings.Repeat("a: 1\n# "+strings.Repeat("-", SmallStream/AheadBatch)+"\n---\n", AheadBatch+1)
 	err := ProcessAhead(strings.NewReader(in), io.Discard, func(d Document) int {
 		if d.Index == AheadBatch {
 			close(next)
@@ -190,5 +201,51 @@ func TestProcessAheadPreparesAhead(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestProcessAheadOneCore: with one core, each document is prepared just
+// before it is handled, on the caller's goroutine, with the same output.
+func TestProcessAheadOneCore(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1)) // not parallel: GOMAXPROCS is the process's
+	checkInline(t, strings.Repeat("a: 1\n---\n# c\n---\n", SmallStream/8))
+}
+
+// TestProcessAheadSmallStream: so is a stream smaller than SmallStream,
+// on any number of cores.
+func TestProcessAheadSmallStream(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 { // not parallel: GOMAXPROCS is the process's
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	}
+	checkInline(t, strings.Repeat("a: 1\n---\n# c\n---\n", AheadBatch+2))
+}
+
+// checkInline checks that ProcessAhead prepares each document of in just
+// before handling it, and writes in as it is.
+func checkInline(t *testing.T, in string) {
+	t.Helper()
+	var steps []string
+	var out bytes.Buffer
+	err := ProcessAhead(strings.NewReader(in), &out, func(d Document) int {
+		steps = append(steps, fmt.Sprintf("prepare %d", d.Index))
+		return d.Index
+	}, func(d Document, prepared int) []byte {
+		steps = append(steps, fmt.Sprintf("handle %d", prepared))
+		return d.Text
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, step := range steps {
+		want := fmt.Sprintf("prepare %d", i/2)
+		if i%2 == 1 {
+			want = fmt.Sprintf("handle %d", i/2)
+		}
+		if step != want {
+			t.Fatalf("step %d is %q, want %q (steps: %.200q)", i, step, want, steps)
+		}
+	}
+	if len(steps) != 2*strings.Count(in, "a: 1") || out.String() != in {
+		t.Errorf("%d steps, output %.100q", len(steps), out.String())
 	}
 }
