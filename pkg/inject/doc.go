@@ -19,7 +19,10 @@
 //     parsed nodes and applied at the positions the parser reported, so
 //     every byte outside the injected lines stays as the user wrote it.
 //     Where that is impossible (a flow-style containers list, say) the
-//     document is re-serialized and the report says so.
+//     document is re-serialized and the report says so. Its parse is
+//     ParseText, which reads no injector state, so that a front end can
+//     parse the next documents on other cores (manifest.ProcessAhead)
+//     and hand each to ProcessParsed, which does the rest.
 //   - ProcessNode edits a parsed document in place, for callers that
 //     serialize anyway (KRM functions).
 //

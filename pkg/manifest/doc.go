@@ -7,7 +7,10 @@
 // the result; documents the function leaves alone are written as their
 // original bytes. ProcessDocuments does the same and tells the function on
 // which line of the stream each document starts, so that reports can name
-// lines of the file rather than of the document; Document.SyntaxError
+// lines of the file rather than of the document. ProcessAhead is
+// ProcessDocuments with part of each document's work (parsing it) done
+// on every core, ahead of the document being handled, and the results
+// handed over in order; Document.SyntaxError
 // locates a document that is not YAML at the line and column of the
 // problem.
 package manifest
