@@ -57,9 +57,11 @@ tools:
 	hack/build-apiserver.sh
 
 ## test: every test: core, plugin, function, e2e (kustomize, kpt, Docker, krew), live and admission (kube-apiserver + etcd),
-## rollouts and restarts on a control plane (controller manager, scheduler, kwok), then every fuzz target for 20 s
+## rollouts and restarts on a control plane (controller manager, scheduler, kwok), the documents parsed on
+## every core under the race detector, then every fuzz target for 20 s
 test: tools
 	PATH="$(TOOLS_BIN):$$PATH" go test $(GOTEST_FLAGS) ./...
+	CGO_ENABLED=1 go test -race -run 'Ahead|Parsed' ./pkg/manifest ./pkg/inject
 	$(MAKE) fuzz FUZZTIME=20s
 
 ## unit: the fast tests only (no external tools)

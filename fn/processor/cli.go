@@ -147,7 +147,7 @@ func (m FileMode) processFile(configs []*config.Function, named bool, path strin
 		defer f.Close()
 		r = f
 	}
-	// Documents are parsed on a second core, ahead of the one processed;
+	// Documents are parsed on the other cores, ahead of the one processed;
 	// a second profile reads what the first one wrote.
 	err = manifest.ProcessAhead(r, stdout, func(d manifest.Document) *inject.Parsed {
 		return inject.ParseText(d.Text, d.Index)

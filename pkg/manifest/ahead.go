@@ -16,25 +16,62 @@ const SmallStream = 64 << 10
 
 // AheadBatch is how many documents go to a preparing goroutine at a
 // time: a hand-over wakes another goroutine, which costs more than a
-// small document's work, so documents go over in batches.
+// small document's work, so documents go over in batches. A batch is also
+// cut at maxBatchPieces pieces, so that a long run of text without
+// documents (comments, separators) is not gathered whole.
 const AheadBatch = 8
 
+const maxBatchPieces = 4 * AheadBatch
+
+// maxPreparing caps the preparing goroutines: the caller's goroutine,
+// which handles every document in order, keeps up with about two, and
+// each one holds a batch of parsed documents.
+const maxPreparing = 4
+
 // ProcessAhead is ProcessDocuments with the work on each document split in
-// two: prepare runs on other goroutines, one per core, which prepare the
-// next documents in batches while fn handles the documents in order, each
-// with what prepare returned for it, and writes the output. prepare must
-// not share state with fn or with itself (parsing a document's text does
-// not); fn runs on the caller's goroutine, so it needs no locks. A few
-// batches are prepared ahead at most, so memory stays bounded by a few
-// dozen documents, not by the stream. With one core (GOMAXPROCS 1), or for
-// a stream shorter than SmallStream, it is ProcessDocuments with prepare
-// called just before fn.
+// two: prepare runs on other goroutines, one per core (up to
+// maxPreparing), which prepare the next documents in batches while fn
+// handles the documents in order, each with what prepare returned for it,
+// and writes the output. prepare must not share state with fn or with
+// itself (parsing a document's text does not); fn runs on the caller's
+// goroutine, so it needs no locks. A few batches are prepared ahead at
+// most, so memory stays bounded by a few dozen documents, not by the
+// stream. With one core (GOMAXPROCS 1), or for a stream shorter than
+// SmallStream, it is ProcessDocuments with prepare called just before fn.
 //
 // The output, the documents fn sees and the errors are those of
-// ProcessDocuments. Reading is over when ProcessAhead returns, so the
-// caller may look at its reader then; after an error of w, it stops
-// reading at the next batch.
+// ProcessDocuments. Reading is over when ProcessAhead returns (so the
+// caller may look at its reader then), whether it returns an error or fn
+// panics; after an error of w, it stops reading at the next document, once
+// the read in progress returns.
 func ProcessAhead[P any](r io.Reader, w io.Writer, prepare func(Document) P, fn func(Document, P) []byte) error {
+	inline := func(r io.Reader) error {
+		return ProcessDocuments(r, w, func(d Document) []byte { return fn(d, prepare(d)) })
+	}
+	workers := min(runtime.GOMAXPROCS(0), maxPreparing)
+	if workers == 1 {
+		// One core (Go sizes GOMAXPROCS to a container's CPU limit): the
+		// other goroutines would only take turns with this one.
+		return inline(r)
+	}
+	br := bufio.NewReaderSize(r, SmallStream)
+	if head, err := br.Peek(SmallStream); err != nil {
+		// The whole stream, or all of it before a read error: starting the
+		// other goroutines would cost more than its documents. What Peek
+		// read ends with its error (Peek forgets it; reading r again after
+		// the end could block on a terminal).
+		return inline(io.MultiReader(bytes.NewReader(head), errorReader{err}))
+	}
+	return processAhead(br, w, workers, prepare, fn)
+}
+
+// errorReader is a reader whose every read fails with err.
+type errorReader struct{ err error }
+
+func (e errorReader) Read([]byte) (int, error) { return 0, e.err }
+
+// processAhead is ProcessAhead with workers preparing goroutines.
+func processAhead[P any](r io.Reader, w io.Writer, workers int, prepare func(Document) P, fn func(Document, P) []byte) error {
 	type piece struct {
 		text     []byte
 		doc      *Document // nil for text written through
@@ -45,21 +82,19 @@ func ProcessAhead[P any](r io.Reader, w io.Writer, prepare func(Document) P, fn 
 		pieces   []piece
 		prepared chan struct{} // closed once every document is prepared
 	}
-	workers := runtime.GOMAXPROCS(0)
-	br := bufio.NewReaderSize(r, SmallStream)
-	if _, err := br.Peek(SmallStream); workers == 1 || err != nil {
-		// One core (Go sizes GOMAXPROCS to a container's CPU limit): the
-		// other goroutines would only take turns with this one. A small
-		// stream (or one that failed early): starting them would cost more
-		// than its documents.
-		return ProcessDocuments(br, w, func(d Document) []byte { return fn(d, prepare(d)) })
-	}
-	r = br
 	// inOrder holds the batches as read, for fn; toPrepare hands them to
 	// the workers. inOrder's capacity bounds the batches read ahead.
 	inOrder := make(chan *batch, workers+1)
 	toPrepare := make(chan *batch)
-	stop := make(chan struct{})
+	stop := make(chan struct{}) // closed when the caller returns
+	stopped := func() bool {
+		select {
+		case <-stop:
+			return true
+		default:
+			return false
+		}
+	}
 	var preparing sync.WaitGroup
 	for range workers {
 		preparing.Add(1)
@@ -76,6 +111,7 @@ func ProcessAhead[P any](r io.Reader, w io.Writer, prepare func(Document) P, fn 
 		}()
 	}
 	send := func(b *batch) error {
+		b.prepared = make(chan struct{})
 		select {
 		case inOrder <- b:
 		case <-stop:
@@ -96,6 +132,9 @@ func ProcessAhead[P any](r io.Reader, w io.Writer, prepare func(Document) P, fn 
 		b := &batch{}
 		docs := 0
 		err := scan(r, func(text []byte, d *Document) error {
+			if stopped() {
+				return errStopped
+			}
 			p := piece{text: bytes.Clone(text)} // scan reuses its buffer
 			if d != nil {
 				doc := *d
@@ -104,12 +143,11 @@ func ProcessAhead[P any](r io.Reader, w io.Writer, prepare func(Document) P, fn 
 				docs++
 			}
 			b.pieces = append(b.pieces, p)
-			if docs < AheadBatch {
+			if docs < AheadBatch && len(b.pieces) < maxBatchPieces {
 				return nil
 			}
 			full := b
 			b, docs = &batch{}, 0
-			full.prepared = make(chan struct{})
 			return send(full)
 		})
 		if errors.Is(err, errStopped) {
@@ -119,11 +157,13 @@ func ProcessAhead[P any](r io.Reader, w io.Writer, prepare func(Document) P, fn 
 			b.pieces = append(b.pieces, piece{err: err})
 		}
 		if len(b.pieces) > 0 {
-			b.prepared = make(chan struct{})
 			_ = send(b)
 		}
 	}()
-	defer func() { // reading is over when ProcessAhead returns
+	// However the caller's goroutine leaves (an error, or a panic of fn),
+	// the reader stops and is waited for: reading is over on return.
+	defer func() {
+		close(stop)
 		<-readerDone
 		preparing.Wait()
 	}()
@@ -139,7 +179,6 @@ func ProcessAhead[P any](r io.Reader, w io.Writer, prepare func(Document) P, fn 
 				out = fn(*p.doc, p.prepared)
 			}
 			if _, err := bw.Write(out); err != nil {
-				close(stop)
 				return err
 			}
 		}
@@ -147,5 +186,5 @@ func ProcessAhead[P any](r io.Reader, w io.Writer, prepare func(Document) P, fn 
 	return bw.Flush()
 }
 
-// errStopped ends the reader of ProcessAhead once writing failed.
-var errStopped = errors.New("stopped: writing the output failed")
+// errStopped ends the reader of ProcessAhead once its caller returned.
+var errStopped = errors.New("stopped: the caller returned")

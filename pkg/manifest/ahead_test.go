@@ -23,7 +23,7 @@ type seenDocument struct {
 // output as ProcessDocuments; each document comes with what prepare
 // returned for it.
 func TestProcessAheadAsProcessDocuments(t *testing.T) {
-	t.Parallel()
+	twoCores(t)
 	streams := map[string]string{
 		"empty":                  "",
 		"one document":           "a: 1\n",
@@ -39,7 +39,6 @@ func TestProcessAheadAsProcessDocuments(t *testing.T) {
 	}
 	for name, in := range streams {
 		t.Run(name, func(t *testing.T) {
-			t.Parallel()
 			var want []seenDocument
 			var wantOut bytes.Buffer
 			if err := ProcessDocuments(strings.NewReader(in), &wantOut, func(d Document) []byte {
@@ -89,7 +88,7 @@ func (r *failingReader) Read(p []byte) (int, error) {
 // TestProcessAheadReadError: the documents read before the error are
 // handled and written, and the error is ProcessDocuments'.
 func TestProcessAheadReadError(t *testing.T) {
-	t.Parallel()
+	twoCores(t)
 	for _, prefix := range []string{"", strings.Repeat("z: 0\n---\n", SmallStream/4)} {
 		readError(t, prefix)
 	}
@@ -151,7 +150,7 @@ func (brokenWriter) Write([]byte) (int, error) { return 0, errors.New("pipe clos
 // written, ProcessAhead returns that error on an endless stream, and
 // nothing reads the stream once it returned.
 func TestProcessAheadWriteErrorStopsReading(t *testing.T) {
-	t.Parallel()
+	twoCores(t)
 	r := &endlessReader{}
 	returned := make(chan error, 1)
 	go func() {
@@ -179,9 +178,7 @@ func TestProcessAheadWriteErrorStopsReading(t *testing.T) {
 // while one is being handled (the handler of document 0 waits for the
 // preparation of the first document of the next batch).
 func TestProcessAheadPreparesAhead(t *testing.T) {
-	if runtime.GOMAXPROCS(0) < 2 { // not parallel: GOMAXPROCS is the process's
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	}
+	twoCores(t)
 	next := make(chan struct{})
 	in := strings.Repeat("a: 1\n# "+strings.Repeat("-", SmallStream/AheadBatch)+"\n---\n", AheadBatch+1)
 	err := ProcessAhead(strings.NewReader(in), io.Discard, func(d Document) int {
@@ -207,16 +204,14 @@ func TestProcessAheadPreparesAhead(t *testing.T) {
 // TestProcessAheadOneCore: with one core, each document is prepared just
 // before it is handled, on the caller's goroutine, with the same output.
 func TestProcessAheadOneCore(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1)) // not parallel: GOMAXPROCS is the process's
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1)) // these tests are not parallel: GOMAXPROCS is the process's
 	checkInline(t, strings.Repeat("a: 1\n---\n# c\n---\n", SmallStream/8))
 }
 
 // TestProcessAheadSmallStream: so is a stream smaller than SmallStream,
 // on any number of cores.
 func TestProcessAheadSmallStream(t *testing.T) {
-	if runtime.GOMAXPROCS(0) < 2 { // not parallel: GOMAXPROCS is the process's
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	}
+	twoCores(t)
 	checkInline(t, strings.Repeat("a: 1\n---\n# c\n---\n", AheadBatch+2))
 }
 
@@ -247,5 +242,104 @@ func checkInline(t *testing.T, in string) {
 	}
 	if len(steps) != 2*strings.Count(in, "a: 1") || out.String() != in {
 		t.Errorf("%d steps, output %.100q", len(steps), out.String())
+	}
+}
+
+// twoCores gives the test at least two cores, so that ProcessAhead uses
+// its other goroutines on any machine. Tests that call it are not
+// parallel: GOMAXPROCS is the process's.
+func twoCores(t *testing.T) {
+	if n := runtime.GOMAXPROCS(0); n < 2 {
+		runtime.GOMAXPROCS(2)
+		t.Cleanup(func() { runtime.GOMAXPROCS(n) })
+	}
+}
+
+// onceFailingReader gives text, then err once, then more text: a reader
+// must not be read again after an error it was given.
+type onceFailingReader struct {
+	parts []string
+	err   error
+	read  int
+}
+
+func (r *onceFailingReader) Read(p []byte) (int, error) {
+	r.read++
+	if len(r.parts) == 0 {
+		return 0, io.EOF
+	}
+	part := r.parts[0]
+	r.parts = r.parts[1:]
+	if part == "" {
+		return 0, r.err
+	}
+	return copy(p, part), nil
+}
+
+// TestProcessAheadReadsNothingAfterTheEnd: a small stream is not read
+// again after its end or its error (a terminal would wait for a second
+// end of input; text after an error would be handled), as
+// ProcessDocuments does not.
+func TestProcessAheadReadsNothingAfterTheEnd(t *testing.T) {
+	twoCores(t)
+	broken := errors.New("timed out")
+	for _, tc := range []struct {
+		name  string
+		parts []string
+	}{
+		{"end", []string{"a: 1\n---\nb: 2\n"}},
+		{"error", []string{"a: 1\n---\nb: 2\n", "", "---\nc: 3\n"}},
+	} {
+		run := func(process func(io.Reader, io.Writer, func(Document) []byte) error) (string, error, int) {
+			r := &onceFailingReader{parts: append([]string(nil), tc.parts...), err: broken}
+			var docs []string
+			err := process(r, io.Discard, func(d Document) []byte {
+				docs = append(docs, string(d.Text))
+				return d.Text
+			})
+			return strings.Join(docs, "|"), err, r.read
+		}
+		wantDocs, wantErr, wantReads := run(ProcessDocuments)
+		docs, err, reads := run(func(r io.Reader, w io.Writer, fn func(Document) []byte) error {
+			return ProcessAhead(r, w, func(Document) int { return 0 }, func(d Document, _ int) []byte { return fn(d) })
+		})
+		if docs != wantDocs || fmt.Sprint(err) != fmt.Sprint(wantErr) || reads != wantReads {
+			t.Errorf("%s: documents %q, error %v, %d reads; ProcessDocuments: %q, %v, %d reads", tc.name, docs, err, reads, wantDocs, wantErr, wantReads)
+		}
+	}
+}
+
+// TestProcessAheadPanic: when fn panics, the panic reaches the caller
+// (instead of a reader blocked for ever), and reading is over by then.
+func TestProcessAheadPanic(t *testing.T) {
+	twoCores(t)
+	r := &endlessReader{}
+	recovered := make(chan any, 1)
+	go func() {
+		defer func() {
+			r.done.Store(true)
+			if r.reading.Load() {
+				r.lateRead.Store(true)
+			}
+			recovered <- recover()
+		}()
+		_ = ProcessAhead(r, io.Discard, func(d Document) int { return d.Index }, func(d Document, _ int) []byte {
+			if d.Index == 2 {
+				panic("handler failed")
+			}
+			return d.Text
+		})
+	}()
+	select {
+	case v := <-recovered:
+		if v != "handler failed" {
+			t.Errorf("recovered %v, want the handler's panic", v)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ProcessAhead did not return after its handler panicked")
+	}
+	time.Sleep(50 * time.Millisecond)
+	if r.lateRead.Load() {
+		t.Error("the stream was read after ProcessAhead returned")
 	}
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/kinject/kubectl-inject/internal/testbin"
 	"github.com/kinject/kubectl-inject/pkg/inject/podexpr"
+	"github.com/kinject/kubectl-inject/pkg/manifest"
+	"github.com/kinject/kubectl-inject/pkg/manifest/gen"
 )
 
 // frontDoorCase is one command line, and whether kubectl-inject serves it
@@ -229,5 +231,58 @@ func TestFrontDoorWithoutHelper(t *testing.T) {
 	got := runBinary(t, alone, frontDoorCase{args: []string{"--local", "-f", "-"}, stdin: unsurePod}, noHelper...)
 	if !strings.HasPrefix(got, "exit 1\n") || !strings.Contains(got, "kinject-cel is not at "+filepath.Join(filepath.Dir(alone), testbin.Helper)) || !strings.Contains(got, podexpr.HelperEnv) {
 		t.Errorf("a computed template without kinject-cel:\n%s", got)
+	}
+}
+
+// TestLocalOnEveryCore: on a stream long enough for the documents to be
+// parsed on every core (more than manifest.SmallStream), kubectl-inject
+// --local gives what it gives on one core (GOMAXPROCS=1, where it reads
+// the stream on one goroutine): output, report and exit code, byte for
+// byte, for each way of writing the result, a failing document included.
+func TestLocalOnEveryCore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binaries")
+	}
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	bin := filepath.Join(testbin.PluginDir(t), testbin.Plugin)
+	var stream bytes.Buffer
+	// Not much longer: --diff compares the whole file line by line.
+	if err := gen.Write(&stream, 30); err != nil {
+		t.Fatal(err)
+	}
+	// A document the core refuses, in the middle of the stream.
+	stream.WriteString("---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: broken}\nspec:\n  template:\n    spec:\n      containers: {name: app}\n")
+	if err := gen.Write(&stream, 30); err != nil {
+		t.Fatal(err)
+	}
+	if stream.Len() <= manifest.SmallStream+manifest.SmallStream/4 {
+		t.Fatalf("the stream is %d bytes, not long enough", stream.Len())
+	}
+	dir := t.TempDir()
+	input := filepath.Join(dir, "apps.yaml")
+	writeFile(t, input, stream.String())
+	for _, tc := range []frontDoorCase{
+		{name: "file", args: []string{"--local", "-f", input}},
+		{name: "stdin", args: []string{"--local", "-f", "-"}, stdin: stream.String()},
+		{name: "check", args: []string{"--local", "-f", input, "--check"}},
+		{name: "diff", args: []string{"--local", "-f", input, "--diff"}},
+		{name: "uninject", args: []string{"--local", "-f", input, "--uninject"}},
+		{name: "in place", args: []string{"--local", "-f", input, "--in-place", "--continue-on-error"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// Each run starts from the input and ends with the file as
+			// it left it (--in-place rewrites it).
+			run := func(cores string) string {
+				writeFile(t, input, stream.String())
+				return runBinary(t, bin, tc, "GOMAXPROCS="+cores) + "\nfile:\n" + slurp(t, input)
+			}
+			one := run("1")
+			if got := run("2"); got != one {
+				t.Errorf("on two cores:\n%.2000s\n--- on one:\n%.2000s", got, one)
+			}
+			if !strings.Contains(one, "broken") {
+				t.Errorf("the broken document is not reported:\n%.2000s", one)
+			}
+		})
 	}
 }

@@ -19,12 +19,14 @@ import (
 // one document at a time, with the injector in:
 // each result goes out as soon as its document is processed (to stdout, or
 // to a temporary file beside the original with --in-place), so memory is
-// bounded by the largest document, not by the stream. With --in-place the
+// bounded by a few dozen documents (those parsed ahead on the other
+// cores, manifest.ProcessAhead), not by the stream. With --in-place the
 // temporary files replace the originals only when no document of any file
 // failed.
 func (FrontEnd) Run(f *config.Flags, in *inject.Injector, s config.Streams) error {
-	// The collector keeps its default pace (GOGC 100): the live heap is one
-	// document and its nodes, so the heap stays near Go's 4 MB minimum. A
+	// The collector keeps its default pace (GOGC 100): the live heap is a
+	// few dozen documents and their nodes, so the heap stays near Go's 4 MB
+	// minimum. A
 	// slower pace (GOGC 200) was measured 10% faster from 3,000 documents
 	// on, but slower below (a bigger heap costs page faults that the
 	// saved collections do not repay) and 25% larger everywhere.
@@ -185,7 +187,7 @@ func (r *localRun) processFile(i int, file *localFile, out *fileOutput) error {
 	}
 	src := &errReader{r: input}
 	r.prev = countWriter{w: out.w}
-	// Documents are parsed on a second core, ahead of the one processed.
+	// Documents are parsed on the other cores, ahead of the one processed.
 	err = manifest.ProcessAhead(src, &r.prev, func(d manifest.Document) *inject.Parsed {
 		return inject.ParseText(d.Text, d.Index)
 	}, func(d manifest.Document, parsed *inject.Parsed) []byte {

@@ -9,8 +9,11 @@
 // anonymous memory (RssAnon, sampled every millisecond): Maxrss also counts
 // the pages of its binary, which the kernel maps in whole runs around each
 // page touched, so a larger binary has a larger Maxrss for the same heap.
-// Without -anon it is 0 (sampling costs a little CPU, which start-up
-// figures would feel).
+// Without -anon it is 0: sampling takes a little CPU (a read of /proc
+// every millisecond), which start-up figures would feel. It can miss a
+// peak shorter than that, and it competes with a program that uses every
+// core; hack/bench samples only in part 1, and part 10, which does not,
+// measures the same programs' time.
 //
 // Why a launcher: Linux keeps a process's peak RSS across execve, and Go's
 // os/exec starts children with vfork (sharing the parent's memory until the

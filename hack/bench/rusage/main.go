@@ -27,13 +27,15 @@ func main() {
 	start := time.Now()
 	err := cmd.Start()
 	var peakAnon chan int64
+	exited := make(chan struct{})
 	if err == nil {
 		if sampleAnon {
 			peakAnon = make(chan int64, 1)
-			go func() { peakAnon <- samplePeakAnon(cmd.Process.Pid) }()
+			go func() { peakAnon <- samplePeakAnon(cmd.Process.Pid, exited) }()
 		}
 		err = cmd.Wait()
 	}
+	close(exited)
 	wall := time.Since(start)
 	var exit *exec.ExitError
 	if err != nil && !errors.As(err, &exit) {
@@ -60,11 +62,17 @@ func main() {
 // samplePeakAnon reads the process's anonymous resident memory (RssAnon
 // of /proc/PID/status: its heap, stacks and runtime, not the pages of its
 // binary, which count in Maxrss) every millisecond until it is gone, and
-// returns the largest value read, in kilobytes.
-func samplePeakAnon(pid int) int64 {
+// returns the largest value read, in kilobytes. It stops when exited is
+// closed (after Wait, the pid may be another process's).
+func samplePeakAnon(pid int, exited <-chan struct{}) int64 {
 	path := fmt.Sprintf("/proc/%d/status", pid)
 	var peak int64
 	for {
+		select {
+		case <-exited:
+			return peak
+		default:
+		}
 		data, err := os.ReadFile(path)
 		if err != nil {
 			return peak
