@@ -30,10 +30,15 @@ type Options struct {
 }
 
 // Section is a part of the old text: from line Line (1-based) to the
-// next section.
+// next section. NewLine, when not 0, is the line of the new text on which
+// the same part begins: the texts are then compared part by part, each
+// part against its own, which keeps the work proportional to the parts'
+// sizes (comparing two whole files that differ in every part costs the
+// number of changed lines times the files' length, in time and memory).
 type Section struct {
-	Line int
-	Name string
+	Line    int
+	NewLine int
+	Name    string
 }
 
 // op is one line of an edit script.
@@ -51,7 +56,7 @@ func Write(w io.Writer, from, to, a, b string, o Options) (bool, error) {
 	if o.Context == 0 {
 		o.Context = 3
 	}
-	ops := script(splitLines(a), splitLines(b))
+	ops := scriptByParts(splitLines(a), splitLines(b), o.Sections)
 	paint := func(color, s string) string {
 		if !o.Color {
 			return s
@@ -106,6 +111,29 @@ func splitLines(s string) []string {
 		lines = lines[:len(lines)-1]
 	}
 	return lines
+}
+
+// scriptByParts is the edit script from a to b made of the scripts of
+// each part the sections align (Section.NewLine), in order: a valid
+// script whatever the sections say, as the parts cut both texts at lines
+// in increasing order. A section whose lines do not come after the
+// previous one's in both texts is not a cut; without any NewLine the
+// script is that of the whole texts.
+func scriptByParts(a, b []string, sections []Section) []op {
+	type cut struct{ a, b int }
+	cuts := []cut{{0, 0}}
+	for _, s := range sections {
+		c, last := cut{s.Line - 1, s.NewLine - 1}, cuts[len(cuts)-1]
+		if s.NewLine > 0 && c.a >= last.a && c.b >= last.b && c.a <= len(a) && c.b <= len(b) {
+			cuts = append(cuts, c)
+		}
+	}
+	cuts = append(cuts, cut{len(a), len(b)})
+	var ops []op
+	for i := 0; i+1 < len(cuts); i++ {
+		ops = append(ops, script(a[cuts[i].a:cuts[i+1].a], b[cuts[i].b:cuts[i+1].b])...)
+	}
+	return ops
 }
 
 // script is a shortest edit script from a to b (Myers' algorithm): fast

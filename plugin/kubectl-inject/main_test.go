@@ -286,3 +286,51 @@ func TestLocalOnEveryCore(t *testing.T) {
 		})
 	}
 }
+
+// TestDiffOfALongStream: --diff on a stream whose every Deployment gains
+// the sidecar's lines compares it document by document (the whole file at
+// once took about a minute and gigabytes at 200 apps), and patch(1), when
+// installed, turns the input into --local's output with it.
+func TestDiffOfALongStream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binaries")
+	}
+	patch, err := exec.LookPath("patch")
+	if err != nil {
+		t.Skip("patch(1) not installed")
+	}
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	bin := filepath.Join(testbin.PluginDir(t), testbin.Plugin)
+	var stream bytes.Buffer
+	if err := gen.Write(&stream, 1000); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	input := filepath.Join(dir, "apps.yaml")
+	writeFile(t, input, stream.String())
+	run := func(args ...string) []byte {
+		cmd := exec.Command(bin, append([]string{"--local", "-f", input}, args...)...)
+		out, err := cmd.Output()
+		if exit, ok := err.(*exec.ExitError); err != nil && !(ok && exit.ExitCode() == 1 && len(args) > 0) {
+			t.Fatalf("kubectl-inject %v: %v", args, err) // --diff exits 1: the file would change
+		}
+		return out
+	}
+	want := run()
+	diff := run("--diff")
+	// Injecting only adds lines: a diff that removes one compared
+	// misaligned parts.
+	for _, line := range strings.Split(string(diff), "\n") {
+		if strings.HasPrefix(line, "-") && !strings.HasPrefix(line, "--- ") {
+			t.Fatalf("the diff removes a line: %q", line)
+		}
+	}
+	cmd := exec.Command(patch, "-s", input)
+	cmd.Stdin = bytes.NewReader(diff)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("patch: %v\n%s", err, out)
+	}
+	if got := slurp(t, input); got != string(want) {
+		t.Errorf("the patched input differs from --local's output (%d and %d bytes)", len(got), len(want))
+	}
+}

@@ -127,6 +127,8 @@ type fileOutput struct {
 	rewrite  *inPlaceFile       // --in-place: w itself, told when a document changes
 	before   io.Writer          // --diff: a copy of the input
 	sections []textdiff.Section // --diff: the objects of the file, to name them in the hunks
+	// --diff: the lines the documents so far gained (or lost, below 0)
+	linesGained int
 }
 
 // printFile processes one file to r.out, after a "---" between files on
@@ -230,7 +232,10 @@ func (r *localRun) document(i int, file *localFile, withFile bool, d manifest.Do
 		r.held.release()
 	}
 	if r.f.Diff {
-		out.sections = append(out.sections, textdiff.Section{Line: d.Line, Name: objectNames(entries)})
+		// Where the document begins in the output: its line in the input,
+		// moved by the lines the documents before it gained or lost.
+		out.sections = append(out.sections, textdiff.Section{Line: d.Line, NewLine: d.Line + out.linesGained, Name: objectNames(entries)})
+		out.linesGained += bytes.Count(text, []byte("\n")) - bytes.Count(doc, []byte("\n"))
 	}
 	// Once a document failed nothing is written (no temporary file),
 	// unless asked to write the rest anyway.
