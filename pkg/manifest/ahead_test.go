@@ -142,6 +142,25 @@ func (r *endlessReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// returned notes that ProcessAhead returned: a read in progress, or
+// begun from now on, is late.
+func (r *endlessReader) returned() {
+	r.done.Store(true)
+	if r.reading.Load() {
+		r.lateRead.Store(true)
+	}
+}
+
+// checkNoLateRead fails the test if the stream was read after returned
+// (waiting a little for a reader that outlived ProcessAhead).
+func (r *endlessReader) checkNoLateRead(t *testing.T) {
+	t.Helper()
+	time.Sleep(50 * time.Millisecond)
+	if r.lateRead.Load() {
+		t.Error("the stream was read after ProcessAhead returned")
+	}
+}
+
 type brokenWriter struct{}
 
 func (brokenWriter) Write([]byte) (int, error) { return 0, errors.New("pipe closed") }
@@ -158,20 +177,14 @@ func TestProcessAheadWriteErrorStopsReading(t *testing.T) {
 	}()
 	select {
 	case err := <-returned:
-		r.done.Store(true)
-		if r.reading.Load() {
-			r.lateRead.Store(true)
-		}
+		r.returned()
 		if err == nil || !strings.Contains(err.Error(), "pipe closed") {
 			t.Errorf("error = %v, want the writer's", err)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("ProcessAhead did not return after its writer failed")
 	}
-	time.Sleep(50 * time.Millisecond)
-	if r.lateRead.Load() {
-		t.Error("the stream was read after ProcessAhead returned")
-	}
+	r.checkNoLateRead(t)
 }
 
 // TestProcessAheadPreparesAhead: the next batch of documents is prepared
@@ -317,10 +330,7 @@ func TestProcessAheadPanic(t *testing.T) {
 	recovered := make(chan any, 1)
 	go func() {
 		defer func() {
-			r.done.Store(true)
-			if r.reading.Load() {
-				r.lateRead.Store(true)
-			}
+			r.returned()
 			recovered <- recover()
 		}()
 		_ = ProcessAhead(r, io.Discard, func(d Document) int { return d.Index }, func(d Document, _ int) []byte {
@@ -338,8 +348,5 @@ func TestProcessAheadPanic(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("ProcessAhead did not return after its handler panicked")
 	}
-	time.Sleep(50 * time.Millisecond)
-	if r.lateRead.Load() {
-		t.Error("the stream was read after ProcessAhead returned")
-	}
+	r.checkNoLateRead(t)
 }
