@@ -74,7 +74,8 @@ func (e errorReader) Read([]byte) (int, error) { return 0, e.err }
 func processAhead[P any](r io.Reader, w io.Writer, workers int, prepare func(Document) P, fn func(Document, P) []byte) error {
 	type piece struct {
 		text     []byte
-		doc      *Document // nil for text written through
+		doc      Document
+		isDoc    bool // false for text written through
 		prepared P
 		err      error // reading failed here; the last piece
 	}
@@ -102,8 +103,8 @@ func processAhead[P any](r io.Reader, w io.Writer, workers int, prepare func(Doc
 			defer preparing.Done()
 			for b := range toPrepare {
 				for i := range b.pieces {
-					if p := &b.pieces[i]; p.doc != nil {
-						p.prepared = prepare(*p.doc)
+					if p := &b.pieces[i]; p.isDoc {
+						p.prepared = prepare(p.doc)
 					}
 				}
 				close(b.prepared)
@@ -137,9 +138,8 @@ func processAhead[P any](r io.Reader, w io.Writer, workers int, prepare func(Doc
 			}
 			p := piece{text: bytes.Clone(text)} // scan reuses its buffer
 			if d != nil {
-				doc := *d
-				doc.Text = p.text
-				p.doc = &doc
+				p.doc, p.isDoc = *d, true
+				p.doc.Text = p.text
 				docs++
 			}
 			b.pieces = append(b.pieces, p)
@@ -175,8 +175,8 @@ func processAhead[P any](r io.Reader, w io.Writer, workers int, prepare func(Doc
 				return p.err // the last piece: reading is over
 			}
 			out := p.text
-			if p.doc != nil {
-				out = fn(*p.doc, p.prepared)
+			if p.isDoc {
+				out = fn(p.doc, p.prepared)
 			}
 			if _, err := bw.Write(out); err != nil {
 				return err
