@@ -240,26 +240,17 @@ func TestFrontDoorWithoutHelper(t *testing.T) {
 // the stream on one goroutine): output, report and exit code, byte for
 // byte, for each way of writing the result, a failing document included.
 func TestLocalOnEveryCore(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binaries")
-	}
-	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
-	bin := filepath.Join(testbin.PluginDir(t), testbin.Plugin)
+	bin := localPlugin(t)
+	// About 90 KB: past SmallStream, and quick for each of the six runs;
+	// a document the core refuses in the middle.
 	var stream bytes.Buffer
-	// About 90 KB: past SmallStream, and quick for each of the six runs.
-	if err := gen.Write(&stream, 30); err != nil {
-		t.Fatal(err)
-	}
-	// A document the core refuses, in the middle of the stream.
+	stream.WriteString(generatedApps(t, 30))
 	stream.WriteString("---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: broken}\nspec:\n  template:\n    spec:\n      containers: {name: app}\n")
-	if err := gen.Write(&stream, 30); err != nil {
-		t.Fatal(err)
-	}
+	stream.WriteString(generatedApps(t, 30))
 	if stream.Len() <= manifest.SmallStream+manifest.SmallStream/4 {
 		t.Fatalf("the stream is %d bytes, not long enough", stream.Len())
 	}
-	dir := t.TempDir()
-	input := filepath.Join(dir, "apps.yaml")
+	input := filepath.Join(t.TempDir(), "apps.yaml")
 	writeFile(t, input, stream.String())
 	for _, tc := range []frontDoorCase{
 		{name: "file", args: []string{"--local", "-f", input}},
@@ -292,22 +283,13 @@ func TestLocalOnEveryCore(t *testing.T) {
 // once took about a minute and gigabytes at 200 apps), and patch(1), when
 // installed, turns the input into --local's output with it.
 func TestDiffOfALongStream(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binaries")
-	}
 	patch, err := exec.LookPath("patch")
 	if err != nil {
 		t.Skip("patch(1) not installed")
 	}
-	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
-	bin := filepath.Join(testbin.PluginDir(t), testbin.Plugin)
-	var stream bytes.Buffer
-	if err := gen.Write(&stream, 1000); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	input := filepath.Join(dir, "apps.yaml")
-	writeFile(t, input, stream.String())
+	bin := localPlugin(t)
+	input := filepath.Join(t.TempDir(), "apps.yaml")
+	writeFile(t, input, generatedApps(t, 1000))
 	run := func(args ...string) []byte {
 		cmd := exec.Command(bin, append([]string{"--local", "-f", input}, args...)...)
 		out, err := cmd.Output()
@@ -333,4 +315,25 @@ func TestDiffOfALongStream(t *testing.T) {
 	if got := slurp(t, input); got != string(want) {
 		t.Errorf("the patched input differs from --local's output (%d and %d bytes)", len(got), len(want))
 	}
+}
+
+// localPlugin is kubectl-inject built for the tests, with no cluster to
+// ask; it skips the test in -short mode.
+func localPlugin(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binaries")
+	}
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	return filepath.Join(testbin.PluginDir(t), testbin.Plugin)
+}
+
+// generatedApps is the benchmark generator's stream of n apps.
+func generatedApps(t *testing.T, n int) string {
+	t.Helper()
+	var b strings.Builder
+	if err := gen.Write(&b, n); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
