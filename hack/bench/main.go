@@ -258,10 +258,11 @@ func (e *env) setup() error {
 	}
 	// Every program measured runs from a copy in the temporary directory,
 	// all written the same way: how soon a program starts depends on how
-	// its file sits in the page cache. Here a binary as the Go linker wrote
-	// it started up to 0.6 ms later than a copy of the same bytes, and the
-	// gap was gone once the cache was dropped; start-up ratios between
-	// programs with different histories measured that, not the programs.
+	// its file sits in the page cache. Here three files with the same bytes
+	// (as make build wrote it, built again elsewhere, copied) started up to
+	// 0.7 ms apart, and the gap was gone once the cache was dropped;
+	// start-up ratios between programs with different histories measured
+	// that, not the programs.
 	programs := filepath.Join(e.tmp, "programs")
 	staged, err := stage(programs, e.plugin, e.pluginLive, e.fn, filepath.Join(bin, "kinject-cel"), e.floor, e.kyamlrt)
 	if err != nil {
