@@ -73,7 +73,6 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // runKRM is the KRM function. Error results are repeated on stderr, which
 // is all kustomize shows of a failing function.
 func runKRM(stdin io.Reader, stdout, stderr io.Writer) int {
-	inject.PrepareDefaultTemplate() // parsed while the ResourceList is read
 	err := Run(Processor{}, stdin, stdout)
 	if err == nil {
 		return 0

@@ -3,9 +3,11 @@ package inject
 import (
 	"embed"
 	"fmt"
-	"sync"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kinject/kubectl-inject/pkg/inject/template"
+	"github.com/kinject/kubectl-inject/pkg/yamltext"
 )
 
 //go:embed default_template.yaml
@@ -19,54 +21,24 @@ var defaultTemplateYAML string
 //go:embed earlier_defaults/*.yaml
 var earlierDefaults embed.FS
 
-// DefaultTemplateYAML returns the text of the embedded default template.
+// DefaultTemplateYAML returns the text of the embedded default template,
+// as its users read it (the programs' help, kubectl inject template).
 func DefaultTemplateYAML() string { return defaultTemplateYAML }
 
 // DefaultTemplate returns the embedded default template: the seed's Envoy
 // sidecar with a pinned envoyproxy/envoy image and listener port 10000.
-// Each call returns a template of its own: the one PrepareDefaultTemplate
-// parsed ahead, if any is left, or a new one.
+// Each call returns a template of its own, read from a copy of
+// defaultTemplateDocument: default_template.yaml as yaml.v3 parses it,
+// written as Go data (default_template_nodes.go, generated and kept equal
+// to the text by TestDefaultTemplateCompiled), so that no program parses
+// the text when it starts.
 func DefaultTemplate() *template.Template {
-	prepared.Lock()
-	ch := prepared.ch
-	prepared.ch = nil
-	prepared.Unlock()
-	if ch != nil {
-		return <-ch
-	}
-	return parseDefaultTemplate()
-}
-
-// prepared is the default template being parsed ahead, nil when none is.
-var prepared struct {
-	sync.Mutex
-	ch chan *template.Template
-}
-
-// PrepareDefaultTemplate starts parsing the default template in the
-// background, for the next DefaultTemplate call: a program that will most
-// likely use it (inject-fn, whose input names no other template in most
-// pipelines) parses it on a second core while it reads its input, which
-// takes about as long. A template prepared and not used costs that parse's
-// CPU, no more.
-func PrepareDefaultTemplate() {
-	prepared.Lock()
-	defer prepared.Unlock()
-	if prepared.ch != nil {
-		return
-	}
-	ch := make(chan *template.Template, 1)
-	prepared.ch = ch
-	go func() { ch <- parseDefaultTemplate() }()
-}
-
-func parseDefaultTemplate() *template.Template {
-	t, err := ParseTemplate([]byte(defaultTemplateYAML))
+	cfg, err := LoadConfig(yaml.NewRNode(yamltext.Clone(defaultTemplateDocument)), nil)
 	if err != nil {
 		panic(fmt.Sprintf("embedded default template: %v", err)) // covered by tests
 	}
-	t.Source = "embedded default template"
-	return t
+	cfg.Template.Source = "embedded default template"
+	return cfg.Template
 }
 
 // BuiltinTemplates returns the embedded default and, after it, the

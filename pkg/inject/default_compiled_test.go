@@ -1,0 +1,92 @@
+package inject_test
+
+import (
+	"bytes"
+	"os"
+	"reflect"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/internal/gonode"
+	"github.com/kinject/kubectl-inject/pkg/yamltext"
+)
+
+const compiledDefaultFile = "default_template_nodes.go"
+
+// compiledDefaultSource is default_template_nodes.go as it should read:
+// default_template.yaml parsed by yaml.v3, written by gonode.
+func compiledDefaultSource(t *testing.T) (*yaml.Node, []byte) {
+	t.Helper()
+	var doc yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader([]byte(inject.DefaultTemplateYAML()))).Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	src, err := gonode.Source("inject", "defaultTemplateDocument",
+		"defaultTemplateDocument is default_template.yaml as yaml.v3 parses it:\nDefaultTemplate reads a copy of it instead of parsing the text.",
+		"go test ./pkg/inject -run TestDefaultTemplateCompiled -update", &doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &doc, src
+}
+
+// TestDefaultTemplateCompiled: the default template compiled into the
+// program is the text embedded beside it, node for node (every field of
+// every node), and its generated file is current; -update rewrites the
+// file, never the first check.
+func TestDefaultTemplateCompiled(t *testing.T) {
+	parsed, src := compiledDefaultSource(t)
+	if *update {
+		if err := os.WriteFile(compiledDefaultFile, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if !reflect.DeepEqual(inject.CompiledDefaultDocument, parsed) {
+		t.Errorf("%s is not default_template.yaml as parsed: run go test ./pkg/inject -run TestDefaultTemplateCompiled -update", compiledDefaultFile)
+	}
+	got, err := os.ReadFile(compiledDefaultFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, src) {
+		t.Errorf("%s is not what gonode writes for default_template.yaml: run go test ./pkg/inject -run TestDefaultTemplateCompiled -update", compiledDefaultFile)
+	}
+	// DefaultTemplate reads the compiled tree as ParseTemplate reads the
+	// text: same hash, same output on the golden corpus (golden_test.go).
+	fromText, err := inject.ParseTemplate([]byte(inject.DefaultTemplateYAML()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := inject.DefaultTemplate().Hash(), fromText.Hash(); got != want {
+		t.Errorf("DefaultTemplate hash %s, the parsed text's %s", got, want)
+	}
+}
+
+// TestDefaultTemplateOwnNodes: every call of DefaultTemplate returns
+// nodes of its own. A caller that edits its template (as WithValues's
+// callers may) changes neither the next call's template nor the compiled
+// tree.
+func TestDefaultTemplateOwnNodes(t *testing.T) {
+	before := yamltext.Clone(inject.CompiledDefaultDocument)
+	first := inject.DefaultTemplate()
+	want := inject.DefaultTemplate().Hash()
+	for _, list := range [][]*yaml.Node{first.InitContainers, first.Containers, first.Volumes} {
+		for _, item := range list {
+			for _, n := range item.Content {
+				n.Value += "-edited"
+			}
+		}
+	}
+	if first.Hash() == want {
+		t.Fatal("editing the template's nodes did not change its hash: the test edits nothing")
+	}
+	if got := inject.DefaultTemplate().Hash(); got != want {
+		t.Errorf("after an edit of an earlier call's template, DefaultTemplate hashes %s, want %s", got, want)
+	}
+	if !reflect.DeepEqual(inject.CompiledDefaultDocument, before) {
+		t.Error("an edit of DefaultTemplate's result changed the compiled tree")
+	}
+}

@@ -1,0 +1,5 @@
+package inject
+
+// CompiledDefaultDocument is defaultTemplateDocument, for
+// TestDefaultTemplateCompiled.
+var CompiledDefaultDocument = defaultTemplateDocument
