@@ -25,13 +25,15 @@ func TestNoClientGo(t *testing.T) {
 }
 
 // slowInit reports the packages kyaml's fn/framework brought in (OpenAPI
-// validation and go-openapi's formats) and cel-go's (its standard library,
+// validation and go-openapi's formats), cel-go's (its standard library,
 // type registry and protobuf descriptors, which kinject-cel links in
-// inject-fn's place), which build large tables when the program starts
-// (GODEBUG=inittrace=1 inject-fn shows them).
+// inject-fn's place) and apimachinery's label selectors' (their
+// validation's regular expressions and klog), which build tables when the
+// program starts (GODEBUG=inittrace=1 inject-fn shows them).
 func slowInit(pkg string) bool {
 	for _, p := range []string{"sigs.k8s.io/kustomize/kyaml/fn/framework", "k8s.io/kube-openapi/pkg/validation/validate",
-		"github.com/google/cel-go", "cel.dev/expr", "google.golang.org/genproto", "google.golang.org/protobuf/reflect/protodesc"} {
+		"github.com/google/cel-go", "cel.dev/expr", "google.golang.org/genproto", "google.golang.org/protobuf/reflect/protodesc",
+		"k8s.io/apimachinery/pkg/labels", "k8s.io/apimachinery/pkg/util/validation", "k8s.io/apimachinery/pkg/api/validate", "k8s.io/klog"} {
 		if pkg == p || strings.HasPrefix(pkg, p+"/") {
 			return true
 		}

@@ -5,9 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/selection"
-
 	"github.com/kinject/kubectl-inject/pkg/admission/expr"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/inject/naming"
@@ -92,26 +89,24 @@ func uniqueSorted(list []string) []string {
 // objectSelector converts a label selector string (kubectl's -l syntax) to
 // the structured form of an admission binding.
 func objectSelector(s string) (*labelSelector, error) {
-	sel, err := labels.Parse(s)
+	reqs, err := parseLabelSelector(s)
 	if err != nil {
 		return nil, fmt.Errorf("selector: %q: %w", s, err)
 	}
-	reqs, _ := sel.Requirements()
 	out := &labelSelector{}
 	for _, r := range reqs {
-		values := r.Values().List() // sorted
-		term := selectorTerm{Key: r.Key(), Values: values}
-		switch r.Operator() {
-		case selection.Equals, selection.DoubleEquals, selection.In:
+		term := selectorTerm{Key: r.key, Values: r.values}
+		switch r.op {
+		case "=", "==", "in":
 			term.Operator = "In"
-		case selection.NotEquals, selection.NotIn:
+		case "!=", "notin":
 			term.Operator = "NotIn"
-		case selection.Exists:
-			term.Operator, term.Values = "Exists", nil
-		case selection.DoesNotExist:
-			term.Operator, term.Values = "DoesNotExist", nil
+		case "exists":
+			term.Operator = "Exists"
+		case "!exists":
+			term.Operator = "DoesNotExist"
 		default:
-			return nil, fmt.Errorf("selector: %q: operator %s has no equivalent in an admission binding (use =, !=, in, notin, KEY or !KEY)", s, r.Operator())
+			return nil, fmt.Errorf("selector: %q: operator %s has no equivalent in an admission binding (use =, !=, in, notin, KEY or !KEY)", s, r.op)
 		}
 		out.MatchExpressions = append(out.MatchExpressions, term)
 	}
