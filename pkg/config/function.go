@@ -78,10 +78,12 @@ func LoadFunction(fc *yaml.RNode, lookup inject.ConfigMapLookup) (*Function, err
 	if err := resolveTemplateConfigMap(cfg, lookup); err != nil {
 		return nil, err
 	}
+	var in *inject.Injector
 	if cfg.Template == nil {
-		cfg.Template = inject.DefaultTemplate()
+		in, err = inject.NewDefault(cfg.Settings)
+	} else {
+		in, err = inject.New(cfg.Template, cfg.Settings)
 	}
-	in, err := inject.New(cfg.Template, cfg.Settings)
 	if err != nil {
 		return nil, &FunctionError{Err: err}
 	}

@@ -79,6 +79,6 @@ func BuiltinTemplate(want string, settings Settings) *template.Template {
 // isBuiltinDefault reports whether the injector's template is this
 // version's embedded default with its settings applied (image, native).
 func (in *Injector) isBuiltinDefault() bool {
-	def, err := New(DefaultTemplate(), Settings{Native: in.given.Native, Image: in.given.Image})
+	def, err := NewDefault(Settings{Native: in.given.Native, Image: in.given.Image})
 	return err == nil && def.hash == in.hash
 }

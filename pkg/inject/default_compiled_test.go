@@ -2,6 +2,7 @@ package inject_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"reflect"
 	"testing"
@@ -29,6 +30,11 @@ func compiledDefaultSource(t *testing.T) (*yaml.Node, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fromText, err := inject.ParseTemplate([]byte(inject.DefaultTemplateYAML()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src = fmt.Appendf(src, "\n// defaultTemplateHash is the default's Template.Hash, for NewDefault.\nconst defaultTemplateHash = %q\n", fromText.Hash())
 	return &doc, src
 }
 
@@ -56,12 +62,31 @@ func TestDefaultTemplateCompiled(t *testing.T) {
 	}
 	// DefaultTemplate reads the compiled tree as ParseTemplate reads the
 	// text: same hash, same output on the golden corpus (golden_test.go).
+	// NewDefault's injector is New's, whatever the settings, its hash
+	// not computed when no image or native setting asks for another.
 	fromText, err := inject.ParseTemplate([]byte(inject.DefaultTemplateYAML()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := inject.DefaultTemplate().Hash(), fromText.Hash(); got != want {
 		t.Errorf("DefaultTemplate hash %s, the parsed text's %s", got, want)
+	}
+	if inject.DefaultTemplateHash != fromText.Hash() {
+		t.Errorf("defaultTemplateHash %s, the parsed text's %s", inject.DefaultTemplateHash, fromText.Hash())
+	}
+	native := false
+	for _, s := range []inject.Settings{{}, {Profile: "mesh", Strict: true}, {Native: &native}, {Image: "envoyproxy/envoy:v1.39.0"}} {
+		want, err := inject.New(fromText, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := inject.NewDefault(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.TemplateHash() != want.TemplateHash() || got.TemplateHash() != got.Template().Hash() || got.Settings().Profile != want.Settings().Profile {
+			t.Errorf("%+v: NewDefault hash %s (its template's %s), New's %s", s, got.TemplateHash(), got.Template().Hash(), want.TemplateHash())
+		}
 	}
 }
 

@@ -226,3 +226,6 @@ var defaultTemplateDocument = &yaml.Node{Kind: yaml.DocumentNode, Line: 29, Colu
 		}},
 	}},
 }}
+
+// defaultTemplateHash is the default's Template.Hash, for NewDefault.
+const defaultTemplateHash = "fad07bfe23f9a73ecea9"

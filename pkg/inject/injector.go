@@ -38,6 +38,24 @@ type Injector struct {
 // native conversion are applied to the template here, so that the hash in
 // every status record covers what was actually injected.
 func New(t *template.Template, s Settings) (*Injector, error) {
+	return newInjector(t, s, "")
+}
+
+// NewDefault is New(DefaultTemplate(), s). Without an image or native
+// setting it does not hash the template: the default's hash was computed
+// when the program was built (defaultTemplateHash, which
+// TestDefaultTemplateCompiled holds to the hash of the text), and the
+// template it reads here has been seen by no one else, so it cannot have
+// been changed since.
+func NewDefault(s Settings) (*Injector, error) {
+	if s.Native != nil || s.Image != "" {
+		return New(DefaultTemplate(), s)
+	}
+	return newInjector(DefaultTemplate(), s, defaultTemplateHash)
+}
+
+// newInjector is New with the hash of t, when known ("" when not).
+func newInjector(t *template.Template, s Settings, hash string) (*Injector, error) {
 	if t == nil {
 		return nil, fmt.Errorf("no template")
 	}
@@ -56,7 +74,10 @@ func New(t *template.Template, s Settings) (*Injector, error) {
 	if w := t.Warnings(); s.Strict && len(w) > 0 {
 		return nil, fmt.Errorf("template widens privileges (strict): %s", strings.Join(w, "; "))
 	}
-	return &Injector{template: t, hash: t.Hash(), settings: s.Default(), given: s, statusKey: naming.StatusAnnotationFor(s.Profile), renders: &yamltext.RenderCache{}, derived: &derivedCache{}}, nil
+	if hash == "" {
+		hash = t.Hash()
+	}
+	return &Injector{template: t, hash: hash, settings: s.Default(), given: s, statusKey: naming.StatusAnnotationFor(s.Profile), renders: &yamltext.RenderCache{}, derived: &derivedCache{}}, nil
 }
 
 // Profile returns the profile the injector injects ("" for the default).
