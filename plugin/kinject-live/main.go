@@ -17,10 +17,11 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/inject/podexpr/celgo"
 	"github.com/kinject/kubectl-inject/plugin/cmd"
 	"github.com/kinject/kubectl-inject/plugin/local"
+	"github.com/kinject/kubectl-inject/plugin/local/urlfetch"
 )
 
 func main() {
 	podexpr.Use(celgo.Compile)
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
-	os.Exit(cmd.Execute(cmd.NewCmdInject(streams, local.FrontEnd{}), streams))
+	os.Exit(cmd.Execute(cmd.NewCmdInject(streams, local.FrontEnd{FetchURL: urlfetch.Get}), streams))
 }

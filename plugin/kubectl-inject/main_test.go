@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,6 +46,9 @@ func frontDoorCases(t *testing.T) []frontDoorCase {
 		"parameters:\n- annotation: name\n  field: containers[proxy].args[--name]\n  type: string\n  expression: 'object.metadata.labels.nope.lowerAscii()'\n")
 	broken := filepath.Join(tmp, "broken.yaml")
 	writeFile(t, broken, "containers: [{name: p, image: p:1, args: [--n, x]}]\nparameters:\n- {annotation: n, field: 'containers[p].args[--n]', type: string, expression: 'object.nope('}\n")
+	// -f URL: kubectl-inject links no HTTP client and hands it on.
+	files := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(root, "examples", "cli"))))
+	t.Cleanup(files.Close)
 	remoteRef := filepath.Join(tmp, "ref.yaml")
 	writeFile(t, remoteRef, "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata:\n  name: mesh\nspec:\n  templateRef:\n    name: envoy-initializer\n")
 	cases := []frontDoorCase{
@@ -75,6 +80,9 @@ func frontDoorCases(t *testing.T) []frontDoorCase {
 		{name: "diff of a missing file", args: []string{"--local", "-f", filepath.Join(tmp, "none.yaml"), "--diff"}, served: true},
 		{name: "diff of bad YAML", args: []string{"--local", "-f", "-", "--diff"}, stdin: "apiVersion: v1\nkind: Pod\nmetadata:\n  labels: {a: [}\n", served: true},
 		// Left to the full command: its flags, its help, and the mistakes it explains.
+		{name: "URL", args: []string{"--local", "-f", files.URL + "/app.yaml"}},
+		{name: "URL beside a file", args: []string{"--local", "-f", app, "-f", files.URL + "/app.yaml", "--check"}},
+		{name: "URL not found", args: []string{"--local", "-f", files.URL + "/none.yaml"}},
 		{name: "diff with a flag mistake", args: []string{"--local", "-f", app, "--diff", "--in-place"}},
 		{name: "help", args: []string{"--help"}},
 		{name: "version", args: []string{"--version"}},
@@ -139,6 +147,25 @@ func TestFrontDoor(t *testing.T) {
 	}
 }
 
+// TestFrontDoorURL: a URL given to -f is read (by kinject-live, which
+// kubectl-inject hands it to) as the file it serves would be.
+func TestFrontDoorURL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binaries")
+	}
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	dir := filepath.Join(testbin.ModuleRoot(), "examples", "cli")
+	files := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	defer files.Close()
+	plugin := filepath.Join(testbin.PluginDir(t), testbin.Plugin)
+	fromFile := runBinary(t, plugin, frontDoorCase{args: []string{"--local", "-f", "-"}, stdin: slurp(t, filepath.Join(dir, "app.yaml"))})
+	fromURL := runBinary(t, plugin, frontDoorCase{args: []string{"--local", "-f", files.URL + "/app.yaml"}})
+	stdout := func(out string) string { return out[:strings.Index(out, "\nstderr:\n")] }
+	if !strings.HasPrefix(fromURL, "exit 0\n") || stdout(fromURL) != stdout(fromFile) || !strings.Contains(fromURL, "injected") {
+		t.Errorf("-f URL:\n%s\n--- want the output of the same file:\n%s", fromURL, fromFile)
+	}
+}
+
 // TestFrontDoorThroughSymlink is krew's layout: only kubectl-inject is
 // linked into a directory on PATH; kinject-live is found beside the
 // link's target.
@@ -167,6 +194,25 @@ func TestFrontDoorLinksNoClient(t *testing.T) {
 		for _, heavy := range []string{"k8s.io/client-go/", "k8s.io/cli-runtime/", "k8s.io/api/", "k8s.io/apimachinery/", "github.com/google/cel-go/", "cel.dev/expr"} {
 			if strings.HasPrefix(pkg, heavy) {
 				t.Errorf("kubectl-inject links %s", pkg)
+			}
+		}
+	}
+	// Nor an HTTP client: kyaml's dependencies import net/http, but only
+	// for code the linker leaves out; a call from this project's own
+	// packages (-f URL) would add net/http and crypto/tls, 2 MB of the
+	// binary, all of it mapped at every start. kinject-live reads URLs.
+	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}: {{join .Imports " "}}`, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		pkg, imports, _ := strings.Cut(line, ": ")
+		if !strings.HasPrefix(pkg, "github.com/kinject/kubectl-inject/") {
+			continue
+		}
+		for _, imp := range strings.Fields(imports) {
+			if imp == "net/http" || imp == "crypto/tls" {
+				t.Errorf("%s, linked into kubectl-inject, imports %s", pkg, imp)
 			}
 		}
 	}

@@ -10,7 +10,10 @@
 // resident memory). Serve runs a --local command line; any other command
 // line goes to kinject-live, the full command (plugin/cmd), which
 // runs --local with this same code: its main package hands FrontEnd to it
-// as a config.Local, so that neither front end imports the other.
+// as a config.Local, so that neither front end imports the other. -f URL
+// is read by kinject-live only (FrontEnd.FetchURL, urlfetch.Get): an HTTP
+// client would add a fifth to the kubectl-inject binary, all of it mapped
+// at every start.
 //
 // --in-place writes each file atomically (a temporary file beside it,
 // then a rename) and only when no document failed. It writes the file a

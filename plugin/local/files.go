@@ -3,13 +3,10 @@ package local
 import (
 	"fmt"
 	"github.com/kinject/kubectl-inject/pkg/config"
-	"io"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 )
 
 // localFile is one input of --local. Files and stdin are read as a stream
@@ -34,14 +31,17 @@ type localFile struct {
 // localFiles lists every -f argument: files, directories (YAML and JSON
 // files in them, recursively with -R), URLs (fetched whole) and stdin.
 // Files are only looked at here; they are read when they are processed.
-func localFiles(f *config.Flags) ([]*localFile, error) {
+func (fe FrontEnd) localFiles(f *config.Flags) ([]*localFile, error) {
 	var files []*localFile
 	for _, name := range f.Filenames {
 		switch {
 		case name == "-":
 			files = append(files, &localFile{name: name})
 		case config.IsURL(name):
-			data, err := fetch(name)
+			if fe.FetchURL == nil {
+				return nil, fmt.Errorf("read %s: this binary reads no URLs (kinject-live does)", name)
+			}
+			data, err := fe.FetchURL(name)
 			if err != nil {
 				return nil, err
 			}
@@ -114,21 +114,4 @@ func statFile(path string) (*localFile, error) {
 	}
 	uid, gid, owned := fileOwner(info)
 	return &localFile{name: path, mode: keptMode(info.Mode()), uid: uid, gid: gid, owned: owned}, nil
-}
-
-func fetch(url string) ([]byte, error) {
-	client := &http.Client{Timeout: 30 * time.Second}
-	resp, err := client.Get(url)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", url, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("read %s: %s", url, resp.Status)
-	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", url, err)
-	}
-	return data, nil
 }

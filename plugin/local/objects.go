@@ -18,8 +18,8 @@ import (
 // as a failed (or skipped) FileObject, so that none is passed over. The
 // error is about an input as a whole: a file that is missing or cannot be
 // read.
-func (FrontEnd) ReadObjects(f *config.Flags, in io.Reader, fn func(config.FileObject)) error {
-	files, err := localFiles(f)
+func (fe FrontEnd) ReadObjects(f *config.Flags, in io.Reader, fn func(config.FileObject)) error {
+	files, err := fe.localFiles(f)
 	if err != nil {
 		return err
 	}

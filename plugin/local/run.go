@@ -23,14 +23,14 @@ import (
 // cores, manifest.ProcessAhead), not by the stream. With --in-place the
 // temporary files replace the originals only when no document of any file
 // failed.
-func (FrontEnd) Run(f *config.Flags, in *inject.Injector, s config.Streams) error {
+func (fe FrontEnd) Run(f *config.Flags, in *inject.Injector, s config.Streams) error {
 	// The collector keeps its default pace (GOGC 100): the live heap is a
 	// few dozen documents and their nodes, so the heap stays near Go's 4 MB
 	// minimum. A
 	// slower pace (GOGC 200) was measured 10% faster from 3,000 documents
 	// on, but slower below (a bigger heap costs page faults that the
 	// saved collections do not repay) and 25% larger everywhere.
-	files, err := localFiles(f)
+	files, err := fe.localFiles(f)
 	if err != nil {
 		return err
 	}

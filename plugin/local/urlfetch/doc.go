@@ -1,0 +1,5 @@
+// Package urlfetch reads the -f arguments of --local that are URLs, for
+// kinject-live. It is a package of its own so that the kubectl-inject
+// binary, which hands such command lines to kinject-live, links no HTTP
+// client: net/http and crypto/tls are a third of what it would be.
+package urlfetch
