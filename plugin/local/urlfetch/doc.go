@@ -1,5 +1,5 @@
 // Package urlfetch reads the -f arguments of --local that are URLs, for
 // kinject-live. It is a package of its own so that the kubectl-inject
 // binary, which hands such command lines to kinject-live, links no HTTP
-// client: net/http and crypto/tls are a third of what it would be.
+// client: net/http and crypto/tls would be 2 MB of its 10.8.
 package urlfetch
