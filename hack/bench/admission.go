@@ -391,7 +391,7 @@ func createPods(ctx context.Context, cs kubernetes.Interface, ns string, tmpl *c
 }
 
 // countInjectedPods counts the Pods of ns that carry the status annotation
-// and the envoy container.
+// and the envoy sidecar (an init container when native).
 func countInjectedPods(ctx context.Context, cs kubernetes.Interface, ns string) (int, error) {
 	list, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -399,7 +399,7 @@ func countInjectedPods(ctx context.Context, cs kubernetes.Interface, ns string) 
 	}
 	n := 0
 	for _, p := range list.Items {
-		if _, ok := p.Annotations[naming.StatusAnnotation]; ok && hasEnvoy(p.Spec.Containers) {
+		if _, ok := p.Annotations[naming.StatusAnnotation]; ok && hasEnvoy(p.Spec.InitContainers, p.Spec.Containers) {
 			n++
 		}
 	}

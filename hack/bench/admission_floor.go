@@ -12,7 +12,7 @@ import (
 // The constant policy is the control that bounds what any mutating
 // admission policy costs here: one MutatingAdmissionPolicy whose single
 // JSON patch adds exactly what the compiled policy adds to the bench Pod
-// (the sidecar container, the volume, the annotations), written as CEL
+// (injectionPatch: the sidecar, its volumes, the annotations), written as CEL
 // literals: no match conditions, no variables, no decision, no validating
 // policy. What the API server spends on it (the policy plugin, the JSON
 // patch applied to the object, the mutating plugins run again on the
@@ -23,23 +23,17 @@ const floorPolicyName = "kinject-bench-constant"
 // floorPolicy returns the constant policy and its binding (no match
 // resources: every namespace) for the bench Pod injected as preInjected.
 func floorPolicy(preInjected *corev1.Pod) ([][]byte, error) {
-	if len(preInjected.Spec.Containers) != 2 {
-		return nil, fmt.Errorf("the injected bench Pod has %d containers, want the app's and the sidecar", len(preInjected.Spec.Containers))
+	adds, err := injectionPatch(preInjected)
+	if err != nil {
+		return nil, err
 	}
 	patches := []string{}
-	for _, p := range []struct {
-		path  string
-		value any
-	}{
-		{"/spec/containers/-", preInjected.Spec.Containers[1]},
-		{"/spec/volumes", preInjected.Spec.Volumes},
-		{"/metadata/annotations", preInjected.Annotations},
-	} {
-		lit, err := celLiteral(p.value)
+	for _, p := range adds {
+		lit, err := celLiteral(p.Value)
 		if err != nil {
 			return nil, err
 		}
-		patches = append(patches, fmt.Sprintf(`JSONPatch{op: "add", path: %q, value: %s}`, p.path, lit))
+		patches = append(patches, fmt.Sprintf(`JSONPatch{op: "add", path: %q, value: %s}`, p.Path, lit))
 	}
 	policy := map[string]any{
 		"apiVersion": "admissionregistration.k8s.io/v1",
@@ -69,6 +63,38 @@ func floorPolicy(preInjected *corev1.Pod) ([][]byte, error) {
 		out = append(out, data)
 	}
 	return out, nil
+}
+
+// jsonPatchAdd is one "add" operation of a JSON patch.
+type jsonPatchAdd struct {
+	Op    string `json:"op"`
+	Path  string `json:"path"`
+	Value any    `json:"value"`
+}
+
+// injectionPatch returns the operations that turn the bench Pod (one app
+// container, no init containers, volumes or annotations) into
+// preInjected, the same Pod as the compiled policy injects it: the
+// sidecar (an init container when native, as the default is; a second
+// container when classic), the volumes if any and the annotations. Both
+// references of the admission part, the constant policy and the
+// zero-work webhook, add exactly these.
+func injectionPatch(preInjected *corev1.Pod) ([]jsonPatchAdd, error) {
+	spec := preInjected.Spec
+	var sidecar jsonPatchAdd
+	switch {
+	case len(spec.Containers) == 1 && len(spec.InitContainers) == 1:
+		sidecar = jsonPatchAdd{"add", "/spec/initContainers", spec.InitContainers}
+	case len(spec.Containers) == 2 && len(spec.InitContainers) == 0:
+		sidecar = jsonPatchAdd{"add", "/spec/containers/-", spec.Containers[1]}
+	default:
+		return nil, fmt.Errorf("the injected bench Pod has %d containers and %d init containers, want the app's and the sidecar, native or classic", len(spec.Containers), len(spec.InitContainers))
+	}
+	adds := []jsonPatchAdd{sidecar}
+	if len(spec.Volumes) > 0 { // the default adds none
+		adds = append(adds, jsonPatchAdd{"add", "/spec/volumes", spec.Volumes})
+	}
+	return append(adds, jsonPatchAdd{"add", "/metadata/annotations", preInjected.Annotations}), nil
 }
 
 // celLiteral writes v (as JSON would encode it) as a CEL literal. Values

@@ -42,11 +42,11 @@ type zeroWorkWebhook struct {
 // startWebhook serves the zero-work webhook for the bench Pod injected as
 // preInjected on a loopback port.
 func startWebhook(preInjected *corev1.Pod) (*zeroWorkWebhook, error) {
-	patch, err := json.Marshal([]map[string]any{
-		{"op": "add", "path": "/spec/containers/-", "value": preInjected.Spec.Containers[1]},
-		{"op": "add", "path": "/spec/volumes", "value": preInjected.Spec.Volumes},
-		{"op": "add", "path": "/metadata/annotations", "value": preInjected.Annotations},
-	})
+	adds, err := injectionPatch(preInjected)
+	if err != nil {
+		return nil, err
+	}
+	patch, err := json.Marshal(adds)
 	if err != nil {
 		return nil, err
 	}
