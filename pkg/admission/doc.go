@@ -12,7 +12,9 @@
 //   - its binding, which carries the namespaces and the label selector:
 //     only namespaces labelled NamespaceLabelFor(profile)=enabled, never
 //     the system namespaces unless a namespace list names them (see
-//     selection.go); and, when the template needs an object of the Pod's
+//     selection.go; the label selector is read by label_selector.go, a
+//     parser of the API server's grammar, so that inject-fn links none of
+//     apimachinery's); and, when the template needs an object of the Pod's
 //     namespace (a ConfigMap it mounts), that object as the policy's
 //     parameter with parameterNotFoundAction Allow, so the policy runs only
 //     where it exists;
