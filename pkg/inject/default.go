@@ -22,7 +22,7 @@ var defaultTemplateYAML string
 var earlierDefaults embed.FS
 
 // DefaultTemplateYAML returns the text of the embedded default template,
-// as its users read it (the programs' help, kubectl inject template).
+// as its users read it (inject-fn --help prints it).
 func DefaultTemplateYAML() string { return defaultTemplateYAML }
 
 // DefaultTemplate returns the embedded default template: the seed's Envoy
