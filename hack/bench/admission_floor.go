@@ -97,6 +97,16 @@ func injectionPatch(preInjected *corev1.Pod) ([]jsonPatchAdd, error) {
 	return append(adds, jsonPatchAdd{"add", "/metadata/annotations", preInjected.Annotations}), nil
 }
 
+// injectionPatchJSON is injectionPatch as a JSON patch document, as the
+// zero-work webhook answers it.
+func injectionPatchJSON(preInjected *corev1.Pod) ([]byte, error) {
+	adds, err := injectionPatch(preInjected)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(adds)
+}
+
 // celLiteral writes v (as JSON would encode it) as a CEL literal. Values
 // are wrapped in dyn(), because CEL's maps and lists must otherwise hold
 // values of one type.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
@@ -16,45 +17,29 @@ import (
 func TestInjectionPatch(t *testing.T) {
 	classic := false
 	for _, s := range []inject.Settings{{}, {Native: &classic}} {
-		in, err := inject.New(inject.DefaultTemplate(), s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := injectedPod(in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		adds, err := injectionPatch(want)
-		if err != nil {
-			t.Fatal(err)
-		}
-		patch, err := json.Marshal(adds)
-		if err != nil {
-			t.Fatal(err)
-		}
-		decoded, err := jsonpatch.DecodePatch(patch)
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := must[*corev1.Pod](t)(injectedPod(must[*inject.Injector](t)(inject.New(inject.DefaultTemplate(), s))))
+		patch := must[jsonpatch.Patch](t)(jsonpatch.DecodePatch(must[[]byte](t)(injectionPatchJSON(want))))
 		pod := benchPod("", "web")
 		pod.Namespace = want.Namespace
-		src, err := json.Marshal(pod)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := decoded.Apply(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		wantJSON, err := json.Marshal(want)
-		if err != nil {
-			t.Fatal(err)
-		}
+		src := must[[]byte](t)(json.Marshal(pod))
+		got := must[[]byte](t)(patch.Apply(src))
+		wantJSON := must[[]byte](t)(json.Marshal(want))
 		if !jsonpatch.Equal(got, wantJSON) {
 			t.Errorf("native %v: the patched bench Pod is not the injected one:\n%s\n--- want:\n%s", s.Native == nil, got, wantJSON)
 		}
 		if bytes.Equal(got, src) {
 			t.Error("the patch changed nothing")
 		}
+	}
+}
+
+// must returns a function that gives back a value, failing t on its error.
+func must[T any](t *testing.T) func(T, error) T {
+	return func(v T, err error) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
 	}
 }

@@ -42,11 +42,7 @@ type zeroWorkWebhook struct {
 // startWebhook serves the zero-work webhook for the bench Pod injected as
 // preInjected on a loopback port.
 func startWebhook(preInjected *corev1.Pod) (*zeroWorkWebhook, error) {
-	adds, err := injectionPatch(preInjected)
-	if err != nil {
-		return nil, err
-	}
-	patch, err := json.Marshal(adds)
+	patch, err := injectionPatchJSON(preInjected)
 	if err != nil {
 		return nil, err
 	}

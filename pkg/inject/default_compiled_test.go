@@ -11,31 +11,32 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/inject/internal/gonode"
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
 	"github.com/kinject/kubectl-inject/pkg/yamltext"
 )
 
 const compiledDefaultFile = "default_template_nodes.go"
 
 // compiledDefaultSource is default_template_nodes.go as it should read:
-// default_template.yaml parsed by yaml.v3, written by gonode.
-func compiledDefaultSource(t *testing.T) (*yaml.Node, []byte) {
+// default_template.yaml parsed by yaml.v3, written by gonode, with the
+// hash of the template read from the text (fromText).
+func compiledDefaultSource(t *testing.T) (doc *yaml.Node, fromText *template.Template, src []byte) {
 	t.Helper()
-	var doc yaml.Node
-	if err := yaml.NewDecoder(bytes.NewReader([]byte(inject.DefaultTemplateYAML()))).Decode(&doc); err != nil {
+	doc = &yaml.Node{}
+	if err := yaml.NewDecoder(bytes.NewReader([]byte(inject.DefaultTemplateYAML()))).Decode(doc); err != nil {
 		t.Fatal(err)
 	}
 	src, err := gonode.Source("inject", "defaultTemplateDocument",
 		"defaultTemplateDocument is default_template.yaml as yaml.v3 parses it:\nDefaultTemplate reads a copy of it instead of parsing the text.",
-		"go test ./pkg/inject -run TestDefaultTemplateCompiled -update", &doc)
+		"go test ./pkg/inject -run TestDefaultTemplateCompiled -update", doc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromText, err := inject.ParseTemplate([]byte(inject.DefaultTemplateYAML()))
-	if err != nil {
+	if fromText, err = inject.ParseTemplate([]byte(inject.DefaultTemplateYAML())); err != nil {
 		t.Fatal(err)
 	}
 	src = fmt.Appendf(src, "\n// defaultTemplateHash is the default's Template.Hash, for NewDefault.\nconst defaultTemplateHash = %q\n", fromText.Hash())
-	return &doc, src
+	return doc, fromText, src
 }
 
 // TestDefaultTemplateCompiled: the default template compiled into the
@@ -43,7 +44,7 @@ func compiledDefaultSource(t *testing.T) (*yaml.Node, []byte) {
 // every node), and its generated file is current; -update rewrites the
 // file, never the first check.
 func TestDefaultTemplateCompiled(t *testing.T) {
-	parsed, src := compiledDefaultSource(t)
+	parsed, fromText, src := compiledDefaultSource(t)
 	if *update {
 		if err := os.WriteFile(compiledDefaultFile, src, 0o644); err != nil {
 			t.Fatal(err)
@@ -64,10 +65,6 @@ func TestDefaultTemplateCompiled(t *testing.T) {
 	// text: same hash, same output on the golden corpus (golden_test.go).
 	// NewDefault's injector is New's, whatever the settings, its hash
 	// not computed when no image or native setting asks for another.
-	fromText, err := inject.ParseTemplate([]byte(inject.DefaultTemplateYAML()))
-	if err != nil {
-		t.Fatal(err)
-	}
 	if got, want := inject.DefaultTemplate().Hash(), fromText.Hash(); got != want {
 		t.Errorf("DefaultTemplate hash %s, the parsed text's %s", got, want)
 	}
