@@ -16,6 +16,9 @@ import (
 
 // webDeployment is a Deployment of the app on port 8080, with extra
 // fields added to its pod spec (indented six spaces) and args to the app.
+// The app has a readinessProbe, as a served app has: without one its
+// container is Ready the moment it starts, before it listens, and a
+// request the proxy forwards then is refused.
 func webDeployment(podSpec string, args ...string) string {
 	quoted := make([]string, len(args))
 	for i, a := range args {
@@ -39,6 +42,9 @@ spec:
         args: [%s]
         ports:
         - containerPort: 8080
+        readinessProbe:
+          tcpSocket: {port: 8080}
+          periodSeconds: 1
 `, podSpec, node.AppImage, strings.Join(quoted, ", "))
 }
 

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -63,9 +64,15 @@ func serve(listen string, exitAfter, termDelay time.Duration) error {
 		}
 		id.WritePrometheus(w, "app")
 	})
-	srv := &http.Server{Addr: listen, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	// Bound before anything else is started, so that a bad address
+	// fails the container at once.
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return fmt.Errorf("serve %s: %w", listen, err)
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	errs := make(chan error, 1)
-	go func() { errs <- srv.ListenAndServe() }()
+	go func() { errs <- srv.Serve(ln) }()
 	log.Printf("serving on %s", listen)
 
 	sigs := make(chan os.Signal, 1)
