@@ -88,6 +88,7 @@ fuzz:
 	hack/fuzz.sh ./pkg/inject FuzzProfiles $(FUZZTIME)
 	hack/fuzz.sh ./pkg/inject FuzzParameterChecks $(FUZZTIME)
 	hack/fuzz.sh ./fn/processor FuzzResourceList $(FUZZTIME)
+	hack/fuzz.sh ./pkg/yamltext FuzzDecodeBatch $(FUZZTIME)
 
 ## mutate: mutation testing (gremlins, pinned) of pkg/inject, pkg/admission and internal/envoycheck;
 ## prints the mutants that survive. Hours on 2 cores for all three, so not part of make test:

@@ -148,9 +148,7 @@ func (m FileMode) processFile(configs []*config.Function, named bool, path strin
 	}
 	// Documents are parsed on the other cores, ahead of the one processed;
 	// a second profile reads what the first one wrote.
-	err = manifest.ProcessAhead(r, stdout, func(d manifest.Document) *inject.Parsed {
-		return inject.ParseText(d.Text, d.Index)
-	}, func(d manifest.Document, parsed *inject.Parsed) []byte {
+	err = manifest.ProcessAhead(r, stdout, inject.ParseDocuments, func(d manifest.Document, parsed *inject.Parsed) []byte {
 		text := d.Text
 		failedBy := "" // the first profile that failed on the document
 		for i, cfg := range configs {

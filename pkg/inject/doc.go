@@ -26,6 +26,8 @@
 //     ParseText, which reads no injector state, so that a front end can
 //     parse the next documents on other cores (manifest.ProcessAhead)
 //     and hand each to ProcessParsed, which does the rest.
+//     ParseDocuments parses a batch of them with one parser where the
+//     results are the same (yamltext.DecodeBatch).
 //   - ProcessNode edits a parsed document in place, for callers that
 //     serialize anyway (KRM functions).
 //

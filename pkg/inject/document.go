@@ -40,13 +40,24 @@ type objectRef struct {
 // parseDocument parses one document's text. It returns a nil document for
 // empty documents (and for errors, with an entry saying why).
 func parseDocument(src []byte, index int) (*document, *Entry) {
-	fail := func(reason Reason, format string, args ...any) (*document, *Entry) {
-		return nil, &Entry{Document: index, Item: -1, Action: Failed, Reason: reason, Message: fmt.Sprintf(format, args...)}
-	}
 	if len(src) > MaxDocumentBytes {
-		return fail(ReasonTooLarge, "document is %.1f MiB, larger than the %d MiB limit for one object", float64(len(src))/(1<<20), MaxDocumentBytes>>20)
+		return nil, failedDocument(index, ReasonTooLarge, "document is %.1f MiB, larger than the %d MiB limit for one object", float64(len(src))/(1<<20), MaxDocumentBytes>>20)
 	}
 	node, err := yamltext.Decode(src)
+	return decodedDocument(src, index, node, err)
+}
+
+// failedDocument is the entry of document index, which failed.
+func failedDocument(index int, reason Reason, format string, args ...any) *Entry {
+	return &Entry{Document: index, Item: -1, Action: Failed, Reason: reason, Message: fmt.Sprintf(format, args...)}
+}
+
+// decodedDocument is parseDocument on src, which yamltext.Decode read as
+// node or failed to read with err.
+func decodedDocument(src []byte, index int, node *yaml.Node, err error) (*document, *Entry) {
+	fail := func(reason Reason, format string, args ...any) (*document, *Entry) {
+		return nil, failedDocument(index, reason, format, args...)
+	}
 	if err != nil {
 		return fail(ReasonInvalidYAML, "not valid YAML: %v", err)
 	}

@@ -2,6 +2,7 @@ package inject_test
 
 import (
 	"bytes"
+	"io"
 
 	"testing"
 
@@ -63,15 +64,53 @@ func TestParsedAhead(t *testing.T) {
 			want, wantReport := run(t, c.injector, op, input)
 			var out bytes.Buffer
 			var report inject.Report
-			err := manifest.ProcessAhead(bytes.NewReader(input), &out, func(d manifest.Document) *inject.Parsed {
-				return inject.ParseText(d.Text, d.Index)
-			}, func(_ manifest.Document, p *inject.Parsed) []byte {
+			err := manifest.ProcessAhead(bytes.NewReader(input), &out, inject.ParseDocuments, func(_ manifest.Document, p *inject.Parsed) []byte {
 				res, entries := c.injector.ProcessParsed(op, p)
 				report = append(report, entries...)
 				return res
 			})
 			if err != nil {
 				t.Fatalf("%s: %v", c.name, err)
+			}
+			if !bytes.Equal(out.Bytes(), want) {
+				t.Errorf("%s, %v: output differs from ProcessText's:\n%s", c.name, op, out.Bytes())
+			}
+			if got, want := reportText(report), reportText(wantReport); got != want {
+				t.Errorf("%s, %v: report\n%s\nProcessText's:\n%s", c.name, op, got, want)
+			}
+		}
+	}
+}
+
+// TestParseDocumentsAsParseText: every golden case's documents, parsed
+// together by ParseDocuments (one parser for as many as it can), give the
+// output and the report of ProcessText, for both operations, on any
+// number of cores.
+func TestParseDocumentsAsParseText(t *testing.T) {
+	for _, c := range loadGoldenCases(t) {
+		for _, op := range []inject.Op{inject.OpInject, inject.OpUninject} {
+			want, wantReport := run(t, c.injector, op, c.input)
+			var docs []manifest.Document
+			if err := manifest.ProcessDocuments(bytes.NewReader(c.input), io.Discard, func(d manifest.Document) []byte {
+				d.Text = bytes.Clone(d.Text) // valid only during the call
+				docs = append(docs, d)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			parsed := inject.ParseDocuments(docs)
+			if len(parsed) != len(docs) {
+				t.Fatalf("%s: %d documents parsed as %d", c.name, len(docs), len(parsed))
+			}
+			var out bytes.Buffer
+			var report inject.Report
+			err := manifest.ProcessDocuments(bytes.NewReader(c.input), &out, func(d manifest.Document) []byte {
+				res, entries := c.injector.ProcessParsed(op, parsed[d.Index])
+				report = append(report, entries...)
+				return res
+			})
+			if err != nil {
+				t.Fatal(err)
 			}
 			if !bytes.Equal(out.Bytes(), want) {
 				t.Errorf("%s, %v: output differs from ProcessText's:\n%s", c.name, op, out.Bytes())

@@ -32,21 +32,24 @@ const maxPreparing = 4
 // two: prepare runs on other goroutines, one per core (up to
 // maxPreparing), which prepare the next documents in batches while fn
 // handles the documents in order, each with what prepare returned for it,
-// and writes the output. prepare must not share state with fn or with
-// itself (parsing a document's text does not); fn runs on the caller's
-// goroutine, so it needs no locks. A few batches are prepared ahead at
-// most, so memory stays bounded by a few dozen documents, not by the
-// stream. With one core (GOMAXPROCS 1), or for a stream shorter than
-// SmallStream, it is ProcessDocuments with prepare called just before fn.
+// and writes the output. prepare is given a batch of consecutive
+// documents (so that it can share work between them, as one parser) and
+// returns one result per document, in their order. It must not share
+// state with fn or with its other calls (parsing text does not); fn runs
+// on the caller's goroutine, so it needs no locks. A few batches are
+// prepared ahead at most, so memory stays bounded by a few dozen
+// documents, not by the stream. With one core (GOMAXPROCS 1), or for a
+// stream shorter than SmallStream, it is ProcessDocuments with prepare
+// called on each document alone, just before fn.
 //
 // The output, the documents fn sees and the errors are those of
 // ProcessDocuments. Reading is over when ProcessAhead returns (so the
 // caller may look at its reader then), whether it returns an error or fn
 // panics; after an error of w, it stops reading at the next document, once
 // the read in progress returns.
-func ProcessAhead[P any](r io.Reader, w io.Writer, prepare func(Document) P, fn func(Document, P) []byte) error {
+func ProcessAhead[P any](r io.Reader, w io.Writer, prepare func([]Document) []P, fn func(Document, P) []byte) error {
 	inline := func(r io.Reader) error {
-		return ProcessDocuments(r, w, func(d Document) []byte { return fn(d, prepare(d)) })
+		return ProcessDocuments(r, w, func(d Document) []byte { return fn(d, prepare([]Document{d})[0]) })
 	}
 	workers := min(runtime.GOMAXPROCS(0), maxPreparing)
 	if workers == 1 {
@@ -71,7 +74,7 @@ type errorReader struct{ err error }
 func (e errorReader) Read([]byte) (int, error) { return 0, e.err }
 
 // processAhead is ProcessAhead with workers preparing goroutines.
-func processAhead[P any](r io.Reader, w io.Writer, workers int, prepare func(Document) P, fn func(Document, P) []byte) error {
+func processAhead[P any](r io.Reader, w io.Writer, workers int, prepare func([]Document) []P, fn func(Document, P) []byte) error {
 	type piece struct {
 		text     []byte
 		doc      Document
@@ -101,10 +104,19 @@ func processAhead[P any](r io.Reader, w io.Writer, workers int, prepare func(Doc
 		preparing.Add(1)
 		go func() {
 			defer preparing.Done()
+			var docs []Document
 			for b := range toPrepare {
-				for i := range b.pieces {
+				docs = docs[:0]
+				for _, p := range b.pieces {
+					if p.isDoc {
+						docs = append(docs, p.doc)
+					}
+				}
+				prepared := prepare(docs)
+				for i, k := 0, 0; i < len(b.pieces); i++ {
 					if p := &b.pieces[i]; p.isDoc {
-						p.prepared = prepare(p.doc)
+						p.prepared = prepared[k]
+						k++
 					}
 				}
 				close(b.prepared)

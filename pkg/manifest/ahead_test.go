@@ -49,8 +49,15 @@ func TestProcessAheadAsProcessDocuments(t *testing.T) {
 			}
 			var got []seenDocument
 			var out bytes.Buffer
-			err := ProcessAhead(strings.NewReader(in), &out, func(d Document) string {
-				return fmt.Sprintf("%d@%d:%s", d.Index, d.Line, d.Text)
+			err := ProcessAhead(strings.NewReader(in), &out, func(batch []Document) []string {
+				prepared := make([]string, len(batch))
+				for i, d := range batch {
+					if d.Index != batch[0].Index+i {
+						t.Errorf("a batch of documents %d to %d holds document %d", batch[0].Index, batch[0].Index+len(batch)-1, d.Index)
+					}
+					prepared[i] = fmt.Sprintf("%d@%d:%s", d.Index, d.Line, d.Text)
+				}
+				return prepared
 			}, func(d Document, prepared string) []byte {
 				if mine := fmt.Sprintf("%d@%d:%s", d.Index, d.Line, d.Text); prepared != mine {
 					t.Errorf("document %d came with what was prepared for another: %.40q", d.Index, prepared)
@@ -109,7 +116,7 @@ func readError(t *testing.T, prefix string) {
 	}
 	wantDocs, _, wantErr := run(ProcessDocuments)
 	docs, _, err := run(func(r io.Reader, w io.Writer, fn func(Document) []byte) error {
-		return ProcessAhead(r, w, func(Document) struct{} { return struct{}{} }, func(d Document, _ struct{}) []byte { return fn(d) })
+		return ProcessAhead(r, w, each(func(Document) struct{} { return struct{}{} }), func(d Document, _ struct{}) []byte { return fn(d) })
 	})
 	if !errors.Is(err, broken) || wantErr == nil || err.Error() != wantErr.Error() {
 		t.Errorf("error = %v, want %v (as ProcessDocuments)", err, wantErr)
@@ -173,7 +180,7 @@ func TestProcessAheadWriteErrorStopsReading(t *testing.T) {
 	r := &endlessReader{}
 	returned := make(chan error, 1)
 	go func() {
-		returned <- ProcessAhead(r, brokenWriter{}, func(d Document) int { return d.Index }, func(d Document, _ int) []byte { return d.Text })
+		returned <- ProcessAhead(r, brokenWriter{}, each(func(d Document) int { return d.Index }), func(d Document, _ int) []byte { return d.Text })
 	}()
 	select {
 	case err := <-returned:
@@ -194,12 +201,12 @@ func TestProcessAheadPreparesAhead(t *testing.T) {
 	twoCores(t)
 	next := make(chan struct{})
 	in := strings.Repeat("a: 1\n# "+strings.Repeat("-", SmallStream/AheadBatch)+"\n---\n", AheadBatch+1)
-	err := ProcessAhead(strings.NewReader(in), io.Discard, func(d Document) int {
+	err := ProcessAhead(strings.NewReader(in), io.Discard, each(func(d Document) int {
 		if d.Index == AheadBatch {
 			close(next)
 		}
 		return d.Index
-	}, func(d Document, _ int) []byte {
+	}), func(d Document, _ int) []byte {
 		if d.Index == 0 {
 			select {
 			case <-next:
@@ -234,10 +241,10 @@ func checkInline(t *testing.T, in string) {
 	t.Helper()
 	var steps []string
 	var out bytes.Buffer
-	err := ProcessAhead(strings.NewReader(in), &out, func(d Document) int {
+	err := ProcessAhead(strings.NewReader(in), &out, each(func(d Document) int {
 		steps = append(steps, fmt.Sprintf("prepare %d", d.Index))
 		return d.Index
-	}, func(d Document, prepared int) []byte {
+	}), func(d Document, prepared int) []byte {
 		steps = append(steps, fmt.Sprintf("handle %d", prepared))
 		return d.Text
 	})
@@ -314,7 +321,7 @@ func TestProcessAheadReadsNothingAfterTheEnd(t *testing.T) {
 		}
 		wantDocs, wantErr, wantReads := run(ProcessDocuments)
 		docs, err, reads := run(func(r io.Reader, w io.Writer, fn func(Document) []byte) error {
-			return ProcessAhead(r, w, func(Document) int { return 0 }, func(d Document, _ int) []byte { return fn(d) })
+			return ProcessAhead(r, w, each(func(Document) int { return 0 }), func(d Document, _ int) []byte { return fn(d) })
 		})
 		if docs != wantDocs || fmt.Sprint(err) != fmt.Sprint(wantErr) || reads != wantReads {
 			t.Errorf("%s: documents %q, error %v, %d reads; ProcessDocuments: %q, %v, %d reads", tc.name, docs, err, reads, wantDocs, wantErr, wantReads)
@@ -333,7 +340,7 @@ func TestProcessAheadPanic(t *testing.T) {
 			r.returned()
 			recovered <- recover()
 		}()
-		_ = ProcessAhead(r, io.Discard, func(d Document) int { return d.Index }, func(d Document, _ int) []byte {
+		_ = ProcessAhead(r, io.Discard, each(func(d Document) int { return d.Index }), func(d Document, _ int) []byte {
 			if d.Index == 2 {
 				panic("handler failed")
 			}
@@ -349,4 +356,16 @@ func TestProcessAheadPanic(t *testing.T) {
 		t.Fatal("ProcessAhead did not return after its handler panicked")
 	}
 	r.checkNoLateRead(t)
+}
+
+// each is a prepare for ProcessAhead that prepares each document of a
+// batch with f.
+func each[P any](f func(Document) P) func([]Document) []P {
+	return func(batch []Document) []P {
+		prepared := make([]P, len(batch))
+		for i, d := range batch {
+			prepared[i] = f(d)
+		}
+		return prepared
+	}
 }

@@ -43,10 +43,16 @@ func decodeText(src []byte) (*yaml.Node, error) {
 	case !errors.Is(err, io.EOF):
 		return nil, err
 	}
-	if len(node.Content) == 0 || (nodes.IsNull(node.Content[0]) && node.Content[0].Value == "") {
-		return nil, nil
+	return documentOrNil(&node), nil
+}
+
+// documentOrNil is doc, or nil when it has no content: nothing, or an
+// empty null (not "~" or "null", which an author wrote).
+func documentOrNil(doc *yaml.Node) *yaml.Node {
+	if len(doc.Content) == 0 || (nodes.IsNull(doc.Content[0]) && doc.Content[0].Value == "") {
+		return nil
 	}
-	return &node, nil
+	return doc
 }
 
 // Equal compares two trees by content: kinds, tags and values (not

@@ -190,9 +190,7 @@ func (r *localRun) processFile(i int, file *localFile, out *fileOutput) error {
 	src := &errReader{r: input}
 	r.prev = countWriter{w: out.w}
 	// Documents are parsed on the other cores, ahead of the one processed.
-	err = manifest.ProcessAhead(src, &r.prev, func(d manifest.Document) *inject.Parsed {
-		return inject.ParseText(d.Text, d.Index)
-	}, func(d manifest.Document, parsed *inject.Parsed) []byte {
+	err = manifest.ProcessAhead(src, &r.prev, inject.ParseDocuments, func(d manifest.Document, parsed *inject.Parsed) []byte {
 		return r.document(i, file, withFile, d, parsed, out)
 	})
 	closeIn()

@@ -1,0 +1,211 @@
+package yamltext
+
+import (
+	"bytes"
+	"errors"
+	"io"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// DecodeBatch is Decode on each of srcs, the texts of consecutive
+// documents, with one parser for as many of them as it can: the YAML
+// parser allocates about 7 KB before it reads a byte (its buffers, token
+// queue and state), more than a Service's whole tree, so a stream of
+// small documents spends a third of its parsing on parsers. The results
+// are those of Decode, position for position: the texts are parsed as one
+// stream, each after a "---" line, and every node's line is moved back
+// by the lines before its text.
+//
+// A text is parsed on its own, as Decode parses it, wherever the stream
+// could read it otherwise (batchable says which), wherever the stream's
+// parse failed (so that an error names the text's own lines), and where
+// an alias names an anchor of an earlier text (which one stream of
+// documents resolves and Decode refuses).
+func DecodeBatch(srcs [][]byte) ([]*yaml.Node, []error) {
+	nodes, alone := decodeStream(srcs)
+	errs := make([]error, len(srcs))
+	for i, src := range srcs {
+		if alone[i] {
+			nodes[i], errs[i] = Decode(src)
+		}
+	}
+	return nodes, errs
+}
+
+// decodeStream parses srcs as one stream where it can, and says which
+// texts it could not (alone).
+func decodeStream(srcs [][]byte) (nodes []*yaml.Node, alone []bool) {
+	nodes = make([]*yaml.Node, len(srcs))
+	alone = make([]bool, len(srcs))
+	size := 0
+	for _, src := range srcs {
+		size += len("---\n") + len(src)
+	}
+	stream := bytes.NewBuffer(make([]byte, 0, size))
+	var firstLine []int // per text in the stream: its first line there
+	var inStream []int  // the index in srcs of each text in the stream
+	line := 1
+	for i, src := range srcs {
+		if !batchable(src) {
+			alone[i] = true
+			continue
+		}
+		stream.WriteString("---\n")
+		line++
+		firstLine = append(firstLine, line)
+		inStream = append(inStream, i)
+		stream.Write(src)
+		line += lineBreaks(src)
+	}
+	if len(inStream) > 1 {
+		dec := yaml.NewDecoder(bytes.NewReader(stream.Bytes()))
+		k := 0
+		for ; k < len(inStream); k++ {
+			var doc yaml.Node
+			if err := dec.Decode(&doc); err != nil {
+				break
+			}
+			i := inStream[k]
+			if !ownAliases(&doc) {
+				alone[i] = true
+				continue
+			}
+			moveLines(&doc, firstLine[k]-1)
+			// The document node sits on the "---" line; alone, it sits
+			// where its content starts.
+			if len(doc.Content) > 0 {
+				doc.Line, doc.Column = doc.Content[0].Line, doc.Content[0].Column
+			}
+			nodes[i] = documentOrNil(&doc)
+		}
+		// After a failure the parser cannot go on: the failed text and
+		// those after it are parsed alone, and so is the text before it,
+		// since what fails may be its end (the parser reads past a
+		// document's last node to find where it ends). So is the whole
+		// stream when it held more documents than texts, which batchable
+		// rules out.
+		var more yaml.Node
+		switch {
+		case k < len(inStream):
+			k = max(k-1, 0)
+		case !errors.Is(dec.Decode(&more), io.EOF):
+			k = 0
+		}
+		for ; k < len(inStream); k++ {
+			alone[inStream[k]] = true
+		}
+	} else {
+		for _, i := range inStream {
+			alone[i] = true
+		}
+	}
+	return nodes, alone
+}
+
+// batchable reports whether src reads the same after a "---" line in a
+// stream as alone: it ends with a line end (or a block scalar at its end
+// would gain one), has no line break but LF and CR, starts with no byte order mark (which selects the
+// encoding of a whole stream), has no line that starts a document or
+// ends one ("---", "...", or a "%" directive: each would make the text
+// more than one document, as Decode refuses), and no JSON "\/" escape
+// (which Decode reads on its own); and where a comment starts a line, the
+// lines below it up to the next key at the margin are comments.
+func batchable(src []byte) bool {
+	if len(src) == 0 || src[len(src)-1] != '\n' || src[0] >= 0x80 || src[0] == 0 {
+		return false
+	}
+	if bytes.Contains(src, []byte(`\/`)) || bytes.IndexByte(src, 0) >= 0 {
+		return false
+	}
+	// The parser also breaks lines at NEL, LS and PS, which lineBreaks
+	// does not count.
+	for _, brk := range []string{"\u0085", "\u2028", "\u2029"} {
+		if bytes.Contains(src, []byte(brk)) {
+			return false
+		}
+	}
+	// commentAbove: the line before is a comment (at the margin: margin),
+	// which must head the line below it for the stream to place it as
+	// Decode does. A comment a blank line above the content is the
+	// document's alone, one below the content its last node's.
+	commentAbove, margin := false, false
+	for rest := src; len(rest) > 0; {
+		switch {
+		case rest[0] == '%', bytes.HasPrefix(rest, []byte("---")), bytes.HasPrefix(rest, []byte("...")):
+			return false
+		}
+		line := bytes.TrimLeft(rest, " \t")
+		indent := len(rest) - len(line)
+		switch {
+		case len(line) == 0 || line[0] == '\n' || line[0] == '\r': // blank
+			if commentAbove {
+				return false
+			}
+		case line[0] == '#':
+			commentAbove, margin = true, indent == 0
+		default: // content
+			if commentAbove && margin && indent > 0 {
+				return false
+			}
+			commentAbove = false
+		}
+		next := bytes.IndexByte(rest, '\n')
+		if cr := bytes.IndexByte(rest, '\r'); cr >= 0 && (next < 0 || cr < next) {
+			next = cr
+		}
+		if next < 0 {
+			break
+		}
+		rest = rest[next+1:]
+	}
+	return !commentAbove
+}
+
+// lineBreaks counts the line ends of src as the parser does: LF, CR LF
+// and a lone CR.
+func lineBreaks(src []byte) int {
+	n := bytes.Count(src, []byte("\n"))
+	for i, c := range src {
+		if c == '\r' && (i+1 == len(src) || src[i+1] != '\n') {
+			n++
+		}
+	}
+	return n
+}
+
+// ownAliases reports whether every alias in doc names an anchor of doc,
+// defined before it (in the order of the text, which is the tree's).
+func ownAliases(doc *yaml.Node) bool {
+	var anchors map[*yaml.Node]bool
+	ok := true
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if !ok {
+			return
+		}
+		if n.Kind == yaml.AliasNode {
+			ok = anchors[n.Alias]
+			return
+		}
+		if n.Anchor != "" {
+			if anchors == nil {
+				anchors = map[*yaml.Node]bool{}
+			}
+			anchors[n] = true
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(doc)
+	return ok
+}
+
+// moveLines moves every node of the tree n up by lines.
+func moveLines(n *yaml.Node, lines int) {
+	n.Line -= lines
+	for _, c := range n.Content {
+		moveLines(c, lines)
+	}
+}
