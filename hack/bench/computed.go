@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
@@ -27,6 +28,34 @@ type computedRow struct {
 	Local       sample // kubectl-inject --local -f FILE
 	Fixed       sample // the same with the app port fixed
 	LocalBefore sample // the -before build's --local, when given
+	// PortShare and PortShareCPU are the median over rounds of each
+	// round's (--local - fixed port) / --local: a pair run in the same
+	// round shares the machine's state of the moment, which the ratio of
+	// two medians does not.
+	PortShare, PortShareCPU float64
+}
+
+// pairedShare is the median over rounds of 1 - fixed/local, of the wall
+// time and of the CPU time.
+func pairedShare(local, fixed []run) (wall, cpu float64) {
+	walls := make([]float64, len(local))
+	cpus := make([]float64, len(local))
+	for i := range local {
+		walls[i] = 1 - fixed[i].Wall.Seconds()/local[i].Wall.Seconds()
+		cpus[i] = 1 - fixed[i].CPU.Seconds()/local[i].CPU.Seconds()
+	}
+	return medianOf(walls), medianOf(cpus)
+}
+
+// medianOf is the median of xs (the mean of the middle two for an even
+// count).
+func medianOf(xs []float64) float64 {
+	xs = slices.Clone(xs)
+	slices.Sort(xs)
+	if len(xs)%2 == 1 {
+		return xs[len(xs)/2]
+	}
+	return (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
 }
 
 // computedStartup is part 10's start-up on one Deployment.
@@ -70,12 +99,19 @@ func (e *env) computed() error {
 		if before != "" {
 			specs = append(specs, cmdSpec{Name: "local-before", Args: []string{filepath.Join(before, "kubectl-inject"), "--local", "-f", in}})
 		}
-		runs := e.runsFor(n) + 1
+		// The port's share is a few per cent of a run, less than single
+		// runs spread on a shared machine: enough rounds to hold the
+		// median of the paired shares still.
+		runs := max(e.runsFor(n)+1, 11)
+		if n <= 1000 {
+			runs = max(runs, 21)
+		}
 		rounds, err := measureRounds(specs, runs, func(s cmdSpec) string { return e.outFile("computed-"+s.Name, n) }, nil)
 		if err != nil {
 			return err
 		}
 		row := computedRow{N: n, Runs: runs, Floor: median(rounds[0]), Local: median(rounds[1]), Fixed: median(rounds[2])}
+		row.PortShare, row.PortShareCPU = pairedShare(rounds[1], rounds[2])
 		if before != "" {
 			row.LocalBefore = median(rounds[3])
 		}
