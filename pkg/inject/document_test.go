@@ -3,6 +3,7 @@ package inject_test
 import (
 	"bytes"
 	"io"
+	"strings"
 
 	"testing"
 
@@ -118,6 +119,29 @@ func TestParseDocumentsAsParseText(t *testing.T) {
 			if got, want := reportText(report), reportText(wantReport); got != want {
 				t.Errorf("%s, %v: report\n%s\nProcessText's:\n%s", c.name, op, got, want)
 			}
+		}
+	}
+}
+
+// TestParseDocumentsTooLarge: a document over the size limit, between
+// two others, is refused as ParseText refuses it, and the others are
+// injected.
+func TestParseDocumentsTooLarge(t *testing.T) {
+	in, err := inject.New(inject.DefaultTemplate(), inject.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: app, image: app}]}\n"
+	large := pod + "# " + strings.Repeat("x", inject.MaxDocumentBytes) + "\n"
+	docs := []manifest.Document{{Index: 0, Text: []byte(pod)}, {Index: 1, Text: []byte(large)}, {Index: 2, Text: []byte(pod)}}
+	for i, p := range inject.ParseDocuments(docs) {
+		_, got := in.ProcessParsed(inject.OpInject, p)
+		_, want := in.ProcessParsed(inject.OpInject, inject.ParseText(docs[i].Text, docs[i].Index))
+		if reportText(got) != reportText(want) {
+			t.Errorf("document %d: %s\nParseText's: %s", i, reportText(got), reportText(want))
+		}
+		if wantAction := map[bool]inject.Action{true: inject.Failed, false: inject.Injected}[i == 1]; len(got) != 1 || got[0].Action != wantAction {
+			t.Errorf("document %d: %v, want one entry %v", i, got, wantAction)
 		}
 	}
 }

@@ -18,10 +18,10 @@ import (
 // by the lines before its text.
 //
 // A text is parsed on its own, as Decode parses it, wherever the stream
-// could read it otherwise (batchable says which), wherever the stream's
-// parse failed (so that an error names the text's own lines), and where
-// an alias names an anchor of an earlier text (which one stream of
-// documents resolves and Decode refuses).
+// could read it otherwise (batchable says which), where an alias names an
+// anchor of an earlier text (which one stream of documents resolves and
+// Decode refuses), and from the text before the one where the stream's
+// parse failed on (so that an error names the text's own lines).
 func DecodeBatch(srcs [][]byte) ([]*yaml.Node, []error) {
 	nodes, alone := decodeStream(srcs)
 	errs := make([]error, len(srcs))
@@ -104,13 +104,13 @@ func decodeStream(srcs [][]byte) (nodes []*yaml.Node, alone []bool) {
 }
 
 // batchable reports whether src reads the same after a "---" line in a
-// stream as alone: it ends with a line end (or a block scalar at its end
-// would gain one), has no line break but LF and CR, starts with no byte order mark (which selects the
-// encoding of a whole stream), has no line that starts a document or
-// ends one ("---", "...", or a "%" directive: each would make the text
-// more than one document, as Decode refuses), and no JSON "\/" escape
-// (which Decode reads on its own); and where a comment starts a line, the
-// lines below it up to the next key at the margin are comments.
+// stream as alone. It must end with a line end (a block scalar at its end
+// would gain one), break lines only with LF and CR (which lineBreaks
+// counts), start with no byte order mark (which sets the encoding of a
+// whole stream), have no line that starts or ends a document ("---",
+// "...", a "%" directive: alone, the text would be more than one
+// document, which Decode refuses), no JSON "\/" escape (which Decode reads
+// on its own), and every comment line directly above the line it heads.
 func batchable(src []byte) bool {
 	if len(src) == 0 || src[len(src)-1] != '\n' || src[0] >= 0x80 || src[0] == 0 {
 		return false
