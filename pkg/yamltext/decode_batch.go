@@ -47,7 +47,8 @@ func decodeStream(srcs [][]byte) (nodes []*yaml.Node, alone []bool) {
 	var inStream []int  // the index in srcs of each text in the stream
 	line := 1
 	for i, src := range srcs {
-		if !batchable(src) {
+		breaks, ok := batchable(src)
+		if !ok {
 			alone[i] = true
 			continue
 		}
@@ -56,7 +57,7 @@ func decodeStream(srcs [][]byte) (nodes []*yaml.Node, alone []bool) {
 		firstLine = append(firstLine, line)
 		inStream = append(inStream, i)
 		stream.Write(src)
-		line += lineBreaks(src)
+		line += breaks
 	}
 	if len(inStream) > 1 {
 		dec := yaml.NewDecoder(bytes.NewReader(stream.Bytes()))
@@ -67,11 +68,10 @@ func decodeStream(srcs [][]byte) (nodes []*yaml.Node, alone []bool) {
 				break
 			}
 			i := inStream[k]
-			if !ownAliases(&doc) {
+			if !moveLinesOwnAliases(&doc, firstLine[k]-1) {
 				alone[i] = true
 				continue
 			}
-			moveLines(&doc, firstLine[k]-1)
 			// The document node sits on the "---" line; alone, it sits
 			// where its content starts.
 			if len(doc.Content) > 0 {
@@ -104,25 +104,27 @@ func decodeStream(srcs [][]byte) (nodes []*yaml.Node, alone []bool) {
 }
 
 // batchable reports whether src reads the same after a "---" line in a
-// stream as alone. It must end with a line end (a block scalar at its end
-// would gain one), break lines only with LF and CR (which lineBreaks
-// counts), start with no byte order mark (which sets the encoding of a
-// whole stream), have no line that starts or ends a document ("---",
-// "...", a "%" directive: alone, the text would be more than one
-// document, which Decode refuses), no JSON "\/" escape (which Decode reads
-// on its own), and every comment line directly above the line it heads.
-func batchable(src []byte) bool {
-	if len(src) == 0 || src[len(src)-1] != '\n' || src[0] >= 0x80 || src[0] == 0 {
-		return false
+// stream as alone, and counts its line breaks as the parser does (LF,
+// CR LF, a lone CR). It must end with a line end (a block scalar at its
+// end would gain one), break lines only with LF and CR, start with no
+// byte order mark (which sets the encoding of a whole stream), have no
+// line that starts or ends a document ("---", "...", a "%" directive:
+// alone, the text would be more than one document, which Decode
+// refuses), no JSON "\/" escape (which Decode reads on its own), and
+// every comment line ended by LF and directly above the line it heads.
+// One pass over src: a text can be megabytes.
+func batchable(src []byte) (breaks int, ok bool) {
+	if len(src) == 0 || src[len(src)-1] != '\n' || src[0] >= 0x80 {
+		return 0, false
 	}
 	if bytes.Contains(src, []byte(`\/`)) || bytes.IndexByte(src, 0) >= 0 {
-		return false
+		return 0, false
 	}
-	// The parser also breaks lines at NEL, LS and PS, which lineBreaks
-	// does not count.
+	// The parser also breaks lines at NEL, LS and PS, which are not
+	// counted here.
 	for _, brk := range []string{"\u0085", "\u2028", "\u2029"} {
 		if bytes.Contains(src, []byte(brk)) {
-			return false
+			return 0, false
 		}
 	}
 	// commentAbove: the line before is a comment (at the margin: margin),
@@ -130,63 +132,49 @@ func batchable(src []byte) bool {
 	// Decode does. A comment a blank line above the content is the
 	// document's alone, one below the content its last node's.
 	commentAbove, margin := false, false
-	for rest := src; len(rest) > 0; {
-		switch {
-		case rest[0] == '%', bytes.HasPrefix(rest, []byte("---")), bytes.HasPrefix(rest, []byte("...")):
-			return false
+	for rest := src; len(rest) > 0; breaks++ {
+		if rest[0] == '%' || bytes.HasPrefix(rest, []byte("---")) || bytes.HasPrefix(rest, []byte("...")) {
+			return 0, false
 		}
 		line := bytes.TrimLeft(rest, " \t")
 		indent := len(rest) - len(line)
+		end := bytes.IndexAny(line, "\r\n") // src ends with a line end
 		switch {
-		case len(line) == 0 || line[0] == '\n' || line[0] == '\r': // blank
+		case end == 0: // blank
 			if commentAbove {
-				return false
+				return 0, false
 			}
 		case line[0] == '#':
+			if line[end] == '\r' {
+				// The parser places a comment that ends in CR otherwise
+				// in a stream than alone.
+				return 0, false
+			}
 			commentAbove, margin = true, indent == 0
 		default: // content
 			if commentAbove && margin && indent > 0 {
-				return false
+				return 0, false
 			}
 			commentAbove = false
 		}
-		next := bytes.IndexByte(rest, '\n')
-		if cr := bytes.IndexByte(rest, '\r'); cr >= 0 && (next < 0 || cr < next) {
-			next = cr
+		if line[end] == '\r' && end+1 < len(line) && line[end+1] == '\n' {
+			end++ // CR LF is one break
 		}
-		if next < 0 {
-			break
-		}
-		rest = rest[next+1:]
+		rest = line[end+1:]
 	}
-	return !commentAbove
+	return breaks, !commentAbove
 }
 
-// lineBreaks counts the line ends of src as the parser does: LF, CR LF
-// and a lone CR.
-func lineBreaks(src []byte) int {
-	n := bytes.Count(src, []byte("\n"))
-	for i, c := range src {
-		if c == '\r' && (i+1 == len(src) || src[i+1] != '\n') {
-			n++
-		}
-	}
-	return n
-}
-
-// ownAliases reports whether every alias in doc names an anchor of doc,
-// defined before it (in the order of the text, which is the tree's).
-func ownAliases(doc *yaml.Node) bool {
+// moveLinesOwnAliases moves every node of doc up by lines, and reports
+// whether every alias in doc names an anchor of doc defined before it (in
+// the order of the text, which is the tree's): one walk for both.
+func moveLinesOwnAliases(doc *yaml.Node, lines int) bool {
 	var anchors map[*yaml.Node]bool
-	ok := true
-	var walk func(n *yaml.Node)
-	walk = func(n *yaml.Node) {
-		if !ok {
-			return
-		}
+	var walk func(n *yaml.Node) bool
+	walk = func(n *yaml.Node) bool {
+		n.Line -= lines
 		if n.Kind == yaml.AliasNode {
-			ok = anchors[n.Alias]
-			return
+			return anchors[n.Alias]
 		}
 		if n.Anchor != "" {
 			if anchors == nil {
@@ -195,17 +183,11 @@ func ownAliases(doc *yaml.Node) bool {
 			anchors[n] = true
 		}
 		for _, c := range n.Content {
-			walk(c)
+			if !walk(c) {
+				return false
+			}
 		}
+		return true
 	}
-	walk(doc)
-	return ok
-}
-
-// moveLines moves every node of the tree n up by lines.
-func moveLines(n *yaml.Node, lines int) {
-	n.Line -= lines
-	for _, c := range n.Content {
-		moveLines(c, lines)
-	}
+	return walk(doc)
 }

@@ -35,6 +35,7 @@ var batchCases = [][]string{
 	{"# head\n\na: 1 # line\n# foot\n", "# only a head\nb: 2\n\n# foot\n\n", "c: 3\n"},
 	// Line ends: CR LF, lone CR, and the breaks only the parser counts.
 	{"a: 1\r\nb: 2\r\n", "c: 3\rd: 4\r\n", "e: 5\n"},
+	{"# head\r\na: 1\r\n", "b: 2\r\n# c\r\nc: 3\r\n", "d: 4 # line\r\n"},
 	{"a: 1\n", "b: \"x\u2028y\"\nc: 2\n", "d: 3\n"},
 	// Empty documents, nulls, scalars and sequences at the top.
 	{"# nothing\n", "~\n", "null\n", "\n", "plain\n", "- 1\n- 2\n"},
@@ -81,6 +82,9 @@ func TestDecodeBatchAlone(t *testing.T) {
 		{[]string{"a: 1\n", "b: 2\n", "c: 3"}, []int{2}},
 		{[]string{"a: 1\n", "b: 2\n# foot\n", "c: 3\n"}, []int{1}},
 		{[]string{"a: 1\n", "b: 2\n"}, nil},
+		// CR LF is one line break, and lone CR another; a comment ended
+		// by CR is placed otherwise in a stream, so its text is alone.
+		{[]string{"a: 1\r\nb: 2\r\n", "c: 3\rd: 4\r\n", "# head\r\ne: 5\r\n", "f: 6 # line\r\n"}, []int{2}},
 		{[]string{"a: 1\n", "b: 2"}, []int{0, 1}}, // one text left: nothing to share
 	} {
 		srcs := make([][]byte, len(c.texts))
