@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"sort"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -71,14 +70,14 @@ func (r *admissionResult) walls(side string) []time.Duration {
 	return out
 }
 
-// medianDuration is the median of ds (the mean of the middle two for an
-// even count).
-func medianDuration(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
+// medianOf is the median of xs (the mean of the middle two for an even
+// count), 0 for none; xs is left as it was.
+func medianOf[T ~int64 | ~float64](xs []T) T {
+	if len(xs) == 0 {
 		return 0
 	}
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(a, b int) bool { return s[a] < s[b] })
+	s := slices.Clone(xs)
+	slices.Sort(s)
 	m := len(s) / 2
 	if len(s)%2 == 0 {
 		return (s[m-1] + s[m]) / 2

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,15 +86,16 @@ func (c celEstimate) unbounded(onError string) (s string, ok bool) {
 	return "", false
 }
 
-// pct formats a fraction as a percentage with enough digits to be read.
+// pct formats a fraction, of either sign, as a percentage with enough
+// digits to be read.
 func pct(f float64) string {
 	p := 100 * f
-	switch {
+	switch a := math.Abs(p); {
 	case p >= 100:
 		return fmt.Sprintf("%s%%", commas64(uint64(p+0.5)))
-	case p >= 1:
+	case a >= 1:
 		return fmt.Sprintf("%.1f%%", p)
-	case p >= 0.01:
+	case a >= 0.01:
 		return fmt.Sprintf("%.2f%%", p)
 	default:
 		return fmt.Sprintf("%.4f%%", p)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
@@ -45,17 +44,6 @@ func pairedShare(local, fixed []run) (wall, cpu float64) {
 		cpus[i] = 1 - fixed[i].CPU.Seconds()/local[i].CPU.Seconds()
 	}
 	return medianOf(walls), medianOf(cpus)
-}
-
-// medianOf is the median of xs (the mean of the middle two for an even
-// count).
-func medianOf(xs []float64) float64 {
-	xs = slices.Clone(xs)
-	slices.Sort(xs)
-	if len(xs)%2 == 1 {
-		return xs[len(xs)/2]
-	}
-	return (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
 }
 
 // computedStartup is part 10's start-up on one Deployment.

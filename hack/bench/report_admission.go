@@ -50,13 +50,13 @@ func (r *report) admissionSection() string {
 			ratio(on.Wall.Seconds(), off.Wall.Seconds()), ratio(fl.Wall.Seconds(), off.Wall.Seconds()), ratio(on.Wall.Seconds(), fl.Wall.Seconds()),
 			fmt.Sprintf("%d, %d, %d, %d", off.Posts, ctl.Posts, fl.Posts, on.Posts), commas(fl.Injected)+", "+commas(on.Injected))
 	}
-	off, ctl, fl, on := medianDuration(a.walls(sideOff)), medianDuration(a.walls(sideCtl)), medianDuration(a.walls(sideFloor)), medianDuration(a.walls(sideOn))
+	off, ctl, fl, on := medianOf(a.walls(sideOff)), medianOf(a.walls(sideCtl)), medianOf(a.walls(sideFloor)), medianOf(a.walls(sideOn))
 	t.add("**median**", secs(off), rate(off), secs(ctl), rate(ctl), secs(fl), rate(fl), secs(on), rate(on),
 		"**"+ratio(on.Seconds(), off.Seconds())+"**", ratio(fl.Seconds(), off.Seconds()), ratio(on.Seconds(), fl.Seconds()), "", "")
 	p("%s\n", t)
 	rt := on.Seconds() / off.Seconds()
 	p("Every Pod created with the policy or the constant one was stored with the envoy container\n")
-	p("and the `%s` annotation (%s and %s of %s); none created without. The policy took %s (median\n", naming.StatusAnnotation, commas(injected), commas(injectedFloor), commas(a.Pods*a.Rounds), secs(medianDuration(a.Activation)))
+	p("and the `%s` annotation (%s and %s of %s); none created without. The policy took %s (median\n", naming.StatusAnnotation, commas(injected), commas(injectedFloor), commas(a.Pods*a.Rounds), secs(medianOf(a.Activation)))
 	p("of %d installs) from the first apply until both policies ran on dry-run creates. The\n", len(a.Activation))
 	p("controls: the larger Pod alone takes %s the time without (pre-injected / without); the\n", ratio(ctl.Seconds(), off.Seconds()))
 	p("constant policy, the least any mutating admission policy can do to inject this sidecar,\n")
@@ -253,7 +253,7 @@ func (r *report) webhookTable(p func(string, ...any)) {
 			ratio(x[sideWebhook].Wall.Seconds(), x[sideOff].Wall.Seconds()),
 			perPod(x[sideOff]), perPod(x[sideFloor]), perPod(x[sideWebhook]), perPod(x[sideOn]), ratio(x[sideOn].CPU, x[sideWebhook].CPU))
 	}
-	med := func(sd string) time.Duration { return medianDuration(a.walls(sd)) }
+	med := func(sd string) time.Duration { return medianOf(a.walls(sd)) }
 	medCPU := func(sd string) float64 { return medianFloat(cpu[sd]) }
 	ms := func(sd string) string { return fmt.Sprintf("%.2f", medCPU(sd)*1000/float64(a.Pods)) }
 	t.add("**median**", secs(med(sideOff)), secs(med(sideFloor)), secs(med(sideWebhook)), secs(med(sideOn)),

@@ -31,7 +31,7 @@ func (r *report) computedSection() string {
 		}
 		cells := []string{commas(row.N), fmt.Sprint(row.Runs), secs(row.Floor.Wall), secs(row.Local.Wall), secs(row.Fixed.Wall),
 			ratio(row.Local.Seconds(), row.Floor.Seconds()), ratio(row.Local.CPU.Seconds(), row.Floor.CPU.Seconds()), ratio(row.Local.MB(), row.Floor.MB()),
-			ratio(row.Fixed.Seconds(), row.Floor.Seconds()), percent(row.PortShare), percent(row.PortShareCPU)}
+			ratio(row.Fixed.Seconds(), row.Floor.Seconds()), pct(row.PortShare), pct(row.PortShareCPU)}
 		if c.Before != "" {
 			cells = append(cells, ratio(row.LocalBefore.Seconds(), row.Floor.Seconds()), ratio(row.LocalBefore.CPU.Seconds(), row.Floor.CPU.Seconds()), ratio(row.LocalBefore.MB(), row.Floor.MB()))
 		}
@@ -70,9 +70,4 @@ func (r *report) computedSection() string {
 	lr := st.Local.Seconds() / st.Fixed.Seconds()
 	r.goal(lr <= 1.2, "`--local` start-up on one Deployment <= 1.2x the fixed-port template's", "%.2fx (CPU %.2fx)", lr, st.Local.CPU.Seconds()/st.Fixed.CPU.Seconds())
 	return b.String()
-}
-
-// percent formats a fraction, of either sign, as a percentage.
-func percent(f float64) string {
-	return fmt.Sprintf("%.1f%%", 100*f)
 }
