@@ -34,7 +34,8 @@ const maxPreparing = 4
 // handles the documents in order, each with what prepare returned for it,
 // and writes the output. prepare is given a batch of consecutive
 // documents (so that it can share work between them, as one parser) and
-// returns one result per document, in their order. It must not share
+// returns one result per document, in their order; the slice is valid
+// only during the call (the documents' texts stay valid). It must not share
 // state with fn or with its other calls (parsing text does not); fn runs
 // on the caller's goroutine, so it needs no locks. A few batches are
 // prepared ahead at most, so memory stays bounded by a few dozen
