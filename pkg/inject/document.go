@@ -55,18 +55,15 @@ func failedDocument(index int, reason Reason, format string, args ...any) *Entry
 // decodedDocument is parseDocument on src, which yamltext.Decode read as
 // node or failed to read with err.
 func decodedDocument(src []byte, index int, node *yaml.Node, err error) (*document, *Entry) {
-	fail := func(reason Reason, format string, args ...any) (*document, *Entry) {
-		return nil, failedDocument(index, reason, format, args...)
-	}
 	if err != nil {
-		return fail(ReasonInvalidYAML, "not valid YAML: %v", err)
+		return nil, failedDocument(index, ReasonInvalidYAML, "not valid YAML: %v", err)
 	}
 	if node == nil {
 		return nil, nil
 	}
 	root := nodes.ResolveDocument(node)
 	if root.Kind != yaml.MappingNode {
-		return fail(ReasonInvalidObject, "document is a %s, not an object (a mapping with apiVersion and kind)", nodes.Kind(root))
+		return nil, failedDocument(index, ReasonInvalidObject, "document is a %s, not an object (a mapping with apiVersion and kind)", nodes.Kind(root))
 	}
 	return &document{node: node, root: root, text: src, index: index}, nil
 }
