@@ -30,7 +30,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"bad name", "containers: [{name: A_b, image: x}]", `template: containers[0].name: "A_b" is not a valid name (lower-case letters, digits and '-', at most 63)`},
 		{"duplicate names", "containers: [{name: a, image: x}]\ninitContainers: [{name: a, image: y}]", `template: initContainers[0].name: "a" is also used by containers[0]`},
 		{"duplicate volumes", "containers: [{name: a, image: x}]\nvolumes: [{name: v}, {name: v}]", `template: volumes[1].name: "v" is also used by volumes[0]`},
-		{"unknown field", "containers: [{name: a, image: x}]\nhostNetwork: true", "template: hostNetwork: unknown field (a template holds containers, initContainers, volumes, metadata, parameters and reservedPorts)"},
+		{"unknown field", "containers: [{name: a, image: x}]\nhostNetwork: true", "template: hostNetwork: unknown field (a template holds containers, initContainers, volumes, metadata, parameters, reservedPorts and drain)"},
 		{"status annotation", "containers: [{name: a, image: x}]\nmetadata: {annotations: {sidecar.kinject.dev/status: x}}", "template: metadata.annotations.sidecar.kinject.dev/status: is managed by kubectl-inject and cannot be set by a template"},
 		{"unknown kind", "apiVersion: v1\nkind: Secret", `template: kind "Secret" (apiVersion "v1") is not a template: use a ConfigMap, a kinject.dev/v1alpha1 SidecarInjection or a partial Pod spec`},
 		{"configmap without config", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: envoy-initializer}\ndata: {other: x}", `ConfigMap "envoy-initializer": data.config: is missing (a template ConfigMap holds a partial Pod spec under data.config)`},

@@ -32,6 +32,17 @@ const (
 	// ReasonRolledBack: a Pod upgraded in place was not Ready on its new
 	// sidecar within the deadline and was patched back to its old images.
 	ReasonRolledBack = "rolled_back"
+	// ReasonDrain: a Pod's proxy could not be taken out of service before
+	// its upgrade in place (the drain endpoint failed, or the Pod stayed
+	// in its Services' endpoints); nothing of the Pod was changed.
+	ReasonDrain = "drain_failed"
+	// ReasonOldKubelet: the Pod's node runs a kubelet that does not
+	// restart a native sidecar whose image changed.
+	ReasonOldKubelet = "kubelet_too_old"
+	// ReasonSingleReplica: a Deployment of one replica, which an upgrade
+	// in place would leave with no Pod serving while it is drained; its
+	// rollout surges a new Pod first.
+	ReasonSingleReplica = "single_replica"
 )
 
 // upgradedInPlace is the annotation, beside a profile's record, that an

@@ -72,6 +72,11 @@ type PlanOptions struct {
 	Strategy string
 	Injector *inject.Injector
 	Pods     Pods
+	// NodeVersion, when set, is the kubelet version of a Node
+	// (status.nodeInfo.kubeletVersion; "" when not known): a Pod whose
+	// node's kubelet does not restart a native sidecar on its new image
+	// is recreated.
+	NodeVersion func(node string) string
 }
 
 // Object finds the object a status row was built from (nil when it is

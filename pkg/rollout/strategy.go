@@ -57,6 +57,10 @@ func strategyFor(s *Step, obj *unstructured.Unstructured, opts PlanOptions) bool
 		s.StrategyReason = why
 		return false
 	}
+	if why := notInPlace(obj, opts.Pods(obj), upgrades, opts.NodeVersion); why != "" {
+		s.StrategyReason = why
+		return false
+	}
 	s.PodsInPlace = len(upgrades)
 	kind := "injected at admission"
 	switch {
@@ -102,4 +106,42 @@ func PodUpgrades(in *inject.Injector, workload *unstructured.Unstructured, pods 
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Pod > out[j].Pod })
 	return out, ""
+}
+
+// notInPlace says why Pods that differ only in what an upgrade in place
+// changes are still recreated, "" when they are not:
+//
+//   - a Deployment of one replica: drained, it would leave its Services no
+//     Pod to send to, where its rollout surges a new Pod first;
+//   - a Pod on a node whose kubelet does not restart a native sidecar whose
+//     image changed (before SidecarImageRestartVersion): the old proxy
+//     would keep running, and the Pod never be Ready on the new image.
+func notInPlace(obj *unstructured.Unstructured, pods []*unstructured.Unstructured, upgrades []Upgrade, nodeVersion func(string) string) string {
+	if obj.GetKind() == "Deployment" && replicasOf(obj) < 2 {
+		if t, _, _ := unstructured.NestedString(obj.Object, "spec", "strategy", "type"); t != "Recreate" {
+			return fmt.Sprintf("%s: a Deployment of %d replica, which its Services would lose while its proxy is drained and upgraded in place; its rollout starts a new Pod first", ReasonSingleReplica, replicasOf(obj))
+		}
+	}
+	if nodeVersion == nil {
+		return ""
+	}
+	nodes := map[string]string{}
+	for _, p := range pods {
+		nodes[p.GetName()], _, _ = unstructured.NestedString(p.Object, "spec", "nodeName")
+	}
+	for _, u := range upgrades {
+		native := false
+		for _, c := range u.Images {
+			native = native || c.Init
+		}
+		node := nodes[u.Pod]
+		if !native || node == "" {
+			continue
+		}
+		version := nodeVersion(node)
+		if restarts, known := KubeletRestartsSidecarImage(version); known && !restarts {
+			return fmt.Sprintf("%s: Pod %s runs on node %s, whose kubelet %s does not restart a native sidecar whose image changed (%s and later do)", ReasonOldKubelet, u.Pod, node, version, SidecarImageRestartVersion)
+		}
+	}
+	return ""
 }

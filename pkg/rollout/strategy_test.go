@@ -20,7 +20,9 @@ import (
 func TestPlanStrategy(t *testing.T) {
 	t.Parallel()
 	objs := map[string]string{
-		"Deployment/web": `{kind: Deployment, metadata: {name: web, namespace: a, uid: web, generation: 1}, spec: {replicas: 1}, status: {observedGeneration: 1, replicas: 1, updatedReplicas: 1, availableReplicas: 1}}`,
+		"Deployment/web": `{kind: Deployment, metadata: {name: web, namespace: a, uid: web, generation: 1}, spec: {replicas: 2}, status: {observedGeneration: 1, replicas: 2, updatedReplicas: 2, availableReplicas: 2}}`,
+		// one replica: in place would leave its Services no Pod while drained
+		"Deployment/solo": `{kind: Deployment, metadata: {name: solo, namespace: a, uid: solo, generation: 1}, spec: {replicas: 1}, status: {observedGeneration: 1, replicas: 1, updatedReplicas: 1, availableReplicas: 1}}`,
 		"StatefulSet/db": `{kind: StatefulSet, metadata: {name: db, namespace: a, uid: db}, spec: {updateStrategy: {type: OnDelete}}}`,
 	}
 	lookup := func(_, kind, name string) *unstructured.Unstructured {
@@ -37,6 +39,7 @@ func TestPlanStrategy(t *testing.T) {
 	rows := []fleet.Row{
 		{Namespace: "a", Kind: "Pod", Name: "bare", State: fleet.Outdated, Bare: true},
 		{Namespace: "a", Kind: "Deployment", Group: "apps", Name: "web", State: fleet.NotInjected, Pods: 1, PodsBehind: 1},
+		{Namespace: "a", Kind: "Deployment", Group: "apps", Name: "solo", State: fleet.NotInjected, Pods: 1, PodsBehind: 1},
 		{Namespace: "a", Kind: "StatefulSet", Group: "apps", Name: "db", State: fleet.Outdated, Pods: 1, PodsBehind: 0},
 		{Namespace: "a", Kind: "Deployment", Group: "apps", Name: "templated", State: fleet.Outdated, Pods: 1},
 	}
@@ -61,21 +64,25 @@ func TestPlanStrategy(t *testing.T) {
 	}{
 		{"auto, image only", StrategyAuto, true, `pod/bare in-place in-place 1 
 deployment.apps/web in-place in-place 1 
+deployment.apps/solo restart recreate 0 
 statefulset.apps/db in-place in-place 1 
 deployment.apps/templated reinject recreate 0 
 `},
 		{"auto, more than the image", StrategyAuto, false, `pod/bare report  0 bare_pod
 deployment.apps/web restart recreate 0 
+deployment.apps/solo restart recreate 0 
 statefulset.apps/db delete-pods recreate 0 
 deployment.apps/templated reinject recreate 0 
 `},
 		{"in-place, more than the image", StrategyInPlace, false, `pod/bare report  0 bare_pod
 deployment.apps/web report recreate 0 in_place_not_possible
+deployment.apps/solo report recreate 0 in_place_not_possible
 statefulset.apps/db report recreate 0 in_place_not_possible
 deployment.apps/templated report recreate 0 in_place_not_possible
 `},
 		{"recreate, image only", StrategyRecreate, true, `pod/bare report  0 bare_pod
 deployment.apps/web restart recreate 0 
+deployment.apps/solo restart recreate 0 
 statefulset.apps/db delete-pods recreate 0 
 deployment.apps/templated reinject recreate 0 
 `},

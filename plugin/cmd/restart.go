@@ -59,7 +59,10 @@ type RestartOptions struct {
 	Recreate         bool
 	// Strategy is how Pods get the current sidecar: rollout.StrategyAuto,
 	// StrategyInPlace or StrategyRecreate.
-	Strategy     string
+	Strategy string
+	// Drain takes each Pod's proxy out of service with the template's
+	// drain step before its upgrade in place (--drain, on by default).
+	Drain        bool
 	FieldManager string
 	// Signals, when set, replaces SIGINT and SIGTERM (tests): the first
 	// value stops new starts, the second stops waiting.
@@ -69,7 +72,7 @@ type RestartOptions struct {
 // NewCmdRestart returns the restart subcommand.
 func NewCmdRestart(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	o := &RestartOptions{ConfigFlags: configFlags, IOStreams: streams, Flags: config.NewFlags(),
-		MaxInFlight: rollout.DefaultMaxInFlight, ProgressDeadline: 10 * time.Minute, Strategy: rollout.StrategyAuto, FieldManager: "kubectl-inject"}
+		MaxInFlight: rollout.DefaultMaxInFlight, ProgressDeadline: 10 * time.Minute, Strategy: rollout.StrategyAuto, Drain: true, FieldManager: "kubectl-inject"}
 	c := &cobra.Command{
 		Use:   "restart [TYPE[/NAME]...] [flags]",
 		Short: "Bring the Pods that run an outdated or missing sidecar to the current template, in waves",
@@ -137,6 +140,7 @@ rather than roll the fleet to a guess.`,
 	f.DurationVar(&o.ProgressDeadline, "progress-deadline", o.ProgressDeadline, "Fail a workload whose rollout makes no progress for this long")
 	f.BoolVar(&o.Recreate, "recreate", false, "Delete and create again the bare Pods that are behind")
 	f.StringVar(&o.Strategy, "strategy", o.Strategy, "in-place|recreate|auto: upgrade the sidecar's image (and cpu and memory, by resize) in place in running Pods, recreate the Pods, or in place where Kubernetes allows it")
+	f.BoolVar(&o.Drain, "drain", o.Drain, "Take each Pod's proxy out of service (the template's drain step) before upgrading it in place; false upgrades it while its Services still send to it")
 	f.StringVar(&o.FieldManager, "field-manager", o.FieldManager, "Field manager of the patches")
 	o.Flags.AddTemplateFlags(f)
 	_ = c.RegisterFlagCompletionFunc("profile", completeProfiles(o.ConfigFlags))
@@ -224,12 +228,17 @@ func (o *RestartOptions) Run(ctx context.Context, args []string) error {
 		// kubeconfig's namespace do not.
 		SystemNamespaces: named && o.ConfigFlags.Namespace != nil && *o.ConfigFlags.Namespace != "",
 		Strategy:         o.Strategy, Injector: in,
-		Pods: func(w *unstructured.Unstructured) []*unstructured.Unstructured { return fc.owned(w).Pods },
+		Pods:        func(w *unstructured.Unstructured) []*unstructured.Unstructured { return fc.owned(w).Pods },
+		NodeVersion: nodeVersions(hard, client),
 	})
 	if o.DryRunPlan {
 		return o.printPlan(steps)
 	}
 	o.announce(steps)
+	drain := drainOf(in.Template(), o.Drain)
+	if why := noDrainWarning(steps, in.Template(), o.Drain); why != "" {
+		fmt.Fprintln(o.ErrOut, why)
+	}
 
 	stop := make(chan struct{})
 	signals := o.Signals
@@ -258,6 +267,7 @@ func (o *RestartOptions) Run(ctx context.Context, args []string) error {
 	}()
 	mover := &restartMover{
 		cache: fc, client: client, injector: in, deadline: o.ProgressDeadline, now: time.Now,
+		drain: drain, caller: portForwardCaller{config: cfg}, slots: make(chan struct{}, o.MaxInFlight),
 		patcher: &live.Patcher{
 			Injector: in, Op: inject.OpInject, Client: client, Mapper: builtinMapper(),
 			FieldManager: o.FieldManager, References: &live.ReferenceChecker{Client: client},

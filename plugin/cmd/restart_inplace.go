@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,17 +23,22 @@ import (
 var pdbResource = schema.GroupVersionResource{Group: "policy", Version: "v1", Resource: "poddisruptionbudgets"}
 
 // upgradeInPlace upgrades the workload's Pods that are behind in place,
-// one at a time: each once the workload has all its Pods Ready and the
-// PodDisruptionBudgets that select the Pod allow a disruption, with one
-// PATCH of its sidecars' images and record (and one of its resize
-// subresource when their resources change), then waited on until Ready on
-// the new images with the kubelet's resize done. A Pod not Ready within
-// the deadline is patched back to the images and resources it had, and
-// the step fails naming the Pod, the container and the kubelet's reason. The workload is judged at generation gen or later
-// (the one injection wrote, for an OnDelete workload's template).
+// in batches as large as the workload's budget allows (rollout.InPlaceBudget,
+// the PodDisruptionBudgets that select them, and the fleet's
+// --max-in-flight Pods at once), each batch once the workload has all its
+// Pods Ready. Each Pod is drained (its proxy out of service, its
+// EndpointSlices no longer listing it ready), then gets one PATCH of its
+// sidecars' images and record (and one of its resize subresource when
+// their resources change), and is waited on until Ready on the new images
+// with the kubelet's resize done and listed by its EndpointSlices again. A
+// Pod not Ready within the deadline is drained if it serves and patched
+// back to the images and resources it had, and the step fails naming the
+// Pod, the container and the kubelet's reason. The workload is judged at
+// generation gen or later (the one injection wrote, for an OnDelete
+// workload's template).
 func (m *restartMover) upgradeInPlace(ctx context.Context, resource string, s rollout.Step, gen int64) error {
 	upgraded := map[string]bool{}
-	before := "" // the workload's resourceVersion before the last upgrade
+	before := "" // the workload's resourceVersion before the last batch
 	for {
 		obj, pods, err := m.inPlaceSubject(ctx, resource, s, gen)
 		if err != nil {
@@ -48,32 +54,123 @@ func (m *restartMover) upgradeInPlace(ctx context.Context, resource string, s ro
 			}
 			return nil
 		}
-		u := ups[0]
-		if upgraded[u.Pod] {
-			return rollout.Fail(rollout.ReasonInjection, "Pod %s still runs an outdated sidecar after its upgrade in place", u.Pod)
+		budget, _ := rollout.InPlaceBudget(obj)
+		var batch []podUpgrade
+		for _, u := range ups {
+			if len(batch) == budget {
+				break
+			}
+			if upgraded[u.Pod] {
+				return rollout.Fail(rollout.ReasonInjection, "Pod %s still runs an outdated sidecar after its upgrade in place", u.Pod)
+			}
+			pod := m.cache.get("pods", s.Namespace, u.Pod)
+			if pod == nil {
+				continue
+			}
+			if label, value, ok := fleet.RevisionLabel(obj); ok && rollout.OnDelete(obj) {
+				u.Labels, u.OldLabels = map[string]string{label: value}, map[string]string{label: pod.GetLabels()[label]}
+			}
+			batch = append(batch, podUpgrade{u, pod})
 		}
-		pod := m.cache.get("pods", s.Namespace, u.Pod)
-		if pod == nil {
+		if len(batch) == 0 {
 			continue
 		}
 		before = obj.GetResourceVersion()
-		if label, value, ok := fleet.RevisionLabel(obj); ok && rollout.OnDelete(obj) {
-			u.Labels, u.OldLabels = map[string]string{label: value}, map[string]string{label: pod.GetLabels()[label]}
-		}
-		if err := m.waitBudget(ctx, pod); err != nil {
+		allowed, err := m.waitBudget(ctx, batch)
+		if err != nil {
 			return err
 		}
-		if err := m.patchPod(ctx, u, pod.GetUID(), pod.GetResourceVersion()); err != nil {
-			return err
+		batch = batch[:allowed]
+		release := m.takeSlots(ctx, len(batch))
+		batch = batch[:release.n]
+		errs := make([]error, len(batch))
+		var wg sync.WaitGroup
+		for i, b := range batch {
+			upgraded[b.u.Pod] = true
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = m.upgradePod(ctx, b.u, b.pod)
+			}()
 		}
-		upgraded[u.Pod] = true
-		if err := m.resizePod(ctx, u); err != nil {
-			return m.rollBack(ctx, u, false, err)
-		}
-		if err := m.waitUpgraded(ctx, u, pod.GetUID()); err != nil {
-			return m.rollBack(ctx, u, true, err)
+		wg.Wait()
+		release.done()
+		for _, err := range errs {
+			if err != nil {
+				return err
+			}
 		}
 	}
+}
+
+// podUpgrade is one Pod of a batch and its upgrade.
+type podUpgrade struct {
+	u   rollout.Upgrade
+	pod *unstructured.Unstructured
+}
+
+// upgradePod drains the Pod, changes its sidecars' images (and resizes
+// them), and waits until it serves again on them; on failure after the
+// images changed it rolls the Pod back.
+func (m *restartMover) upgradePod(ctx context.Context, u rollout.Upgrade, pod *unstructured.Unstructured) error {
+	d, err := m.drainPod(ctx, pod)
+	if err != nil {
+		return err
+	}
+	if err := m.patchPod(ctx, u, pod.GetUID(), pod.GetResourceVersion()); err != nil {
+		if rerr := m.restore(ctx, d); rerr != nil {
+			return fmt.Errorf("%w; %v", err, rerr)
+		}
+		return err
+	}
+	if err := m.resizePod(ctx, u); err != nil {
+		return m.rollBack(ctx, u, d, false, err)
+	}
+	if err := m.waitUpgraded(ctx, u, pod.GetUID()); err != nil {
+		return m.rollBack(ctx, u, d, true, err)
+	}
+	if err := m.waitInService(ctx, d); err != nil {
+		return rollout.Fail(rollout.ReasonProgressDeadline, "Pod %s: %v", u.Pod, err)
+	}
+	return nil
+}
+
+// slots is what takeSlots took of the fleet's Pods in flight.
+type slots struct {
+	n    int
+	done func()
+}
+
+// takeSlots takes up to want of the fleet's --max-in-flight Pods in
+// flight: one, waiting for it, then as many more as are free at once (so
+// that two workloads never wait on each other's partial batches).
+func (m *restartMover) takeSlots(ctx context.Context, want int) slots {
+	if m.slots == nil || want < 1 {
+		return slots{n: want, done: func() {}}
+	}
+	n := 0
+	select {
+	case m.slots <- struct{}{}:
+		n = 1
+	case <-ctx.Done():
+		// the run is being stopped: one Pod, as before any limit, so the
+		// step fails on the context rather than here.
+		return slots{n: 1, done: func() {}}
+	}
+	for n < want {
+		select {
+		case m.slots <- struct{}{}:
+			n++
+			continue
+		default:
+		}
+		break
+	}
+	return slots{n: n, done: func() {
+		for range n {
+			<-m.slots
+		}
+	}}
 }
 
 // inPlaceSubject returns the workload of an upgrade in place once it has
@@ -154,23 +251,31 @@ func (m *restartMover) resizePod(ctx context.Context, u rollout.Upgrade) error {
 	return nil
 }
 
-// rollBack patches the Pod back to its old resources (when resized) and
-// images after cause, and returns the step's failure naming the Pod, the
-// container and the kubelet's reason.
-func (m *restartMover) rollBack(ctx context.Context, u rollout.Upgrade, resized bool, cause error) error {
+// rollBack drains the Pod when it serves on its new sidecar, patches it
+// back to its old resources (when resized) and images after cause, waits
+// until it serves again on them, and returns the step's failure naming
+// the Pod, the container and the kubelet's reason.
+func (m *restartMover) rollBack(ctx context.Context, u rollout.Upgrade, d *drained, resized bool, cause error) error {
 	what := fmt.Sprintf("Pod %s: %v", u.Pod, cause)
 	// a context of its own: a rollback is sent even once the run is being
 	// stopped.
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.deadline+30*time.Second)
 	defer cancel()
+	var err error
+	if pod := m.cache.get("pods", u.Namespace, u.Pod); pod != nil && rollout.PodReady(pod) && m.drain != nil {
+		// it serves on the new sidecar (a resize the kubelet refused):
+		// out of service first, as for the upgrade.
+		if _, derr := m.drainPod(rctx, pod); derr != nil {
+			err = fmt.Errorf("draining it: %w", derr)
+		}
+	}
 	pods := m.client.Resource(gvrOf("pods")).Namespace(u.Namespace)
 	opts := metav1.PatchOptions{FieldManager: m.patcher.FieldManager}
-	var err error
 	if data, perr := u.RollbackResizePatch(); perr != nil {
-		err = perr
+		err = errors.Join(err, perr)
 	} else if resized && data != nil {
 		if _, rerr := pods.Patch(rctx, u.Pod, types.StrategicMergePatchType, data, opts, "resize"); rerr != nil {
-			err = fmt.Errorf("resizing it back: %w", rerr)
+			err = errors.Join(err, fmt.Errorf("resizing it back: %w", rerr))
 		}
 	}
 	if data, perr := u.RollbackPatch(); perr != nil {
@@ -180,6 +285,20 @@ func (m *restartMover) rollBack(ctx context.Context, u rollout.Upgrade, resized 
 	}
 	if err != nil {
 		return rollout.Fail(rollout.ReasonRolledBack, "%s; rolling it back failed: %w", what, err)
+	}
+	if d != nil && d.pod != nil && d.listed > 0 {
+		back := u
+		back.Images = nil
+		for _, c := range u.Images {
+			back.Images = append(back.Images, rollout.ImageChange{Container: c.Container, Init: c.Init, From: c.To, To: c.From})
+		}
+		back.Resources = nil
+		if werr := m.waitUpgraded(rctx, back, d.pod.GetUID()); werr != nil {
+			return rollout.Fail(rollout.ReasonRolledBack, "%s; rolled back to %s, but %v", what, fromImages(u), werr)
+		}
+		if werr := m.waitInService(rctx, d); werr != nil {
+			return rollout.Fail(rollout.ReasonRolledBack, "%s; rolled back to %s, but %v", what, fromImages(u), werr)
+		}
 	}
 	return rollout.Fail(rollout.ReasonRolledBack, "%s; rolled back to %s", what, fromImages(u))
 }
@@ -315,37 +434,55 @@ func kubeletReason(st map[string]any) string {
 	return "not started"
 }
 
-// waitBudget waits until every PodDisruptionBudget that selects pod
-// allows a disruption.
-func (m *restartMover) waitBudget(ctx context.Context, pod *unstructured.Unstructured) error {
+// waitBudget waits until every PodDisruptionBudget that selects the
+// batch's first Pod allows a disruption, and returns how many of the
+// batch, from its start, every budget allows at once: a budget that
+// selects k of them must allow k disruptions.
+func (m *restartMover) waitBudget(ctx context.Context, batch []podUpgrade) (int, error) {
+	pod := batch[0].pod
 	last, lastMessage := m.now(), ""
 	for {
 		changed := m.cache.next()
 		list, err := m.client.Resource(pdbResource).Namespace(pod.GetNamespace()).List(ctx, metav1.ListOptions{})
 		if err != nil {
-			return rollout.Fail(rollout.ReasonAPI, "listing the PodDisruptionBudgets of Pod %s: %w", pod.GetName(), err)
+			return 0, rollout.Fail(rollout.ReasonAPI, "listing the PodDisruptionBudgets of Pod %s: %w", pod.GetName(), err)
 		}
-		message := ""
-		for i := range list.Items {
-			pdb := &list.Items[i]
-			if !selects(pdb, pod) {
-				continue
-			}
-			if allowed, _, _ := unstructured.NestedInt64(pdb.Object, "status", "disruptionsAllowed"); allowed < 1 {
-				message = fmt.Sprintf("PodDisruptionBudget %s allows no disruption of Pod %s", pdb.GetName(), pod.GetName())
-				break
-			}
-		}
-		if message == "" {
-			return nil
+		n, message := budgetAllows(list.Items, batch)
+		if n > 0 {
+			return n, nil
 		}
 		if message != lastMessage {
 			last, lastMessage = m.now(), message
 		}
 		if err := m.pause(ctx, changed, last, lastMessage); err != nil {
-			return err
+			return 0, err
 		}
 	}
+}
+
+// budgetAllows is how many Pods of batch, from its start, the
+// PodDisruptionBudgets pdbs allow to be disrupted at once, and, when none,
+// which budget stops the first.
+func budgetAllows(pdbs []unstructured.Unstructured, batch []podUpgrade) (int, string) {
+	taken := make([]int64, len(pdbs))
+	for i, b := range batch {
+		for j := range pdbs {
+			pdb := &pdbs[j]
+			if !selects(pdb, b.pod) {
+				continue
+			}
+			allowed, _, _ := unstructured.NestedInt64(pdb.Object, "status", "disruptionsAllowed")
+			if taken[j]+1 > allowed {
+				return i, fmt.Sprintf("PodDisruptionBudget %s allows no disruption of Pod %s", pdb.GetName(), b.pod.GetName())
+			}
+		}
+		for j := range pdbs {
+			if selects(&pdbs[j], b.pod) {
+				taken[j]++
+			}
+		}
+	}
+	return len(batch), ""
 }
 
 // selects reports whether a PodDisruptionBudget's selector matches pod.

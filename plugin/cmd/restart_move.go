@@ -15,6 +15,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/fleet"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
 	"github.com/kinject/kubectl-inject/pkg/live"
 	"github.com/kinject/kubectl-inject/pkg/rollout"
 )
@@ -34,6 +35,16 @@ type restartMover struct {
 	// progressDeadlineSeconds usually ends it first).
 	deadline time.Duration
 	now      func() time.Time
+	// after waits as time.After does (nil: time.After); tests pass a
+	// clock of their own.
+	after func(time.Duration) <-chan time.Time
+	// drain is the template's drain step, nil when there is none or
+	// --drain=false; caller reaches the Pods' proxies for it.
+	drain  *template.Drain
+	caller proxyCaller
+	// slots holds a token per Pod being upgraded in place across the
+	// fleet: at most --max-in-flight at once (nil: no bound).
+	slots chan struct{}
 }
 
 func gvrOf(resource string) schema.GroupVersionResource {

@@ -28,8 +28,10 @@ var Controllers = []string{
 
 // NodeControllers are the controllers added for a real Node: its Pods
 // mount the namespace's kube-root-ca.crt ConfigMap (the service-account
-// volume), which only the root CA publisher creates.
-var NodeControllers = []string{"root-ca-cert-publisher"}
+// volume), which only the root CA publisher creates; the EndpointSlices of
+// Services list its Pods by their readiness, which clients and the drain
+// of an upgrade in place read.
+var NodeControllers = []string{"root-ca-cert-publisher", "endpointslice-controller"}
 
 // DefaultNodes is how many simulated Nodes a control plane gets.
 const DefaultNodes = 3

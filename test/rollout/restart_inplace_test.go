@@ -102,7 +102,9 @@ func TestRestartInPlace(t *testing.T) {
 		}
 	}
 
-	r := kinject(t, "restart", "-A", "--max-in-flight", "2", "-o", "json")
+	// kwok runs no proxy to drain: --drain=false (the drain is tested on
+	// the real node, test/node)
+	r := kinject(t, "restart", "-A", "--max-in-flight", "2", "--drain=false", "-o", "json")
 	expectCode(t, r, 0)
 	rep := parseReport(t, r)
 	if rep.Done != 4 {
@@ -148,7 +150,8 @@ func TestRestartInPlaceRollsBack(t *testing.T) {
 	expectCode(t, kinject(t, "enable", ns), 0)
 	waitPolicyImage(t, imageA, ns)
 	for i := range 3 {
-		create(t, ns, deployments, deployment(fmt.Sprintf("app-%d", i), 1, nil, map[string]string{cluster.HoldImageAnnotation: imageC}))
+		// two replicas each: a Deployment of one is recreated (single_replica)
+		create(t, ns, deployments, deployment(fmt.Sprintf("app-%d", i), 2, nil, map[string]string{cluster.HoldImageAnnotation: imageC}))
 	}
 	settled(t, ns)
 	onlyNamespaces(t, ns)
@@ -166,7 +169,7 @@ func TestRestartInPlaceRollsBack(t *testing.T) {
 		}
 	}
 	start := time.Now()
-	r := kinject(t, "restart", "-n", ns, "--max-in-flight", "1", "--progress-deadline", "4s", "-o", "json")
+	r := kinject(t, "restart", "-n", ns, "--max-in-flight", "1", "--progress-deadline", "4s", "--drain=false", "-o", "json")
 	expectCode(t, r, 1)
 	rep := parseReport(t, r)
 	if rep.Failed != 1 || rep.NotStarted != 2 || rep.Done != 0 {
@@ -180,7 +183,8 @@ func TestRestartInPlaceRollsBack(t *testing.T) {
 	}
 	pod := ""
 	for name := range before {
-		if strings.HasPrefix(name, failed.Name+"-") {
+		// the first Pod upgraded is the highest name
+		if strings.HasPrefix(name, failed.Name+"-") && name > pod {
 			pod = name
 		}
 	}
@@ -227,12 +231,12 @@ func TestRestartInPlaceBudget(t *testing.T) {
 	t.Cleanup(func() { kinject(t, "policy", "--delete") })
 	expectCode(t, kinject(t, "enable", ns), 0)
 	waitPolicyImage(t, imageA, ns)
-	create(t, ns, deployments, deployment("idle", 1, nil, nil))
-	create(t, ns, pdbs, strings.Replace(pdb("idle"), "maxUnavailable: 1", "minAvailable: 1", 1))
+	create(t, ns, deployments, deployment("idle", 2, nil, nil))
+	create(t, ns, pdbs, strings.Replace(pdb("idle"), "maxUnavailable: 1", "minAvailable: 2", 1))
 	settled(t, ns)
 	eventually(t, time.Minute, "the PodDisruptionBudget's status", func() bool {
 		expected, _, _ := unstructured.NestedInt64(get(t, ns, pdbs, "idle").Object, "status", "expectedPods")
-		return expected == 1
+		return expected == 2
 	})
 	onlyNamespaces(t, ns)
 	check := kinject(t, "check")
@@ -243,7 +247,7 @@ func TestRestartInPlaceBudget(t *testing.T) {
 	expectCode(t, kinject(t, "policy", "--apply", "--image", imageB), 0)
 	waitPolicyImage(t, imageB, ns)
 
-	r := kinject(t, "restart", "-n", ns, "--progress-deadline", "3s")
+	r := kinject(t, "restart", "-n", ns, "--progress-deadline", "3s", "--drain=false")
 	expectCode(t, r, 1)
 	if want := "deployment.apps/idle in " + ns + ": progress_deadline_exceeded: no progress for 3s (PodDisruptionBudget idle allows no disruption of Pod "; !strings.Contains(r.stderr, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, r.stderr)

@@ -56,6 +56,9 @@ func (t *Template) Document() *yaml.Node {
 			"description", optional(r.Description)))
 	}
 	setSequence(m, "reservedPorts", ports)
+	if t.Drain != nil {
+		add("drain", t.Drain.document())
+	}
 	return m
 }
 

@@ -12,7 +12,7 @@ import (
 // partialSpecFields are the fields a partial Pod spec may hold.
 var partialSpecFields = map[string]bool{
 	"containers": true, "initContainers": true, "volumes": true, "metadata": true, "parameters": true,
-	"reservedPorts": true,
+	"reservedPorts": true, "drain": true,
 }
 
 // ParsePartialSpec reads a partial Pod spec mapping (containers,
@@ -28,7 +28,7 @@ func ParsePartialSpec(node *yaml.Node, where string) (*Template, error) {
 		key, value := node.Content[i].Value, node.Content[i+1]
 		field := nodes.JoinField(where, key)
 		if !partialSpecFields[key] {
-			return nil, fmt.Errorf("%s: unknown field (a template holds containers, initContainers, volumes, metadata, parameters and reservedPorts)", field)
+			return nil, fmt.Errorf("%s: unknown field (a template holds containers, initContainers, volumes, metadata, parameters, reservedPorts and drain)", field)
 		}
 		var err error
 		switch key {
@@ -44,6 +44,8 @@ func ParsePartialSpec(node *yaml.Node, where string) (*Template, error) {
 			t.Parameters, err = parseParameters(value, field)
 		case "reservedPorts":
 			t.ReservedPorts, err = parseReservedPorts(value, field)
+		case "drain":
+			t.Drain, err = parseDrain(value, field)
 		}
 		if err != nil {
 			return nil, err
@@ -56,6 +58,9 @@ func ParsePartialSpec(node *yaml.Node, where string) (*Template, error) {
 		return nil, err
 	}
 	t.ports = t.listSidecarPorts()
+	if err := t.validateDrain(); err != nil {
+		return nil, err
+	}
 	if err := t.bindParameters(where); err != nil {
 		return nil, err
 	}

@@ -29,7 +29,10 @@ type Template struct {
 	// ReservedPorts are ports the sidecars bind without declaring them
 	// (loopback listeners such as an admin API): no app may use them.
 	ReservedPorts []ReservedPort
-	ports         []SidecarPort // SidecarPorts, listed when parsed
+	// Drain, when set, is how restart takes the proxy out of service
+	// before it upgrades it in place (not part of Hash).
+	Drain *Drain
+	ports []SidecarPort // SidecarPorts, listed when parsed
 	// Source says where the template came from, for messages.
 	Source string
 }

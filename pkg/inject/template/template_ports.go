@@ -124,24 +124,33 @@ func (t *Template) PortTaken(value string) (SidecarPort, bool) {
 	return SidecarPort{}, false
 }
 
-// UnreservedPorts lists the ports the template's sidecars bind, as far
-// as their configuration can be read (an Envoy bootstrap passed inline
-// with --config-yaml: the admin API and the static listeners), that no
-// containerPort declares and reservedPorts does not list: the conflict
-// checks cannot keep an app off them.
+// BoundPorts lists the ports the template's sidecars bind, as far as
+// their configuration can be read (an Envoy bootstrap passed inline with
+// --config-yaml: the admin API and the static listeners).
+func (t *Template) BoundPorts() []BoundPort {
+	var out []BoundPort
+	for _, c := range t.sidecarItems() {
+		name := nodes.ScalarField(c, "name")
+		for _, b := range envoyBoundPorts(c) {
+			b.Container = name
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// UnreservedPorts lists the BoundPorts that no containerPort declares
+// and reservedPorts does not list: the conflict checks cannot keep an app
+// off them.
 func (t *Template) UnreservedPorts() []BoundPort {
 	known := map[string]bool{}
 	for _, p := range t.SidecarPorts() {
 		known[p.Container+"/"+strconv.Itoa(p.Port)] = true
 	}
 	var out []BoundPort
-	for _, c := range t.sidecarItems() {
-		name := nodes.ScalarField(c, "name")
-		for _, b := range envoyBoundPorts(c) {
-			if !known[name+"/"+strconv.Itoa(b.Port)] {
-				b.Container = name
-				out = append(out, b)
-			}
+	for _, b := range t.BoundPorts() {
+		if !known[b.Container+"/"+strconv.Itoa(b.Port)] {
+			out = append(out, b)
 		}
 	}
 	return out

@@ -12,9 +12,15 @@
 //
 // It binds its listeners a second after it starts, as an Envoy loading a
 // bootstrap takes a moment, so that an app started before the proxy was
-// ready shows in the container start times. On SIGTERM or SIGINT it
-// drains as Envoy does: /ready answers 503, listeners stop accepting,
-// open connections get up to --drain-time-s to finish, then it exits 0.
+// ready shows in the container start times.
+//
+// As Envoy's, the admin API takes POST /healthcheck/fail, after which
+// /ready answers 503 DRAINING while the listeners go on accepting and
+// proxying, and POST /healthcheck/ok, which makes it LIVE again; either
+// asked with another method is refused (405) and changes nothing. On
+// SIGTERM or SIGINT it exits 0 at once, as Envoy does: it drains no
+// listener and waits for no open connection, whatever --drain-time-s
+// says (a flag it takes, as Envoy does, and does not use).
 package main
 
 import (
@@ -54,7 +60,7 @@ func run(args []string) error {
 	concurrency := fs.Int("concurrency", 2, "worker threads (accepted; the stand-in uses Go's scheduler)")
 	mode := fs.String("mode", "serve", "serve, or validate: check the bootstrap and exit")
 	fs.Bool("disable-hot-restart", false, "accepted: the stand-in never hot restarts")
-	drain := fs.Int("drain-time-s", 5, "seconds open connections get to finish after SIGTERM")
+	fs.Int("drain-time-s", 5, "accepted: the stand-in, as Envoy on SIGTERM, exits at once")
 	configYAML := fs.String("config-yaml", "", "the bootstrap, YAML")
 	// A bad flag is one error line, as from Envoy, not a usage page.
 	fs.SetOutput(io.Discard)
@@ -102,8 +108,8 @@ func run(args []string) error {
 	}
 	log.Printf("live: admin on %s, listeners %v", p.admin, p.listenerNames())
 	sig := <-sigs
-	log.Printf("got %s: draining for at most %ds", sig, *drain)
-	s.drain(time.Duration(*drain) * time.Second)
-	log.Print("exiting")
+	// As Envoy: no draining, no waiting for open connections.
+	log.Printf("got %s: exiting", sig)
+	s.close()
 	return nil
 }

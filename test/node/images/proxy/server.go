@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,62 +10,103 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/kinject/kubectl-inject/test/node/images/identity"
 )
 
+// state is the server's state, numbered as Envoy numbers it in its
+// server.state gauge.
+type state int
+
+const (
+	live state = iota
+	draining
+	preInitializing
+	initializing
+)
+
+func (st state) String() string {
+	switch st {
+	case live:
+		return "LIVE"
+	case draining:
+		return "DRAINING"
+	case preInitializing:
+		return "PRE_INITIALIZING"
+	case initializing:
+		return "INITIALIZING"
+	}
+	return fmt.Sprintf("state(%d)", int(st))
+}
+
 // server is the running proxy: the admin API and the listeners.
 type server struct {
-	// state is what /ready answers: LIVE or DRAINING.
-	state      atomic.Value
+	// initialized is set once every listener is bound.
+	initialized atomic.Bool
+	// hcFailed is set by POST /healthcheck/fail and cleared by POST
+	// /healthcheck/ok: the server is then DRAINING, as Envoy is, while
+	// its listeners go on accepting and proxying.
+	hcFailed   atomic.Bool
 	firstReady atomic.Int64
-	admin      *http.Server
-	http       []*http.Server
-	tcp        []net.Listener
-	// conns counts the open TCP proxy connections, which drain waits for.
-	conns sync.WaitGroup
+	// closers are the admin server and every listener, for close.
+	closers []io.Closer
+}
+
+// state is what /ready answers, worked out as Envoy does: not yet
+// initialized, then a failed health check, then LIVE.
+func (s *server) state() state {
+	switch {
+	case !s.initialized.Load():
+		return preInitializing
+	case s.hcFailed.Load():
+		return draining
+	}
+	return live
 }
 
 // start binds the admin address and every listener; a port taken is an
 // error, as it is to Envoy.
 func start(p plan) (*server, error) {
 	s := &server{}
-	s.state.Store("PRE_INITIALIZING")
-	var bound []net.Listener
 	fail := func(err error) (*server, error) {
-		for _, l := range bound {
-			l.Close()
-		}
+		s.close()
 		return nil, err
 	}
 	ln, err := net.Listen("tcp", p.admin)
 	if err != nil {
 		return fail(fmt.Errorf("binding the admin address: %w", err))
 	}
-	bound = append(bound, ln)
-	s.admin = &http.Server{Handler: s.adminMux(), ReadHeaderTimeout: 5 * time.Second}
-	go serveHTTP(s.admin, ln, "admin")
+	admin := &http.Server{Handler: s.adminMux(), ReadHeaderTimeout: 5 * time.Second}
+	s.closers = append(s.closers, admin)
+	go serveHTTP(admin, ln, "admin")
 
 	for _, l := range p.listeners {
 		ln, err := net.Listen("tcp", l.addr)
 		if err != nil {
 			return fail(fmt.Errorf("binding listener %s: %w", l.name, err))
 		}
-		bound = append(bound, ln)
 		if l.upstream != "" {
-			s.tcp = append(s.tcp, ln)
-			go s.forward(ln, l.upstream)
+			s.closers = append(s.closers, ln)
+			go forward(ln, l.upstream)
 			continue
 		}
 		srv := &http.Server{Handler: routes(l.routes), ReadHeaderTimeout: 5 * time.Second}
-		s.http = append(s.http, srv)
+		s.closers = append(s.closers, srv)
 		go serveHTTP(srv, ln, l.name)
 	}
-	s.state.Store("LIVE")
+	s.initialized.Store(true)
 	return s, nil
+}
+
+// close stops the admin API and every listener at once, closing the
+// HTTP connections they hold: no draining, as Envoy on SIGTERM. Open TCP
+// proxy connections end with the process.
+func (s *server) close() {
+	for _, c := range s.closers {
+		_ = c.Close()
+	}
 }
 
 func serveHTTP(srv *http.Server, ln net.Listener, name string) {
@@ -75,35 +115,57 @@ func serveHTTP(srv *http.Server, ln net.Listener, name string) {
 	}
 }
 
-// adminMux serves the admin API: /ready and /stats/prometheus.
+// adminMux serves the admin API: /ready, /healthcheck/fail,
+// /healthcheck/ok and /stats/prometheus.
 func (s *server) adminMux() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/ready", func(w http.ResponseWriter, r *http.Request) {
-		state := s.state.Load().(string)
-		if state != "LIVE" {
-			http.Error(w, state, http.StatusServiceUnavailable)
+		st := s.state()
+		if st != live {
+			http.Error(w, st.String(), http.StatusServiceUnavailable)
 			return
 		}
 		s.firstReady.CompareAndSwap(0, time.Now().UnixNano())
-		fmt.Fprintln(w, state)
+		fmt.Fprintln(w, st)
 	})
+	// Envoy fails its health checks on POST /healthcheck/fail, and only
+	// them: its listeners keep accepting. It refuses a mutating admin
+	// endpoint asked with any other method.
+	mux.HandleFunc("/healthcheck/fail", s.setHealthCheck(true))
+	mux.HandleFunc("/healthcheck/ok", s.setHealthCheck(false))
 	mux.HandleFunc("/stats/prometheus", func(w http.ResponseWriter, r *http.Request) {
 		id, err := identity.Read()
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		live := 0
-		if s.state.Load() == "LIVE" {
-			live = 1
+		st := s.state()
+		isLive := 0
+		if st == live {
+			isLive = 1
 		}
-		fmt.Fprintf(w, "envoy_server_live %d\n", live)
+		fmt.Fprintf(w, "envoy_server_live %d\n", isLive)
+		fmt.Fprintf(w, "envoy_server_state %d\n", int(st))
 		// When /ready first answered 200: the moment a startupProbe
 		// could pass, which the app's start must follow.
 		fmt.Fprintf(w, "standin_first_ready_unix_nanos %d\n", s.firstReady.Load())
 		id.WritePrometheus(w, "standin")
 	})
 	return mux
+}
+
+// setHealthCheck answers POST by failing the health checks (fail) or
+// passing them again, and any other method with 405, changing nothing.
+func (s *server) setHealthCheck(fail bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			http.Error(w, "This admin endpoint requires POST", http.StatusMethodNotAllowed)
+			return
+		}
+		s.hcFailed.Store(fail)
+		fmt.Fprintln(w, "OK")
+	}
 }
 
 // routes answers each route by proxying to its upstream, and 404 for a
@@ -123,15 +185,13 @@ func routes(rs []route) http.Handler {
 
 // forward accepts connections on ln and copies each to and from upstream
 // until either side closes.
-func (s *server) forward(ln net.Listener, upstream string) {
+func forward(ln net.Listener, upstream string) {
 	for {
 		down, err := ln.Accept()
 		if err != nil {
 			return
 		}
-		s.conns.Add(1)
 		go func() {
-			defer s.conns.Done()
 			defer down.Close()
 			up, err := net.DialTimeout("tcp", upstream, time.Second)
 			if err != nil {
@@ -152,30 +212,4 @@ func closeWrite(c net.Conn) {
 	if tc, ok := c.(*net.TCPConn); ok {
 		_ = tc.CloseWrite()
 	}
-}
-
-// drain fails /ready, stops accepting, and waits for open connections
-// for at most d.
-func (s *server) drain(d time.Duration) {
-	s.state.Store("DRAINING")
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	for _, ln := range s.tcp {
-		ln.Close()
-	}
-	var wg sync.WaitGroup
-	for _, srv := range s.http {
-		wg.Add(1)
-		go func() { defer wg.Done(); _ = srv.Shutdown(ctx) }()
-	}
-	wg.Add(1)
-	go func() { defer wg.Done(); s.conns.Wait() }()
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		log.Printf("drain time over with connections open")
-	}
-	_ = s.admin.Close()
 }
