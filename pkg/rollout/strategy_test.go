@@ -23,7 +23,7 @@ func TestPlanStrategy(t *testing.T) {
 		"Deployment/web": `{kind: Deployment, metadata: {name: web, namespace: a, uid: web, generation: 1}, spec: {replicas: 2}, status: {observedGeneration: 1, replicas: 2, updatedReplicas: 2, availableReplicas: 2}}`,
 		// one replica: in place would leave its Services no Pod while drained
 		"Deployment/solo": `{kind: Deployment, metadata: {name: solo, namespace: a, uid: solo, generation: 1}, spec: {replicas: 1}, status: {observedGeneration: 1, replicas: 1, updatedReplicas: 1, availableReplicas: 1}}`,
-		"StatefulSet/db": `{kind: StatefulSet, metadata: {name: db, namespace: a, uid: db}, spec: {updateStrategy: {type: OnDelete}}}`,
+		"StatefulSet/db":  `{kind: StatefulSet, metadata: {name: db, namespace: a, uid: db}, spec: {updateStrategy: {type: OnDelete}}}`,
 	}
 	lookup := func(_, kind, name string) *unstructured.Unstructured {
 		if kind == "Pod" {
