@@ -56,6 +56,12 @@ type options struct {
 	computedNs   []int
 	skipComputed bool
 	before       string
+	// in-place part: the fleet (Deployments of replicas Pods) and
+	// restart's --max-in-flight
+	skipInplace        bool
+	inplaceDeployments int
+	inplaceReplicas    int
+	inplaceMaxInFlight int
 }
 
 // env is what every part shares.
@@ -72,6 +78,7 @@ type env struct {
 	inputs     map[int]string // N -> multi-document stream
 	rlInputs   map[int]string // N -> the same documents as a ResourceList
 	coreCLI    map[int]sample // N -> kubectl-inject --local, for later comparisons
+	inplaceRes *inplaceResult // part 11, rendered after the report's sections
 }
 
 // main parses the flags and runs the parts; any error ends the program
@@ -114,6 +121,10 @@ func main() {
 	flag.BoolVar(&o.skipComputed, "skip-computed", false, "skip part 10 (the computed default against the floor and a fixed port; start-up)")
 	flag.StringVar(&cns, "computed-ns", "1000,5000", "app counts for part 10")
 	flag.StringVar(&o.before, "before", "", "part 10: also run kubectl-inject and inject-fn from this directory (another build) in the same rounds")
+	flag.BoolVar(&o.skipInplace, "skip-inplace", false, "skip part 11 (kubectl inject restart upgrading a fleet in place against kubectl rollout restart, on a control plane)")
+	flag.IntVar(&o.inplaceDeployments, "inplace-deployments", 10, "part 11: Deployments of the fleet")
+	flag.IntVar(&o.inplaceReplicas, "inplace-replicas", 100, "part 11: replicas of each Deployment")
+	flag.IntVar(&o.inplaceMaxInFlight, "inplace-max-in-flight", 100, "part 11: --max-in-flight of kubectl inject restart (workloads and Pods being upgraded at once)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory")
 	flag.Parse()
 	if o.admissionPods <= 0 || o.admissionRounds <= 0 || o.admissionWorkers <= 0 {
@@ -121,6 +132,9 @@ func main() {
 	}
 	if o.restartDeployments <= 0 || o.restartLoopSample <= 0 || o.restartMaxInFlight <= 0 {
 		fatal(fmt.Errorf("-restart-deployments, -restart-loop-sample and -restart-max-in-flight must be positive"))
+	}
+	if o.inplaceDeployments <= 0 || o.inplaceReplicas <= 0 || o.inplaceMaxInFlight <= 0 {
+		fatal(fmt.Errorf("-inplace-deployments, -inplace-replicas and -inplace-max-in-flight must be positive"))
 	}
 	if o.statusDeployments < 2 || o.statusRounds <= 0 {
 		fatal(fmt.Errorf("-status-deployments must be at least 2 and -status-rounds positive"))
@@ -195,6 +209,7 @@ func mainErr(o options) error {
 		{o.skipOverrides, "overrides", e.overrides},
 		{o.skipRestart, "restart", e.restart},
 		{o.skipComputed, "computed", e.computed},
+		{o.skipInplace, "inplace", e.inplace},
 	}
 	for _, p := range parts {
 		if p.skip {
@@ -208,7 +223,7 @@ func mainErr(o options) error {
 		logf("== %s done in %s", p.name, time.Since(t).Round(time.Second))
 	}
 	e.report.total = time.Since(start)
-	md := e.report.markdown(e)
+	md := e.report.markdown(e) + inplaceSection(e.inplaceRes)
 	fmt.Print(md)
 	if o.out != "" {
 		if err := os.WriteFile(o.out, []byte(md), 0o644); err != nil {
@@ -234,7 +249,7 @@ func (e *env) setup() error {
 	e.plugin = filepath.Join(bin, "kubectl-inject")
 	e.pluginLive = filepath.Join(bin, "kinject-live")
 	e.fn = filepath.Join(bin, "inject-fn")
-	if o := e.opts; o.skipCore && o.skipKustomize && o.skipStartup && o.skipLive && o.skipStatus && o.skipOverrides && o.skipRestart && o.skipComputed {
+	if o := e.opts; o.skipCore && o.skipKustomize && o.skipStartup && o.skipLive && o.skipStatus && o.skipOverrides && o.skipRestart && o.skipComputed && o.skipInplace {
 		return nil // the profile and admission parts run no binary of bin/
 	}
 	// kinject-cel beside kubectl-inject and inject-fn: they run it for

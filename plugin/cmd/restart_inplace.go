@@ -462,7 +462,7 @@ func (m *restartMover) waitBudget(ctx context.Context, batch []podUpgrade) (int,
 
 // budgetAllows is how many Pods of batch, from its start, the
 // PodDisruptionBudgets pdbs allow to be disrupted at once, and, when none,
-// which budget stops the first.
+// which budget stops the first ("" otherwise).
 func budgetAllows(pdbs []unstructured.Unstructured, batch []podUpgrade) (int, string) {
 	taken := make([]int64, len(pdbs))
 	for i, b := range batch {
@@ -473,7 +473,10 @@ func budgetAllows(pdbs []unstructured.Unstructured, batch []podUpgrade) (int, st
 			}
 			allowed, _, _ := unstructured.NestedInt64(pdb.Object, "status", "disruptionsAllowed")
 			if taken[j]+1 > allowed {
-				return i, fmt.Sprintf("PodDisruptionBudget %s allows no disruption of Pod %s", pdb.GetName(), b.pod.GetName())
+				if i > 0 {
+					return i, ""
+				}
+				return 0, fmt.Sprintf("PodDisruptionBudget %s allows no disruption of Pod %s", pdb.GetName(), b.pod.GetName())
 			}
 		}
 		for j := range pdbs {

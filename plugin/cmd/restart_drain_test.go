@@ -1,0 +1,428 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	k8stesting "k8s.io/client-go/testing"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kinject/kubectl-inject/pkg/inject/template"
+	"github.com/kinject/kubectl-inject/pkg/live"
+	"github.com/kinject/kubectl-inject/pkg/rollout"
+)
+
+// fakeClock is a clock whose waits return at once, moving it on.
+type fakeClock struct {
+	mu    sync.Mutex
+	t     time.Time
+	slept []time.Duration
+}
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) after(d time.Duration) <-chan time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+	c.slept = append(c.slept, d)
+	ch := make(chan time.Time, 1)
+	ch <- c.t
+	return ch
+}
+
+// fakeProxy records the POSTs of a drain; onPost plays what the kubelet
+// and the endpoint controller do when the proxy answers one.
+type fakeProxy struct {
+	mu     sync.Mutex
+	calls  []string
+	errs   map[string]error // by path
+	onPost func(path string)
+}
+
+func (f *fakeProxy) Post(_ context.Context, namespace, pod string, port int, path string) error {
+	f.mu.Lock()
+	f.calls = append(f.calls, fmt.Sprintf("POST %s/%s:%d%s", namespace, pod, port, path))
+	err := f.errs[path]
+	f.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if f.onPost != nil {
+		f.onPost(path)
+	}
+	return nil
+}
+
+func (f *fakeProxy) called() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.calls...)
+}
+
+var testDrain = &template.Drain{Container: "envoy", Port: 9901, Fail: "/healthcheck/fail", Restore: "/healthcheck/ok", Seconds: 5}
+
+func decode(t *testing.T, text string) *unstructured.Unstructured {
+	t.Helper()
+	data, err := yaml.YAMLToJSON([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(data); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func drainPodObject(t *testing.T, name string, ready bool) *unstructured.Unstructured {
+	return decode(t, fmt.Sprintf(`apiVersion: v1
+kind: Pod
+metadata: {name: %s, namespace: ns, uid: uid-%s, resourceVersion: "1"}
+spec:
+  initContainers: [{name: envoy, image: envoy:a, restartPolicy: Always}]
+  containers: [{name: app, image: app}]
+status:
+  conditions: [{type: Ready, status: %q}]
+`, name, name, map[bool]string{true: "True", false: "False"}[ready]))
+}
+
+func sliceObject(t *testing.T, pods map[string]bool) *unstructured.Unstructured {
+	var b strings.Builder
+	b.WriteString("apiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata: {name: web-x, namespace: ns}\naddressType: IPv4\nendpoints:\n")
+	for name, ready := range pods {
+		fmt.Fprintf(&b, "- addresses: [10.0.0.1]\n  conditions: {ready: %v}\n  targetRef: {kind: Pod, namespace: ns, name: %s, uid: uid-%s}\n", ready, name, name)
+	}
+	return decode(t, b.String())
+}
+
+// fakeMover is a restartMover on a fake dynamic client holding objs, its
+// cache started, with a fake clock and proxy.
+func fakeMover(t *testing.T, objs ...runtime.Object) (*restartMover, *dynamicfake.FakeDynamicClient, *fakeClock, *fakeProxy) {
+	t.Helper()
+	kinds := map[schema.GroupVersionResource]string{
+		endpointSliceResource: "EndpointSliceList",
+		pdbResource:           "PodDisruptionBudgetList",
+	}
+	for _, r := range statusResources {
+		kinds[r.gvr] = kindOf(r.gvr.Resource) + "List"
+	}
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), kinds, objs...)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	cache := newRestartCache(client, "ns")
+	if err := cache.start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	clock := &fakeClock{t: time.Unix(1_000_000, 0)}
+	proxy := &fakeProxy{errs: map[string]error{}}
+	m := &restartMover{
+		cache: cache, client: client, deadline: 10 * time.Second, now: clock.now, after: clock.after,
+		drain: testDrain, caller: proxy, patcher: &live.Patcher{FieldManager: "test"},
+	}
+	return m, client, clock, proxy
+}
+
+// store writes obj to the fake cluster and waits until the cache holds it.
+func store(t *testing.T, m *restartMover, client *dynamicfake.FakeDynamicClient, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) {
+	t.Helper()
+	if _, err := client.Resource(gvr).Namespace(obj.GetNamespace()).Update(context.Background(), obj, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if gvr.Resource != "pods" {
+		return
+	}
+	want := rollout.PodReady(obj)
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if p := m.cache.get("pods", obj.GetNamespace(), obj.GetName()); p != nil && rollout.PodReady(p) == want {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("the cache never saw Pod %s Ready=%v", obj.GetName(), want)
+}
+
+var podsResource = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+
+// TestDrainPodTakesPodOutOfService: the drain POSTs the template's fail
+// path to the proxy, waits until the Pod is not Ready and no
+// EndpointSlice lists it ready, then the drain's seconds, and keeps how
+// many entries listed it.
+func TestDrainPodTakesPodOutOfService(t *testing.T) {
+	pod := drainPodObject(t, "web-a", true)
+	m, client, clock, proxy := fakeMover(t, pod, sliceObject(t, map[string]bool{"web-a": true, "web-b": true}))
+	proxy.onPost = func(path string) {
+		if path == testDrain.Fail {
+			store(t, m, client, endpointSliceResource, sliceObject(t, map[string]bool{"web-a": false, "web-b": true}))
+			store(t, m, client, podsResource, drainPodObject(t, "web-a", false))
+		}
+	}
+	d, err := m.drainPod(context.Background(), pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.listed != 1 {
+		t.Errorf("listed %d times before the drain, want 1", d.listed)
+	}
+	if got := proxy.called(); len(got) != 1 || got[0] != "POST ns/web-a:9901/healthcheck/fail" {
+		t.Errorf("calls %v, want the fail path alone", got)
+	}
+	if n := len(clock.slept); n == 0 || clock.slept[n-1] != 5*time.Second {
+		t.Errorf("waits %v, want the drain's 5s last", clock.slept)
+	}
+}
+
+// TestDrainPodStillInService: a proxy whose drain changes nothing (a
+// readinessProbe that does not read it) fails the drain at the deadline,
+// naming why, and the drain is undone.
+func TestDrainPodStillInService(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		slice map[string]bool
+		want  string
+	}{
+		{"listed ready", map[string]bool{"web-a": true}, "1 EndpointSlice entries still list it as ready"},
+		{"in no slice, Ready", nil, "its Ready condition is still True"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := drainPodObject(t, "web-a", true)
+			m, _, clock, proxy := fakeMover(t, pod, sliceObject(t, tc.slice))
+			start := clock.now()
+			_, err := m.drainPod(context.Background(), pod)
+			var f *rollout.Failure
+			if !errors.As(err, &f) || f.Reason != rollout.ReasonDrain {
+				t.Fatalf("error %v, want %s", err, rollout.ReasonDrain)
+			}
+			for _, want := range []string{"Pod web-a still in service 10s after POST /healthcheck/fail (" + tc.want + ")", "readinessProbe of container envoy", "its drain was undone"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q lacks %q", err, want)
+				}
+			}
+			if got := proxy.called(); len(got) != 2 || got[1] != "POST ns/web-a:9901/healthcheck/ok" {
+				t.Errorf("calls %v, want fail then restore", got)
+			}
+			if waited := clock.now().Sub(start); waited <= 10*time.Second || waited > 11*time.Second {
+				t.Errorf("gave up after %s, want just past the 10s deadline", waited)
+			}
+		})
+	}
+}
+
+// TestDrainPodErrors: a failed POST changes nothing and is not undone; a
+// failed restore is said; without a drain step nothing is called.
+func TestDrainPodErrors(t *testing.T) {
+	pod := drainPodObject(t, "web-a", true)
+	m, _, _, proxy := fakeMover(t, pod)
+	proxy.errs[testDrain.Fail] = errors.New("answered 404 Not Found")
+	_, err := m.drainPod(context.Background(), pod)
+	var f *rollout.Failure
+	if !errors.As(err, &f) || f.Reason != rollout.ReasonDrain || err.Error() != "draining Pod web-a (POST /healthcheck/fail on port 9901 of container envoy): answered 404 Not Found" {
+		t.Errorf("error %v", err)
+	}
+	if got := proxy.called(); len(got) != 1 {
+		t.Errorf("calls %v, want the failed POST alone", got)
+	}
+
+	m, _, _, proxy = fakeMover(t, pod)
+	proxy.errs[testDrain.Restore] = errors.New("connection refused")
+	_, err = m.drainPod(context.Background(), pod)
+	if err == nil || !strings.Contains(err.Error(), "its drain was undone (undoing the drain of Pod web-a (POST /healthcheck/ok): connection refused)") {
+		t.Errorf("error %v does not say the restore failed", err)
+	}
+
+	m, _, _, proxy = fakeMover(t, pod)
+	m.drain = nil
+	if d, err := m.drainPod(context.Background(), pod); err != nil || d.listed != 0 {
+		t.Errorf("without a drain step: %+v, %v", d, err)
+	}
+	if err := m.restore(context.Background(), &drained{pod: pod}); err != nil {
+		t.Errorf("restore without a drain step: %v", err)
+	}
+	if got := proxy.called(); len(got) != 0 {
+		t.Errorf("without a drain step, calls %v", got)
+	}
+}
+
+// TestDrainPodStopped: a run stopped while a Pod is drained undoes the
+// drain.
+func TestDrainPodStopped(t *testing.T) {
+	pod := drainPodObject(t, "web-a", true)
+	m, _, _, proxy := fakeMover(t, pod, sliceObject(t, map[string]bool{"web-a": true}))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	m.after = func(time.Duration) <-chan time.Time { return nil }
+	_, err := m.drainPod(ctx, pod)
+	var f *rollout.Failure
+	if !errors.As(err, &f) || f.Reason != rollout.ReasonInterrupted {
+		t.Fatalf("error %v, want %s", err, rollout.ReasonInterrupted)
+	}
+	if got := proxy.called(); len(got) != 2 || !strings.HasSuffix(got[1], testDrain.Restore) {
+		t.Errorf("calls %v, want fail then restore", got)
+	}
+}
+
+// TestWaitInService: after the swap, the Pod must be listed ready as many
+// times as before its drain; a Pod listed nowhere is not waited on.
+func TestWaitInService(t *testing.T) {
+	pod := drainPodObject(t, "web-a", true)
+	m, _, _, _ := fakeMover(t, pod, sliceObject(t, map[string]bool{"web-a": true}))
+	if err := m.waitInService(context.Background(), &drained{pod: pod, listed: 1}); err != nil {
+		t.Errorf("listed ready once, as before: %v", err)
+	}
+	if err := m.waitInService(context.Background(), &drained{pod: pod, listed: 2}); err == nil ||
+		err.Error() != "Ready on its new sidecar, but its EndpointSlices list it ready 1 times of 2 after 10s" {
+		t.Errorf("listed ready once of twice: %v", err)
+	}
+	if err := m.waitInService(context.Background(), &drained{pod: pod}); err != nil {
+		t.Errorf("listed nowhere: %v", err)
+	}
+}
+
+// TestUpgradePodPatchFailsRestores: when the image's PATCH fails after
+// the drain, the drain is undone and the PATCH's error returned; a Pod
+// deleted while drained is not.
+func TestUpgradePodPatchFailsRestores(t *testing.T) {
+	pod := drainPodObject(t, "web-a", true)
+	m, client, _, proxy := fakeMover(t, pod)
+	proxy.onPost = func(path string) {
+		if path == testDrain.Fail {
+			store(t, m, client, podsResource, drainPodObject(t, "web-a", false))
+		}
+	}
+	client.PrependReactor("patch", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, errors.New("the server is on fire")
+	})
+	u := rollout.Upgrade{Namespace: "ns", Pod: "web-a", RecordKey: "r", MarkerKey: "m", Images: []rollout.ImageChange{{Container: "envoy", Init: true, From: "envoy:a", To: "envoy:b"}}}
+	err := m.upgradePod(context.Background(), u, pod)
+	var f *rollout.Failure
+	if !errors.As(err, &f) || f.Reason != rollout.ReasonAPI || !strings.Contains(err.Error(), "upgrading Pod web-a in place: the server is on fire") {
+		t.Fatalf("error %v", err)
+	}
+	if got := proxy.called(); len(got) != 2 || !strings.HasSuffix(got[1], testDrain.Restore) {
+		t.Errorf("calls %v, want fail then restore", got)
+	}
+
+	// deleted while drained: nothing to undo
+	gone := drainPodObject(t, "web-b", true)
+	m, client, _, proxy = fakeMover(t, gone)
+	proxy.onPost = func(string) {
+		if err := client.Resource(podsResource).Namespace("ns").Delete(context.Background(), "web-b", metav1.DeleteOptions{}); err != nil {
+			t.Error(err)
+		}
+		for m.cache.get("pods", "ns", "web-b") != nil {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	u.Pod = "web-b"
+	err = m.upgradePod(context.Background(), u, gone)
+	if !errors.As(err, &f) || f.Reason != rollout.ReasonGone {
+		t.Errorf("error %v, want %s", err, rollout.ReasonGone)
+	}
+	if got := proxy.called(); len(got) != 1 {
+		t.Errorf("calls %v, want the drain alone", got)
+	}
+}
+
+// TestBudgetAllows: each PodDisruptionBudget must allow as many
+// disruptions as the batch's Pods it selects; the batch is cut before the
+// first Pod that would go over, and a budget of 0 names itself.
+func TestBudgetAllows(t *testing.T) {
+	pdb := func(name, selector string, allowed int) unstructured.Unstructured {
+		return *decode(t, fmt.Sprintf("apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: %s, namespace: ns}\nspec: {selector: {matchLabels: {%s}}}\nstatus: {disruptionsAllowed: %d}", name, selector, allowed))
+	}
+	pod := func(name, app string) podUpgrade {
+		p := drainPodObject(t, name, true)
+		p.SetLabels(map[string]string{"app": app})
+		return podUpgrade{u: rollout.Upgrade{Pod: name}, pod: p}
+	}
+	batch := []podUpgrade{pod("web-c", "web"), pod("web-b", "web"), pod("web-a", "web")}
+	for _, tc := range []struct {
+		name string
+		pdbs []unstructured.Unstructured
+		want int
+		msg  string
+	}{
+		{"none", nil, 3, ""},
+		{"allows 2", []unstructured.Unstructured{pdb("web", "app: web", 2)}, 2, ""},
+		{"allows 5", []unstructured.Unstructured{pdb("web", "app: web", 5)}, 3, ""},
+		{"two budgets, the smaller wins", []unstructured.Unstructured{pdb("web", "app: web", 3), pdb("strict", "app: web", 1)}, 1, ""},
+		{"allows none", []unstructured.Unstructured{pdb("web", "app: web", 0)}, 0, "PodDisruptionBudget web allows no disruption of Pod web-c"},
+		{"another app's", []unstructured.Unstructured{pdb("db", "app: db", 0)}, 3, ""},
+	} {
+		got, msg := budgetAllows(tc.pdbs, batch)
+		if got != tc.want || msg != tc.msg {
+			t.Errorf("%s: %d %q, want %d %q", tc.name, got, msg, tc.want, tc.msg)
+		}
+	}
+}
+
+// TestTakeSlots: a batch takes one slot waiting, then only those free;
+// released slots serve the next batch; without a bound it takes all.
+func TestTakeSlots(t *testing.T) {
+	m := &restartMover{slots: make(chan struct{}, 3)}
+	first := m.takeSlots(context.Background(), 5)
+	if first.n != 3 {
+		t.Fatalf("took %d of 3 free, want 3", first.n)
+	}
+	got := make(chan int)
+	go func() { got <- m.takeSlots(context.Background(), 2).n }()
+	select {
+	case n := <-got:
+		t.Fatalf("took %d while none was free", n)
+	case <-time.After(50 * time.Millisecond):
+	}
+	first.done()
+	if n := <-got; n != 2 {
+		t.Errorf("after the release, took %d, want 2", n)
+	}
+	if n := (&restartMover{}).takeSlots(context.Background(), 7).n; n != 7 {
+		t.Errorf("without a bound, took %d, want 7", n)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if n := m.takeSlots(ctx, 4).n; n != 1 {
+		t.Errorf("stopped, took %d, want 1", n)
+	}
+}
+
+// TestNoDrainWarning: restart warns when it upgrades Pods in place
+// without a drain, and only then.
+func TestNoDrainWarning(t *testing.T) {
+	inPlace := []rollout.Step{{Action: rollout.Restart}, {Action: rollout.InPlace}}
+	withDrain := &template.Template{Drain: testDrain}
+	for _, tc := range []struct {
+		name  string
+		steps []rollout.Step
+		t     *template.Template
+		on    bool
+		want  string
+	}{
+		{"drained", inPlace, withDrain, true, ""},
+		{"nothing in place", []rollout.Step{{Action: rollout.Restart}}, &template.Template{}, true, ""},
+		{"--drain=false", inPlace, withDrain, false, "warning: --drain=false: "},
+		{"no drain step", inPlace, &template.Template{}, true, "warning: the template declares no drain step"},
+	} {
+		got := noDrainWarning(tc.steps, tc.t, tc.on)
+		if (tc.want == "") != (got == "") || !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+		if d := drainOf(tc.t, tc.on); (d != nil) != (tc.on && tc.t.Drain != nil) {
+			t.Errorf("%s: drainOf %+v", tc.name, d)
+		}
+	}
+}
