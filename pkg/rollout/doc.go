@@ -23,7 +23,11 @@
 //   - InPlace: for Pods injected at admission and OnDelete workloads whose
 //     Pods behind differ from the current template only in the sidecars'
 //     images (PlanOptions.Strategy auto or in-place), each Pod is upgraded
-//     in place, one PATCH of its images and record, one at a time
+//     in place, one PATCH of its images and record, in batches within the
+//     workload's budget (InPlaceBudget), each Pod drained first by the
+//     command (its template's drain step); auto recreates a one-replica
+//     Deployment and a Pod on a kubelet older than
+//     SidecarImageRestartVersion
 //     (after injection, when an OnDelete template is outdated);
 //   - Report: bare Pods (unless Recreate) and Jobs are left alone and
 //     reported: a Pod cannot gain containers, and a Job's Pods finish on

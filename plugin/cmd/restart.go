@@ -82,11 +82,15 @@ template:
 
   - injected at admission, or a StatefulSet or DaemonSet with the OnDelete
     strategy, whose Pods differ from the current template only in the
-    sidecar's image: each Pod is upgraded in place, one PATCH of the image
-    (the kubelet restarts the sidecar alone, the app keeps running), one
-    Pod at a time per workload, each waited on until Ready on the new
-    image and rolled back to its old image if it is not within
-    --progress-deadline (--strategy recreate recreates them instead);
+    sidecar's image: each Pod is upgraded in place: drained first (the
+    template's drain step takes its proxy out of service, and restart waits
+    until no EndpointSlice lists the Pod ready), then one PATCH of the image
+    (the kubelet restarts the sidecar alone, the app keeps running), waited
+    on until Ready on the new image and listed again, and rolled back to
+    its old image if it is not within --progress-deadline; as many Pods of a
+    workload at once as its maxUnavailable and PodDisruptionBudgets allow
+    (a Deployment of one replica, and a Pod on a kubelet older than v1.32.0,
+    are recreated instead; --strategy recreate recreates them all);
   - injected at admission: a rollout restart (the kubectl.kubernetes.io/restartedAt
     annotation on the pod template, as kubectl rollout restart sets it);
   - injected through its template: injection with the current template, which
