@@ -90,9 +90,10 @@ fuzz:
 	hack/fuzz.sh ./fn/processor FuzzResourceList $(FUZZTIME)
 	hack/fuzz.sh ./pkg/yamltext FuzzDecodeBatch $(FUZZTIME)
 
-## mutate: mutation testing (gremlins, pinned) of pkg/inject, pkg/admission and internal/envoycheck;
-## prints the mutants that survive. Hours on 2 cores for all three, so not part of make test:
-## make mutate MUTATE_PKGS=internal/envoycheck runs one package
+## mutate: mutation testing (gremlins, pinned) of the packages of hack/mutate-gate.txt; prints the
+## mutants that survive and fails when a package's test efficacy is below its minimum there.
+## Hours on 2 cores for all of them, so not part of make test:
+## make mutate MUTATE_PKGS=pkg/rollout runs one package (or a file of it)
 MUTATE_PKGS ?=
 mutate:
 	hack/mutate.sh $(MUTATE_PKGS)

@@ -7,8 +7,13 @@
 # own tests for each mutant, so a package tested only from elsewhere
 # (internal/envoycheck from test/envoy) scores as uncovered.
 #
-# Usage: hack/mutate.sh [PACKAGE|FILE...]   (default: internal/envoycheck pkg/admission pkg/inject)
+# Usage: hack/mutate.sh [PACKAGE|FILE...]   (default: every package of the gate below)
 #        A FILE (pkg/inject/policy.go) mutates that file only, with its package's tests.
+#
+# The gate: each package (or a file of it) must reach its minimum test
+# efficacy (killed / (killed + lived)), listed in hack/mutate-gate.txt;
+# below it, gremlins exits non-zero and so does this script, after every
+# target has run.
 # Env:   MUTATE_WORKERS (default 1), MUTATE_TIMEOUT_COEFFICIENT (default 3):
 #        on a loaded 2-core machine a lower coefficient reports slow tests as timed out.
 set -euo pipefail
@@ -26,9 +31,12 @@ cd "$(dirname "$0")/.."
 # gremlins times each mutant's tests against the coverage run: a coverage
 # run answered from the test cache would make every mutant time out.
 export GOFLAGS="$(go env GOFLAGS) -count=1"
+gate="${MUTATE_GATE:-hack/mutate-gate.txt}"
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(internal/envoycheck pkg/admission pkg/inject)
+[[ ${#targets[@]} -gt 0 ]] || mapfile -t targets < <(awk '!/^#/ && NF { print $1 }' "${gate}")
 status=0
+out="$(mktemp)"
+trap 'rm -f "${out}"' EXIT
 for target in "${targets[@]}"; do
   dir="${target}" keep=""
   if [[ "${target}" == *.go ]]; then dir="$(dirname "${target}")" keep="$(basename "${target}")"; fi
@@ -40,9 +48,23 @@ for target in "${targets[@]}"; do
   if [[ -n "${keep}" ]]; then
     for f in "${dir}"/*.go; do [[ "$(basename "${f}")" == "${keep}" ]] || excludes+=(-E "(^|/)$(basename "${f}")\$"); done
   fi
-  echo "== ${target}"
+  minimum="$(awk -v p="${dir}" '!/^#/ && $1 == p { print $2 }' "${gate}")"
+  [[ -n "${minimum}" ]] || { echo "${dir}: no minimum efficacy in ${gate}" >&2; exit 2; }
+  echo "== ${target} (minimum efficacy ${minimum}%)"
   # -S lc: print the surviving mutants only (lived, not covered).
   "${bin}" unleash --workers "${MUTATE_WORKERS:-1}" --timeout-coefficient "${MUTATE_TIMEOUT_COEFFICIENT:-3}" \
-    -S lc "${excludes[@]}" "./${dir}" || status=1
+    -S lc "${excludes[@]}" "./${dir}" | tee "${out}" || status=1
+  # gremlins v0.6.0 exits 0 below its own --threshold-efficacy: the gate
+  # reads the efficacy it prints.
+  efficacy="$(sed -n 's/^Test efficacy: \([0-9.]*\)%.*/\1/p' "${out}" | tail -1)"
+  if [[ -z "${efficacy}" ]]; then
+    echo "== ${target}: gremlins printed no efficacy" >&2
+    status=1
+  elif awk -v e="${efficacy}" -v m="${minimum}" 'BEGIN { exit !(e < m) }'; then
+    echo "== ${target}: efficacy ${efficacy}% is below the gate's ${minimum}%" >&2
+    status=1
+  else
+    echo "== ${target}: efficacy ${efficacy}% (gate ${minimum}%)"
+  fi
 done
 exit "${status}"
