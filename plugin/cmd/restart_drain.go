@@ -153,11 +153,12 @@ func (m *restartMover) endpointSlices(ctx context.Context, namespace string) ([]
 
 // sleep waits for d, or until ctx is done.
 func (m *restartMover) sleep(ctx context.Context, d time.Duration) error {
-	if m.after == nil {
-		m.after = time.After
+	after := m.after
+	if after == nil {
+		after = time.After
 	}
 	select {
-	case <-m.after(d):
+	case <-after(d):
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

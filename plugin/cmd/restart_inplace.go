@@ -73,6 +73,11 @@ func (m *restartMover) upgradeInPlace(ctx context.Context, resource string, s ro
 			batch = append(batch, podUpgrade{u, pod})
 		}
 		if len(batch) == 0 {
+			// the Pods behind are not in the cache yet (or gone): wait
+			// for it to change before judging again.
+			if err := m.sleep(ctx, time.Second); err != nil {
+				return rollout.Fail(rollout.ReasonInterrupted, "stopped waiting for the Pods of the %s", s.Kind)
+			}
 			continue
 		}
 		before = obj.GetResourceVersion()
