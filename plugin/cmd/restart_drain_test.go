@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -433,4 +434,62 @@ func TestNoDrainWarning(t *testing.T) {
 			t.Errorf("%s: drainOf %+v", tc.name, d)
 		}
 	}
+}
+
+// TestPatchDrained: a drained Pod is patched at the resourceVersion read
+// after its drain; refused for a conflict, it is read and patched again,
+// at most conflictRetries times more; a Pod whose sidecar image or record
+// changed meanwhile, or that was created again, is not patched.
+func TestPatchDrained(t *testing.T) {
+	u := rollout.Upgrade{Namespace: "ns", Pod: "web-a", RecordKey: "r", MarkerKey: "m", Images: []rollout.ImageChange{{Container: "envoy", Init: true, From: "envoy:a", To: "envoy:b"}}}
+	for _, tc := range []struct {
+		name      string
+		conflicts int
+		edit      func(*unstructured.Unstructured)
+		patches   int
+		want      string // "" for success, else the Failure's reason
+	}{
+		{"no conflict", 0, nil, 1, ""},
+		{"two conflicts", 2, nil, 3, ""},
+		{"conflicts past the retries", conflictRetries + 1, nil, conflictRetries + 1, rollout.ReasonAPI},
+		{"image changed", 0, func(p *unstructured.Unstructured) {
+			_ = unstructured.SetNestedSlice(p.Object, []any{map[string]any{"name": "envoy", "image": "envoy:z", "restartPolicy": "Always"}}, "spec", "initContainers")
+		}, 0, rollout.ReasonInjection},
+		{"record changed", 0, func(p *unstructured.Unstructured) { p.SetAnnotations(map[string]string{"r": "other"}) }, 0, rollout.ReasonInjection},
+		{"created again", 0, func(p *unstructured.Unstructured) { p.SetUID("another") }, 0, rollout.ReasonGone},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := drainPodObject(t, "web-a", true)
+			stored := pod.DeepCopy()
+			if tc.edit != nil {
+				tc.edit(stored)
+			}
+			m, client, _, _ := fakeMover(t, stored)
+			patches := 0
+			client.PrependReactor("patch", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+				patches++
+				if patches <= tc.conflicts {
+					return true, nil, apierrorsNewConflict("web-a")
+				}
+				// the fake client cannot apply a strategic merge patch to
+				// an unstructured Pod: answer as the API server would
+				return true, stored, nil
+			})
+			err := m.patchDrained(context.Background(), u, pod)
+			var f *rollout.Failure
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("error %v", err)
+			case tc.want != "" && (!errors.As(err, &f) || f.Reason != tc.want):
+				t.Errorf("error %v, want %s", err, tc.want)
+			}
+			if patches != tc.patches {
+				t.Errorf("%d PATCHes, want %d", patches, tc.patches)
+			}
+		})
+	}
+}
+
+func apierrorsNewConflict(name string) error {
+	return apierrors.NewConflict(schema.GroupResource{Resource: "pods"}, name, errors.New("the object has been modified"))
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -122,7 +123,7 @@ func (m *restartMover) upgradePod(ctx context.Context, u rollout.Upgrade, pod *u
 	if err != nil {
 		return err
 	}
-	if err := m.patchPod(ctx, u, pod.GetUID(), pod.GetResourceVersion()); err != nil {
+	if err := m.patchDrained(ctx, u, pod); err != nil {
 		if rerr := m.restore(ctx, d); rerr != nil {
 			return fmt.Errorf("%w; %v", err, rerr)
 		}
@@ -196,8 +197,62 @@ func (m *restartMover) inPlaceSubject(ctx context.Context, resource string, s ro
 	return obj, m.cache.owned(obj).Pods, nil
 }
 
+// conflictRetries is how often patchDrained reads the Pod again after
+// the API server refused its PATCH for a Pod changed meanwhile.
+const conflictRetries = 3
+
+// patchDrained sends the upgrade's PATCH to a Pod that was drained: its
+// status changed meanwhile (the kubelet called it not Ready), so the Pod
+// is read again and patched at that resourceVersion, once what the
+// upgrade changes is still what it was judged on (the sidecars' images
+// and the record); a Pod changed there is left to the next run.
+func (m *restartMover) patchDrained(ctx context.Context, u rollout.Upgrade, pod *unstructured.Unstructured) error {
+	pods := m.client.Resource(gvrOf("pods")).Namespace(u.Namespace)
+	for attempt := 0; ; attempt++ {
+		cur, err := pods.Get(ctx, u.Pod, metav1.GetOptions{})
+		if err != nil {
+			return rollout.Fail(rollout.ReasonAPI, "reading Pod %s again after its drain: %w", u.Pod, err)
+		}
+		if cur.GetUID() != pod.GetUID() {
+			return rollout.Fail(rollout.ReasonGone, "Pod %s was created again while it was drained", u.Pod)
+		}
+		if why := changedSince(cur, u); why != "" {
+			return rollout.Fail(rollout.ReasonInjection, "Pod %s changed while it was drained (%s); run restart again", u.Pod, why)
+		}
+		err = m.patchPod(ctx, u, pod.GetUID(), cur.GetResourceVersion())
+		if err == nil || !apierrors.IsConflict(err) || attempt == conflictRetries {
+			return err
+		}
+	}
+}
+
+// changedSince names what of the Pod an upgrade judged on has changed
+// since: a changed sidecar's image, or the record; "" when nothing has.
+func changedSince(pod *unstructured.Unstructured, u rollout.Upgrade) string {
+	for _, c := range u.Images {
+		field := "containers"
+		if c.Init {
+			field = "initContainers"
+		}
+		list, _, _ := unstructured.NestedSlice(pod.Object, "spec", field)
+		image := ""
+		for _, item := range list {
+			if m, _ := item.(map[string]any); m["name"] == c.Container {
+				image, _ = m["image"].(string)
+			}
+		}
+		if image != c.From {
+			return fmt.Sprintf("container %s runs %q, was %q", c.Container, image, c.From)
+		}
+	}
+	if pod.GetAnnotations()[u.RecordKey] != u.OldRecord {
+		return "its record " + u.RecordKey + " changed"
+	}
+	return ""
+}
+
 // patchPod sends the upgrade's one PATCH, refused by the API server if
-// the Pod changed since it was read.
+// the Pod changed since resourceVersion.
 func (m *restartMover) patchPod(ctx context.Context, u rollout.Upgrade, uid types.UID, resourceVersion string) error {
 	data, err := u.Patch(resourceVersion)
 	if err != nil {
