@@ -80,6 +80,15 @@ type inplacePhase struct {
 	// upgraded; rollout: new Pods not Ready yet); PeakPods the most Pods
 	// at once, terminating ones included.
 	PeakUpgrading, PeakPods int
+	// Pending is, for each Pod that reached the new image in the phase,
+	// how long it was pending (from the first event of it with the new
+	// image in its spec to the first Ready on it in its status), as the
+	// watch saw it.
+	Pending []time.Duration
+	// FirstStarted is when the client's first workload started (restart's
+	// first "started" line on stderr), from the start of the phase; 0
+	// when not known.
+	FirstStarted time.Duration
 }
 
 // inplaceResult is part 11's measurements.
@@ -233,11 +242,15 @@ func (e *env) inplace() error {
 		return err
 	}
 	before := tr.uids()
-	var stdout, stderr bytes.Buffer
-	if err := e.inplacePhase(ctx, cs, proxy, tr, &res.InPlace, inplaceImageB, func() error {
+	var stdout bytes.Buffer
+	var stderr firstLine
+	if err := e.inplacePhase(ctx, cs, proxy, tr, &res.InPlace, inplaceImageB, func(start time.Time) error {
 		cmd := exec.Command(e.plugin, "restart", "-n", ns, "--drain=false", "--max-in-flight", fmt.Sprint(o.inplaceMaxInFlight), "-o", "json", "--kubeconfig", kc)
+		stderr.marker, stderr.start = " started (", start
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
+		err := cmd.Run()
+		res.InPlace.FirstStarted = stderr.at
+		if err != nil {
 			return fmt.Errorf("kubectl-inject restart -n %s --drain=false --max-in-flight %d -o json: %v\nstderr (last lines):\n%s\nstdout (last lines):\n%s", ns, o.inplaceMaxInFlight, err, tailLines(stderr.String(), 30), tailLines(stdout.String(), 30))
 		}
 		return nil
@@ -276,7 +289,7 @@ func (e *env) inplace() error {
 	}
 	before = tr.uids()
 	t2 := time.Now()
-	if err := e.inplacePhase(ctx, cs, proxy, tr, &res.Rollout, inplaceImageC, func() error {
+	if err := e.inplacePhase(ctx, cs, proxy, tr, &res.Rollout, inplaceImageC, func(time.Time) error {
 		for _, verb := range []string{"restart", "status"} {
 			for _, name := range names {
 				args := []string{"rollout", verb, "deploy/" + name, "-n", ns, "--kubeconfig", kc}
@@ -305,7 +318,7 @@ func (e *env) inplace() error {
 // inplacePhase runs f as a phase towards image: its wall time, the
 // proxy's counts and apiserver_request_total around it, the tracker's
 // peaks.
-func (e *env) inplacePhase(ctx context.Context, cs kubernetes.Interface, proxy *countingProxy, tr *podTracker, ph *inplacePhase, image string, f func() error) error {
+func (e *env) inplacePhase(ctx context.Context, cs kubernetes.Interface, proxy *countingProxy, tr *podTracker, ph *inplacePhase, image string, f func(start time.Time) error) error {
 	b, err := scrape(ctx, cs)
 	if err != nil {
 		return err
@@ -313,12 +326,12 @@ func (e *env) inplacePhase(ctx context.Context, cs kubernetes.Interface, proxy *
 	proxy.reset()
 	tr.phase(image)
 	t := time.Now()
-	if err := f(); err != nil {
+	if err := f(t); err != nil {
 		return err
 	}
 	ph.Wall = time.Since(t)
 	ph.Requests = proxy.counts()
-	ph.PeakUpgrading, ph.PeakPods = tr.peaks()
+	ph.PeakUpgrading, ph.PeakPods, ph.Pending = tr.peaks()
 	a, err := scrape(ctx, cs)
 	if err != nil {
 		return err
@@ -467,8 +480,9 @@ func waitFleet(ctx context.Context, dyn dynamic.Interface, tr *podTracker, ns st
 type podTracker struct {
 	mu       sync.Mutex
 	pods     map[types.UID]*corev1.Pod
-	image    string             // the phase's new image
-	pending  map[types.UID]bool // spec on image, not yet Ready on it
+	image    string                  // the phase's new image
+	pending  map[types.UID]time.Time // spec on image, not yet Ready on it: since when
+	done     []time.Duration         // how long the Pods no longer pending were
 	peakPend int
 	peakPods int
 	stopCh   chan struct{}
@@ -477,7 +491,7 @@ type podTracker struct {
 // trackPods starts a tracker of the Pods of ns and waits for its first
 // list.
 func trackPods(ctx context.Context, cs kubernetes.Interface, ns string) (*podTracker, error) {
-	t := &podTracker{pods: map[types.UID]*corev1.Pod{}, pending: map[types.UID]bool{}, stopCh: make(chan struct{})}
+	t := &podTracker{pods: map[types.UID]*corev1.Pod{}, pending: map[types.UID]time.Time{}, stopCh: make(chan struct{})}
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			return cs.CoreV1().Pods(ns).List(ctx, o)
@@ -523,9 +537,16 @@ func (t *podTracker) set(obj any, deleted bool) {
 		return
 	}
 	t.pods[p.UID] = p
-	if t.image != "" && specHasImage(p, t.image) && p.DeletionTimestamp == nil && !onImage(p, t.image) {
-		t.pending[p.UID] = true
-	} else {
+	since, was := t.pending[p.UID]
+	switch {
+	case t.image == "" || !specHasImage(p, t.image) || p.DeletionTimestamp != nil:
+		delete(t.pending, p.UID)
+	case !onImage(p, t.image):
+		if !was {
+			t.pending[p.UID] = time.Now()
+		}
+	case was:
+		t.done = append(t.done, time.Since(since))
 		delete(t.pending, p.UID)
 	}
 	t.peakPend = max(t.peakPend, len(t.pending))
@@ -536,14 +557,15 @@ func (t *podTracker) set(obj any, deleted bool) {
 func (t *podTracker) phase(image string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.image, t.pending, t.peakPend, t.peakPods = image, map[types.UID]bool{}, 0, len(t.pods)
+	t.image, t.pending, t.done, t.peakPend, t.peakPods = image, map[types.UID]time.Time{}, nil, 0, len(t.pods)
 }
 
-// peaks are the phase's most Pods pending on its image, and most Pods.
-func (t *podTracker) peaks() (pending, pods int) {
+// peaks are the phase's most Pods pending on its image, most Pods, and
+// how long each Pod that is no longer pending was.
+func (t *podTracker) peaks() (pending, pods int, done []time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.peakPend, t.peakPods
+	return t.peakPend, t.peakPods, append([]time.Duration(nil), t.done...)
 }
 
 // uids maps the Pods that are not terminating by name to their UIDs.
@@ -601,4 +623,20 @@ func (t *podTracker) waitGone(before map[string]types.UID, timeout time.Duration
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// firstLine keeps what is written to it and when a line holding marker
+// was first written, from start.
+type firstLine struct {
+	bytes.Buffer
+	marker string
+	start  time.Time
+	at     time.Duration
+}
+
+func (w *firstLine) Write(p []byte) (int, error) {
+	if w.at == 0 && w.marker != "" && bytes.Contains(p, []byte(w.marker)) {
+		w.at = time.Since(w.start)
+	}
+	return w.Buffer.Write(p)
 }

@@ -134,3 +134,20 @@ func TestOnImage(t *testing.T) {
 		}
 	}
 }
+
+func TestPendingStats(t *testing.T) {
+	var d []time.Duration
+	for i := 10; i >= 1; i-- {
+		d = append(d, time.Duration(i)*time.Second)
+	}
+	if got, want := pendingStats(d), "6.00 s / 9.00 s / 10.0 s"; got != want {
+		t.Errorf("pendingStats = %q, want %q", got, want)
+	}
+	if got := pendingStats(nil); got != "n/a" {
+		t.Errorf("pendingStats(nil) = %q", got)
+	}
+	// 10 Pods of 2 s each over 4 s: 5 at once
+	if got := meanAtOnce([]time.Duration{2 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second}, 4*time.Second); got != 5 {
+		t.Errorf("meanAtOnce = %v, want 5", got)
+	}
+}

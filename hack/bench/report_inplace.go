@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 )
 
 // inplaceSection is section 11. It is rendered after the report's other
@@ -32,7 +33,11 @@ func inplaceSection(s *inplaceResult) string {
 	p("Client requests are counted by a proxy in front of the API server that both clients talk\n")
 	p("to (a watch counts once); *all clients* is the API server's `apiserver_request_total`\n")
 	p("over the same time, controllers, scheduler and kwok included (and the bench's own watch of\n")
-	p("the Pods, one LIST and its WATCHes, started before either).\n\n")
+	p("the Pods, one LIST and its WATCHes, started before either). `kubectl rollout restart`\n")
+	p("itself sends few requests: the controllers, the scheduler and the kubelet (kwok) create,\n")
+	p("bind, start and delete the Pods. A Pod is *pending* from the first time that watch sees\n")
+	p("the new image in its spec (in place: restart's PATCH; rollout: the new Pod) until it is\n")
+	p("Ready with it in its status.\n\n")
 	p("%s\n", inplaceTable(s))
 	lo, med, hi := spread(s.WorkloadSeconds)
 	p("restart's report: %d workloads done (%s), most moving at once %d; seconds per workload\n", len(s.WorkloadSeconds), strategies(s.Strategies), s.ReportMaxInFlight)
@@ -54,13 +59,17 @@ func inplaceTable(s *inplaceResult) *table {
 	allI, allR := float64(in.Server.All), float64(ro.Server.All)
 	t := &table{head: []string{"", "in place", "rollout restart", "in place / rollout restart"}}
 	t.add("wall time", secs(in.Wall), secs(ro.Wall), ratio(in.Wall.Seconds(), ro.Wall.Seconds()))
+	if in.FirstStarted > 0 {
+		t.add("first workload started after", secs(in.FirstStarted), "", "")
+	}
 	t.add("Pods per second", perSecond(pods, in.Wall.Seconds()), perSecond(pods, ro.Wall.Seconds()), ratio(ro.Wall.Seconds(), in.Wall.Seconds()))
 	t.add("client requests per Pod", fmt.Sprintf("%.3f", reqI/pods), fmt.Sprintf("%.3f", reqR/pods), ratio(reqI, reqR))
 	t.add("client requests, by method", methods(in.Requests), methods(ro.Requests), "")
 	t.add("all clients' requests per Pod", fmt.Sprintf("%.2f", allI/pods), fmt.Sprintf("%.2f", allR/pods), ratio(allI, allR))
 	t.add("Pods recreated (new UID)", commas(in.Recreated), commas(ro.Recreated), "")
 	t.add("Pods Ready on the new image", commas(in.OnNewImage), commas(ro.OnNewImage), "")
-	t.add("most Pods on the new image not Ready yet, at once", commas(in.PeakUpgrading), commas(ro.PeakUpgrading), "")
+	t.add("Pod pending on the new image: median / p90 / max", pendingStats(in.Pending), pendingStats(ro.Pending), "")
+	t.add("Pods pending on the new image at once: mean / most", fmt.Sprintf("%.1f / %d", meanAtOnce(in.Pending, in.Wall), in.PeakUpgrading), fmt.Sprintf("%.1f / %d", meanAtOnce(ro.Pending, ro.Wall), ro.PeakUpgrading), "")
 	t.add("most Pods at once (terminating included)", commas(in.PeakPods), commas(ro.PeakPods), "")
 	return t
 }
@@ -146,4 +155,28 @@ func topCalls(m map[call]int, n int) string {
 		return "none"
 	}
 	return strings.Join(out, ", ")
+}
+
+// pendingStats is "median / p90 / max" of the durations, "n/a" for none.
+func pendingStats(d []time.Duration) string {
+	if len(d) == 0 {
+		return "n/a"
+	}
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(a, b int) bool { return s[a] < s[b] })
+	at := func(q float64) time.Duration { return s[int(q*float64(len(s)-1)+0.5)] }
+	return fmt.Sprintf("%s / %s / %s", secs(at(0.5)), secs(at(0.9)), secs(s[len(s)-1]))
+}
+
+// meanAtOnce is how many were pending at once on average over wall: the
+// sum of their durations over it.
+func meanAtOnce(d []time.Duration, wall time.Duration) float64 {
+	if wall <= 0 {
+		return 0
+	}
+	var sum time.Duration
+	for _, x := range d {
+		sum += x
+	}
+	return sum.Seconds() / wall.Seconds()
 }
