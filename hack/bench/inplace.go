@@ -246,10 +246,18 @@ func (e *env) inplace() error {
 	var stderr firstLine
 	if err := e.inplacePhase(ctx, cs, proxy, tr, &res.InPlace, inplaceImageB, func(start time.Time) error {
 		cmd := exec.Command(e.plugin, "restart", "-n", ns, "--drain=false", "--max-in-flight", fmt.Sprint(o.inplaceMaxInFlight), "-o", "json", "--kubeconfig", kc)
+		if v := os.Getenv("BENCH_INPLACE_DEBUG"); v != "" && v != "1" {
+			cmd.Args = append(cmd.Args, "-v="+v)
+		}
 		stderr.marker, stderr.start = " started (", start
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		err := cmd.Run()
 		res.InPlace.FirstStarted = stderr.at
+		if os.Getenv("BENCH_INPLACE_DEBUG") != "" {
+			_ = os.WriteFile("/tmp/inplace-debug-stderr.txt", stderr.buf.Bytes(), 0o644)
+			_ = os.WriteFile("/tmp/inplace-debug-stdout.txt", stdout.Bytes(), 0o644)
+			tr.dumpTimeline("/tmp/inplace-debug-timeline.txt", start)
+		}
 		if err != nil {
 			return fmt.Errorf("kubectl-inject restart -n %s --drain=false --max-in-flight %d -o json: %v\nstderr (last lines):\n%s\nstdout (last lines):\n%s", ns, o.inplaceMaxInFlight, err, tailLines(stderr.String(), 30), tailLines(stdout.String(), 30))
 		}
@@ -486,6 +494,23 @@ type podTracker struct {
 	peakPend int
 	peakPods int
 	stopCh   chan struct{}
+	timeline []tev
+}
+
+type tev struct {
+	at   time.Time
+	pod  string
+	what string
+}
+
+func (t *podTracker) dumpTimeline(path string, start time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var b bytes.Buffer
+	for _, e := range t.timeline {
+		fmt.Fprintf(&b, "%.3f %s %s\n", e.at.Sub(start).Seconds(), e.pod, e.what)
+	}
+	_ = os.WriteFile(path, b.Bytes(), 0o644)
 }
 
 // trackPods starts a tracker of the Pods of ns and waits for its first
@@ -544,8 +569,10 @@ func (t *podTracker) set(obj any, deleted bool) {
 	case !onImage(p, t.image):
 		if !was {
 			t.pending[p.UID] = time.Now()
+			t.timeline = append(t.timeline, tev{time.Now(), p.Name, "pending"})
 		}
 	case was:
+		t.timeline = append(t.timeline, tev{time.Now(), p.Name, "ready"})
 		t.done = append(t.done, time.Since(since))
 		delete(t.pending, p.UID)
 	}
@@ -626,9 +653,10 @@ func (t *podTracker) waitGone(before map[string]types.UID, timeout time.Duration
 }
 
 // firstLine keeps what is written to it and when a line holding marker
-// was first written, from start.
+// was first written, from start. (It has no ReadFrom: io.Copy, which
+// exec feeds it with, must call Write.)
 type firstLine struct {
-	bytes.Buffer
+	buf    bytes.Buffer
 	marker string
 	start  time.Time
 	at     time.Duration
@@ -638,5 +666,7 @@ func (w *firstLine) Write(p []byte) (int, error) {
 	if w.at == 0 && w.marker != "" && bytes.Contains(p, []byte(w.marker)) {
 		w.at = time.Since(w.start)
 	}
-	return w.Buffer.Write(p)
+	return w.buf.Write(p)
 }
+
+func (w *firstLine) String() string { return w.buf.String() }
