@@ -89,6 +89,8 @@ type inplacePhase struct {
 	// first "started" line on stderr), from the start of the phase; 0
 	// when not known.
 	FirstStarted time.Duration
+	// ClientCPU is the user + system CPU time of the client's processes.
+	ClientCPU time.Duration
 }
 
 // inplaceResult is part 11's measurements.
@@ -246,18 +248,15 @@ func (e *env) inplace() error {
 	var stderr firstLine
 	if err := e.inplacePhase(ctx, cs, proxy, tr, &res.InPlace, inplaceImageB, func(start time.Time) error {
 		cmd := exec.Command(e.plugin, "restart", "-n", ns, "--drain=false", "--max-in-flight", fmt.Sprint(o.inplaceMaxInFlight), "-o", "json", "--kubeconfig", kc)
-		if v := os.Getenv("BENCH_INPLACE_DEBUG"); v != "" && v != "1" {
-			cmd.Args = append(cmd.Args, "-v="+v)
-		}
 		stderr.marker, stderr.start = " started (", start
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		err := cmd.Run()
 		res.InPlace.FirstStarted = stderr.at
-		if os.Getenv("BENCH_INPLACE_DEBUG") != "" {
-			_ = os.WriteFile("/tmp/inplace-debug-stderr.txt", stderr.buf.Bytes(), 0o644)
-			_ = os.WriteFile("/tmp/inplace-debug-stdout.txt", stdout.Bytes(), 0o644)
-			tr.dumpTimeline("/tmp/inplace-debug-timeline.txt", start)
+		if cmd.ProcessState != nil {
+			res.InPlace.ClientCPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 		}
+		// kept with -keep
+		_ = os.WriteFile(filepath.Join(e.tmp, "inplace-restart.stderr"), stderr.buf.Bytes(), 0o644)
 		if err != nil {
 			return fmt.Errorf("kubectl-inject restart -n %s --drain=false --max-in-flight %d -o json: %v\nstderr (last lines):\n%s\nstdout (last lines):\n%s", ns, o.inplaceMaxInFlight, err, tailLines(stderr.String(), 30), tailLines(stdout.String(), 30))
 		}
@@ -304,9 +303,12 @@ func (e *env) inplace() error {
 				if verb == "status" {
 					args = append(args, "--timeout=15m")
 				}
-				if out, err := exec.Command(kubectl, args...).CombinedOutput(); err != nil {
+				cmd := exec.Command(kubectl, args...)
+				out, err := cmd.CombinedOutput()
+				if err != nil {
 					return fmt.Errorf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
 				}
+				res.Rollout.ClientCPU += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 			}
 		}
 		res.StatusDone = time.Since(t2)
@@ -494,23 +496,6 @@ type podTracker struct {
 	peakPend int
 	peakPods int
 	stopCh   chan struct{}
-	timeline []tev
-}
-
-type tev struct {
-	at   time.Time
-	pod  string
-	what string
-}
-
-func (t *podTracker) dumpTimeline(path string, start time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var b bytes.Buffer
-	for _, e := range t.timeline {
-		fmt.Fprintf(&b, "%.3f %s %s\n", e.at.Sub(start).Seconds(), e.pod, e.what)
-	}
-	_ = os.WriteFile(path, b.Bytes(), 0o644)
 }
 
 // trackPods starts a tracker of the Pods of ns and waits for its first
@@ -569,10 +554,8 @@ func (t *podTracker) set(obj any, deleted bool) {
 	case !onImage(p, t.image):
 		if !was {
 			t.pending[p.UID] = time.Now()
-			t.timeline = append(t.timeline, tev{time.Now(), p.Name, "pending"})
 		}
 	case was:
-		t.timeline = append(t.timeline, tev{time.Now(), p.Name, "ready"})
 		t.done = append(t.done, time.Since(since))
 		delete(t.pending, p.UID)
 	}

@@ -78,8 +78,14 @@ func TestInplaceSection(t *testing.T) {
 	if inplaceSection(nil) != "" {
 		t.Error("a part that did not run has a section")
 	}
-	md := inplaceSection(inplaceSample())
-	for _, want := range []string{"## 11. In place", "--max-in-flight 100", "25 Pods at a time", "min 1.0, median 2.0, max 3.0", "in-place/in-place 10"} {
+	s := inplaceSample()
+	s.InPlace.Server.Calls = map[call]int{
+		{Verb: "GET", Resource: "pods"}: 1000, {Verb: "PATCH", Resource: "pods"}: 1000,
+		{Verb: "LIST", Group: "policy", Resource: "poddisruptionbudgets"}: 40,
+	}
+	s.InPlace.FirstStarted = 8 * time.Second
+	md := inplaceSection(s)
+	for _, want := range []string{"started after 8.00 s", "1,000 GETs and 1,000 PATCHes of Pods and 40 LISTs", "## 11. In place", "--max-in-flight 100", "25 Pods at a time", "min 1.0, median 2.0, max 3.0", "in-place/in-place 10"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("section lacks %q:\n%s", want, md)
 		}

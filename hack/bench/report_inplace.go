@@ -39,6 +39,7 @@ func inplaceSection(s *inplaceResult) string {
 	p("the new image in its spec (in place: restart's PATCH; rollout: the new Pod) until it is\n")
 	p("Ready with it in its status.\n\n")
 	p("%s\n", inplaceTable(s))
+	p("%s\n", inplaceWhere(s))
 	lo, med, hi := spread(s.WorkloadSeconds)
 	p("restart's report: %d workloads done (%s), most moving at once %d; seconds per workload\n", len(s.WorkloadSeconds), strategies(s.Strategies), s.ReportMaxInFlight)
 	p("min %.1f, median %.1f, max %.1f. All clients, by call: in place %s; rollout restart %s.\n\n", lo, med, hi, topCalls(s.InPlace.Server.Calls, 5), topCalls(s.Rollout.Server.Calls, 5))
@@ -63,6 +64,7 @@ func inplaceTable(s *inplaceResult) *table {
 		t.add("first workload started after", secs(in.FirstStarted), "", "")
 	}
 	t.add("Pods per second", perSecond(pods, in.Wall.Seconds()), perSecond(pods, ro.Wall.Seconds()), ratio(ro.Wall.Seconds(), in.Wall.Seconds()))
+	t.add("client CPU time (user + system)", secs(in.ClientCPU), secs(ro.ClientCPU), ratio(in.ClientCPU.Seconds(), ro.ClientCPU.Seconds()))
 	t.add("client requests per Pod", fmt.Sprintf("%.3f", reqI/pods), fmt.Sprintf("%.3f", reqR/pods), ratio(reqI, reqR))
 	t.add("client requests, by method", methods(in.Requests), methods(ro.Requests), "")
 	t.add("all clients' requests per Pod", fmt.Sprintf("%.2f", allI/pods), fmt.Sprintf("%.2f", allR/pods), ratio(allI, allR))
@@ -179,4 +181,22 @@ func meanAtOnce(d []time.Duration, wall time.Duration) float64 {
 		sum += x
 	}
 	return sum.Seconds() / wall.Seconds()
+}
+
+// inplaceWhere says where restart's time went, from the figures.
+func inplaceWhere(s *inplaceResult) string {
+	in := s.InPlace
+	med := "n/a"
+	if len(in.Pending) > 0 {
+		med = strings.SplitN(pendingStats(in.Pending), " / ", 2)[0]
+	}
+	gets := in.Server.Calls[call{Verb: "GET", Resource: "pods"}]
+	patches := in.Server.Calls[call{Verb: "PATCH", Resource: "pods"}]
+	pdbs := in.Server.Calls[call{Verb: "LIST", Group: "policy", Resource: "poddisruptionbudgets"}]
+	return fmt.Sprintf("Where restart's %s went: its first workload started after %s (reading the fleet and planning, %s of CPU in all);\n"+
+		"then Pods were pending on the new image %.1f at a time on average, at most %d, under --max-in-flight %d, each %s (median)\n"+
+		"from its PATCH to Ready. The rest is restart's own work per batch, whose Pods it upgrades together and waits on to the\n"+
+		"slowest: the API server saw %s GETs and %s PATCHes of Pods and %s LISTs of PodDisruptionBudgets (one per batch).\n",
+		secs(in.Wall), secs(in.FirstStarted), secs(in.ClientCPU), meanAtOnce(in.Pending, in.Wall), in.PeakUpgrading, s.MaxInFlight, med,
+		commas(gets), commas(patches), commas(pdbs))
 }

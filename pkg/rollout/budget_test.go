@@ -156,6 +156,7 @@ func TestNotInPlace(t *testing.T) {
 		{"unknown version", deploy, []Upgrade{native("web-c")}, nodeVersion, ""},
 		{"nodes not readable", deploy, []Upgrade{native("web-a")}, nil, ""},
 		{"one replica", object(t, "kind: Deployment\nspec: {replicas: 1}"), []Upgrade{native("web-b")}, nodeVersion, "single_replica: a Deployment of 1 replica"},
+		{"one replica, resources alone", object(t, "kind: Deployment\nspec: {replicas: 1}"), []Upgrade{{Pod: "web-b", Resources: []ResourceChange{{Container: "envoy"}}}}, nodeVersion, ""},
 		{"one replica, Recreate", object(t, "kind: Deployment\nspec: {replicas: 1, strategy: {type: Recreate}}"), []Upgrade{native("web-b")}, nodeVersion, ""},
 		{"one replica StatefulSet", object(t, "kind: StatefulSet\nspec: {replicas: 1}"), []Upgrade{native("web-b")}, nodeVersion, ""},
 		{"bare Pod", object(t, "kind: Pod"), []Upgrade{native("web-b")}, nodeVersion, ""},

@@ -111,13 +111,18 @@ func PodUpgrades(in *inject.Injector, workload *unstructured.Unstructured, pods 
 // notInPlace says why Pods that differ only in what an upgrade in place
 // changes are still recreated, "" when they are not:
 //
-//   - a Deployment of one replica: drained, it would leave its Services no
-//     Pod to send to, where its rollout surges a new Pod first;
+//   - a Deployment of one replica whose sidecar's image changes: drained,
+//     it would leave its Services no Pod to send to, where its rollout
+//     surges a new Pod first (a resize alone restarts nothing);
 //   - a Pod on a node whose kubelet does not restart a native sidecar whose
 //     image changed (before SidecarImageRestartVersion): the old proxy
 //     would keep running, and the Pod never be Ready on the new image.
 func notInPlace(obj *unstructured.Unstructured, pods []*unstructured.Unstructured, upgrades []Upgrade, nodeVersion func(string) string) string {
-	if obj.GetKind() == "Deployment" && replicasOf(obj) < 2 {
+	restarts := false // a sidecar restarts (an image changes); a resize alone restarts nothing
+	for _, u := range upgrades {
+		restarts = restarts || len(u.Images) > 0
+	}
+	if restarts && obj.GetKind() == "Deployment" && replicasOf(obj) < 2 {
 		if t, _, _ := unstructured.NestedString(obj.Object, "spec", "strategy", "type"); t != "Recreate" {
 			return fmt.Sprintf("%s: a Deployment of %d replica, which its Services would lose while its proxy is drained and upgraded in place; its rollout starts a new Pod first", ReasonSingleReplica, replicasOf(obj))
 		}

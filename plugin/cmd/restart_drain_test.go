@@ -493,3 +493,25 @@ func TestPatchDrained(t *testing.T) {
 func apierrorsNewConflict(name string) error {
 	return apierrors.NewConflict(schema.GroupResource{Resource: "pods"}, name, errors.New("the object has been modified"))
 }
+
+// TestUpgradePodResizeAloneNotDrained: an upgrade that changes no image
+// restarts no sidecar, so the Pod is not drained.
+func TestUpgradePodResizeAloneNotDrained(t *testing.T) {
+	pod := drainPodObject(t, "web-a", true)
+	m, client, _, proxy := fakeMover(t, pod)
+	client.PrependReactor("patch", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, pod, nil
+	})
+	u := rollout.Upgrade{Namespace: "ns", Pod: "web-a", RecordKey: "r", MarkerKey: "m"}
+	if err := m.upgradePod(context.Background(), u, pod); err != nil {
+		t.Fatal(err)
+	}
+	if got := proxy.called(); len(got) != 0 {
+		t.Errorf("calls %v, want none", got)
+	}
+	u.Images = []rollout.ImageChange{{Container: "envoy", Init: true, From: "envoy:a", To: "envoy:b"}}
+	_ = m.upgradePod(context.Background(), u, pod)
+	if got := proxy.called(); len(got) == 0 || !strings.HasSuffix(got[0], testDrain.Fail) {
+		t.Errorf("with an image change, calls %v, want the drain first", got)
+	}
+}

@@ -115,13 +115,17 @@ type podUpgrade struct {
 	pod *unstructured.Unstructured
 }
 
-// upgradePod drains the Pod, changes its sidecars' images (and resizes
+// upgradePod drains the Pod when a sidecar's image changes (a resize
+// alone restarts nothing), changes its sidecars' images (and resizes
 // them), and waits until it serves again on them; on failure after the
 // images changed it rolls the Pod back.
 func (m *restartMover) upgradePod(ctx context.Context, u rollout.Upgrade, pod *unstructured.Unstructured) error {
-	d, err := m.drainPod(ctx, pod)
-	if err != nil {
-		return err
+	d := &drained{pod: pod}
+	if len(u.Images) > 0 {
+		var err error
+		if d, err = m.drainPod(ctx, pod); err != nil {
+			return err
+		}
 	}
 	if err := m.patchDrained(ctx, u, pod); err != nil {
 		if rerr := m.restore(ctx, d); rerr != nil {
