@@ -169,3 +169,37 @@ func TestNotInPlace(t *testing.T) {
 		})
 	}
 }
+
+// TestDecisions: a verdict is remembered per Pod UID and resourceVersion:
+// the same Pod at the same version is not judged again (a change the
+// cache cannot see keeps the old verdict), a new version is, and a nil
+// Decisions or a Pod without a UID judges every time.
+func TestDecisions(t *testing.T) {
+	current := injector(t, "envoy:b", true)
+	pod := injectedPod(t, injector(t, "envoy:a", true), nil)
+	pod.SetUID("u1")
+	pod.SetResourceVersion("1")
+	d := &Decisions{}
+	if u := d.Decide(current, pod); !u.InPlace() || len(u.Images) != 1 {
+		t.Fatalf("first verdict %+v, want in place on one image", u)
+	}
+	// the same UID and version, now current: the remembered verdict stands
+	already := injectedPod(t, current, nil)
+	already.SetUID("u1")
+	already.SetResourceVersion("1")
+	if u := d.Decide(current, already); !u.InPlace() {
+		t.Errorf("the same version was judged again: %+v", u)
+	}
+	already.SetResourceVersion("2")
+	if u := d.Decide(current, already); u.Reason != ReasonAlreadyCurrent {
+		t.Errorf("a new version was not judged again: %+v", u)
+	}
+	already.SetResourceVersion("1")
+	if u := (*Decisions)(nil).Decide(current, already); u.Reason != ReasonAlreadyCurrent {
+		t.Errorf("a nil Decisions remembered: %+v", u)
+	}
+	already.SetUID("")
+	if u := d.Decide(current, already); u.Reason != ReasonAlreadyCurrent {
+		t.Errorf("a Pod without a UID was remembered: %+v", u)
+	}
+}

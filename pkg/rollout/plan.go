@@ -77,6 +77,9 @@ type PlanOptions struct {
 	// node's kubelet does not restart a native sidecar on its new image
 	// is recreated.
 	NodeVersion func(node string) string
+	// Decisions, when set, remembers the verdicts on Pods for the run
+	// that follows the plan.
+	Decisions *Decisions
 }
 
 // Object finds the object a status row was built from (nil when it is

@@ -3,8 +3,10 @@ package rollout
 import (
 	"fmt"
 	"sort"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kinject/kubectl-inject/pkg/fleet"
 	"github.com/kinject/kubectl-inject/pkg/inject"
@@ -49,7 +51,7 @@ func strategyFor(s *Step, obj *unstructured.Unstructured, opts PlanOptions) bool
 		s.StrategyReason = "its Pods are not known"
 		return false
 	}
-	upgrades, why := PodUpgrades(opts.Injector, obj, opts.Pods(obj))
+	upgrades, why := opts.Decisions.PodUpgrades(opts.Injector, obj, opts.Pods(obj))
 	if why == "" && len(upgrades) == 0 {
 		why = "no Pod of it can be upgraded in place"
 	}
@@ -85,12 +87,55 @@ func strategyFor(s *Step, obj *unstructured.Unstructured, opts PlanOptions) bool
 // StatefulSet rolls). It returns why they cannot all be upgraded in place
 // ("" when they can).
 func PodUpgrades(in *inject.Injector, workload *unstructured.Unstructured, pods []*unstructured.Unstructured) ([]Upgrade, string) {
+	return (*Decisions)(nil).PodUpgrades(in, workload, pods)
+}
+
+// Decisions remembers DecideUpgrade's verdict on each Pod at its
+// resourceVersion: a restart judges a workload's Pods when it plans and
+// again before every batch, and most of them have not changed since (an
+// injection per Pod and judgement was most of a fleet upgrade's CPU).
+// One Decisions serves one injector; it is safe for concurrent use, and
+// a nil one remembers nothing.
+type Decisions struct {
+	mu    sync.Mutex
+	byPod map[types.UID]decision
+}
+
+type decision struct {
+	resourceVersion string
+	u               Upgrade
+}
+
+// Decide is DecideUpgrade(in, pod), remembered.
+func (d *Decisions) Decide(in *inject.Injector, pod *unstructured.Unstructured) Upgrade {
+	uid, rv := pod.GetUID(), pod.GetResourceVersion()
+	if d == nil || uid == "" || rv == "" {
+		return DecideUpgrade(in, pod)
+	}
+	d.mu.Lock()
+	got, ok := d.byPod[uid]
+	d.mu.Unlock()
+	if ok && got.resourceVersion == rv {
+		return got.u
+	}
+	u := DecideUpgrade(in, pod)
+	d.mu.Lock()
+	if d.byPod == nil {
+		d.byPod = map[types.UID]decision{}
+	}
+	d.byPod[uid] = decision{rv, u}
+	d.mu.Unlock()
+	return u
+}
+
+// PodUpgrades is PodUpgrades with the verdicts remembered.
+func (d *Decisions) PodUpgrades(in *inject.Injector, workload *unstructured.Unstructured, pods []*unstructured.Unstructured) ([]Upgrade, string) {
 	var out []Upgrade
 	for _, p := range pods {
 		if p.GetDeletionTimestamp() != nil {
 			continue
 		}
-		u := DecideUpgrade(in, p)
+		u := d.Decide(in, p)
 		switch {
 		case u.Reason == ReasonAlreadyCurrent && fleet.OlderRevision(workload, p):
 			return nil, fmt.Sprintf("Pod %s was made from an older revision of the template, with the current sidecar", p.GetName())

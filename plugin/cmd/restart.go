@@ -226,6 +226,7 @@ func (o *RestartOptions) Run(ctx context.Context, args []string) error {
 	objs := fc.objects()
 	rows := selectRows(fleet.Build(in, objs), filter, matchingLabels(objs, shown))
 	markWaiting(hard, client, in, rows, objs)
+	decisions := &rollout.Decisions{}
 	steps := rollout.Plan(rows, objectLookup(objs), rollout.PlanOptions{
 		Recreate: o.Recreate,
 		// -n NAMESPACE names a system namespace; -A and the
@@ -234,6 +235,7 @@ func (o *RestartOptions) Run(ctx context.Context, args []string) error {
 		Strategy:         o.Strategy, Injector: in,
 		Pods:        func(w *unstructured.Unstructured) []*unstructured.Unstructured { return fc.owned(w).Pods },
 		NodeVersion: nodeVersions(hard, client),
+		Decisions:   decisions,
 	})
 	if o.DryRunPlan {
 		return o.printPlan(steps)
@@ -271,7 +273,7 @@ func (o *RestartOptions) Run(ctx context.Context, args []string) error {
 	}()
 	mover := &restartMover{
 		cache: fc, client: client, injector: in, deadline: o.ProgressDeadline, now: time.Now,
-		drain: drain, caller: portForwardCaller{config: cfg}, slots: make(chan struct{}, o.MaxInFlight),
+		drain: drain, caller: portForwardCaller{config: cfg}, slots: make(chan struct{}, o.MaxInFlight), decisions: decisions,
 		patcher: &live.Patcher{
 			Injector: in, Op: inject.OpInject, Client: client, Mapper: builtinMapper(),
 			FieldManager: o.FieldManager, References: &live.ReferenceChecker{Client: client},

@@ -448,15 +448,19 @@ func TestPatchDrained(t *testing.T) {
 		edit      func(*unstructured.Unstructured)
 		patches   int
 		want      string // "" for success, else the Failure's reason
+		drained   bool
+		gets      int
 	}{
-		{"no conflict", 0, nil, 1, ""},
-		{"two conflicts", 2, nil, 3, ""},
-		{"conflicts past the retries", conflictRetries + 1, nil, conflictRetries + 1, rollout.ReasonAPI},
+		{"no conflict", 0, nil, 1, "", true, 1},
+		{"not drained: patched as judged", 0, nil, 1, "", false, 0},
+		{"not drained, a conflict: read again", 1, nil, 2, "", false, 1},
+		{"two conflicts", 2, nil, 3, "", true, 3},
+		{"conflicts past the retries", conflictRetries + 1, nil, conflictRetries + 1, rollout.ReasonAPI, true, conflictRetries + 1},
 		{"image changed", 0, func(p *unstructured.Unstructured) {
 			_ = unstructured.SetNestedSlice(p.Object, []any{map[string]any{"name": "envoy", "image": "envoy:z", "restartPolicy": "Always"}}, "spec", "initContainers")
-		}, 0, rollout.ReasonInjection},
-		{"record changed", 0, func(p *unstructured.Unstructured) { p.SetAnnotations(map[string]string{"r": "other"}) }, 0, rollout.ReasonInjection},
-		{"created again", 0, func(p *unstructured.Unstructured) { p.SetUID("another") }, 0, rollout.ReasonGone},
+		}, 0, rollout.ReasonInjection, true, 1},
+		{"record changed", 0, func(p *unstructured.Unstructured) { p.SetAnnotations(map[string]string{"r": "other"}) }, 0, rollout.ReasonInjection, true, 1},
+		{"created again", 0, func(p *unstructured.Unstructured) { p.SetUID("another") }, 0, rollout.ReasonGone, true, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pod := drainPodObject(t, "web-a", true)
@@ -465,7 +469,11 @@ func TestPatchDrained(t *testing.T) {
 				tc.edit(stored)
 			}
 			m, client, _, _ := fakeMover(t, stored)
-			patches := 0
+			patches, gets := 0, 0
+			client.PrependReactor("get", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+				gets++
+				return false, nil, nil
+			})
 			client.PrependReactor("patch", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
 				patches++
 				if patches <= tc.conflicts {
@@ -475,7 +483,7 @@ func TestPatchDrained(t *testing.T) {
 				// an unstructured Pod: answer as the API server would
 				return true, stored, nil
 			})
-			err := m.patchDrained(context.Background(), u, pod)
+			err := m.patchDrained(context.Background(), u, pod, tc.drained)
 			var f *rollout.Failure
 			switch {
 			case tc.want == "" && err != nil:
@@ -483,8 +491,8 @@ func TestPatchDrained(t *testing.T) {
 			case tc.want != "" && (!errors.As(err, &f) || f.Reason != tc.want):
 				t.Errorf("error %v, want %s", err, tc.want)
 			}
-			if patches != tc.patches {
-				t.Errorf("%d PATCHes, want %d", patches, tc.patches)
+			if patches != tc.patches || gets != tc.gets {
+				t.Errorf("%d PATCHes and %d GETs, want %d and %d", patches, gets, tc.patches, tc.gets)
 			}
 		})
 	}

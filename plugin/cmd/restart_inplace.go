@@ -45,7 +45,7 @@ func (m *restartMover) upgradeInPlace(ctx context.Context, resource string, s ro
 		if err != nil {
 			return err
 		}
-		ups, why := rollout.PodUpgrades(m.injector, obj, pods)
+		ups, why := m.decisions.PodUpgrades(m.injector, obj, pods)
 		if why != "" {
 			return rollout.Fail(rollout.ReasonNotImageOnly, "%s; --strategy recreate recreates it", why)
 		}
@@ -127,7 +127,7 @@ func (m *restartMover) upgradePod(ctx context.Context, u rollout.Upgrade, pod *u
 			return err
 		}
 	}
-	if err := m.patchDrained(ctx, u, pod); err != nil {
+	if err := m.patchDrained(ctx, u, pod, m.drain != nil && len(u.Images) > 0); err != nil {
 		if rerr := m.restore(ctx, d); rerr != nil {
 			return fmt.Errorf("%w; %v", err, rerr)
 		}
@@ -205,25 +205,30 @@ func (m *restartMover) inPlaceSubject(ctx context.Context, resource string, s ro
 // the API server refused its PATCH for a Pod changed meanwhile.
 const conflictRetries = 3
 
-// patchDrained sends the upgrade's PATCH to a Pod that was drained: its
-// status changed meanwhile (the kubelet called it not Ready), so the Pod
-// is read again and patched at that resourceVersion, once what the
-// upgrade changes is still what it was judged on (the sidecars' images
-// and the record); a Pod changed there is left to the next run.
-func (m *restartMover) patchDrained(ctx context.Context, u rollout.Upgrade, pod *unstructured.Unstructured) error {
+// patchDrained sends the upgrade's PATCH. A Pod that was drained changed
+// meanwhile (the kubelet called it not Ready), so it is read again and
+// patched at that resourceVersion, once what the upgrade changes is still
+// what it was judged on (the sidecars' images and the record); a Pod
+// changed there is left to the next run. One not drained is patched at
+// the resourceVersion it was judged at, and read again only after a
+// conflict.
+func (m *restartMover) patchDrained(ctx context.Context, u rollout.Upgrade, pod *unstructured.Unstructured, drained bool) error {
 	pods := m.client.Resource(gvrOf("pods")).Namespace(u.Namespace)
 	for attempt := 0; ; attempt++ {
-		cur, err := pods.Get(ctx, u.Pod, metav1.GetOptions{})
-		if err != nil {
-			return rollout.Fail(rollout.ReasonAPI, "reading Pod %s again after its drain: %w", u.Pod, err)
+		cur := pod // not drained: as it was judged, read again only after a conflict
+		if drained || attempt > 0 {
+			var err error
+			if cur, err = pods.Get(ctx, u.Pod, metav1.GetOptions{}); err != nil {
+				return rollout.Fail(rollout.ReasonAPI, "reading Pod %s again after its drain: %w", u.Pod, err)
+			}
 		}
 		if cur.GetUID() != pod.GetUID() {
-			return rollout.Fail(rollout.ReasonGone, "Pod %s was created again while it was drained", u.Pod)
+			return rollout.Fail(rollout.ReasonGone, "Pod %s was created again meanwhile", u.Pod)
 		}
 		if why := changedSince(cur, u); why != "" {
-			return rollout.Fail(rollout.ReasonInjection, "Pod %s changed while it was drained (%s); run restart again", u.Pod, why)
+			return rollout.Fail(rollout.ReasonInjection, "Pod %s changed since it was judged (%s); run restart again", u.Pod, why)
 		}
-		err = m.patchPod(ctx, u, pod.GetUID(), cur.GetResourceVersion())
+		err := m.patchPod(ctx, u, pod.GetUID(), cur.GetResourceVersion())
 		if err == nil || !apierrors.IsConflict(err) || attempt == conflictRetries {
 			return err
 		}

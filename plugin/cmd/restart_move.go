@@ -45,6 +45,9 @@ type restartMover struct {
 	// slots holds a token per Pod being upgraded in place across the
 	// fleet: at most --max-in-flight at once (nil: no bound).
 	slots chan struct{}
+	// decisions remembers the verdicts on Pods across the plan and the
+	// batches.
+	decisions *rollout.Decisions
 }
 
 func gvrOf(resource string) schema.GroupVersionResource {
