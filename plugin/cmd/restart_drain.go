@@ -138,17 +138,55 @@ func (m *restartMover) waitInService(ctx context.Context, d *drained) error {
 	}
 }
 
-// endpointSlices lists the namespace's EndpointSlices.
+// endpointSlices lists the namespace's EndpointSlices that a drain can
+// empty: those of a Service that publishes not-ready addresses
+// (spec.publishNotReadyAddresses, common for a StatefulSet's peers) list
+// every Pod ready whatever its readiness, and their clients send to Pods
+// that are not ready by design, so they are left out.
 func (m *restartMover) endpointSlices(ctx context.Context, namespace string) ([]*unstructured.Unstructured, error) {
 	list, err := m.client.Resource(endpointSliceResource).Namespace(namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, rollout.Fail(rollout.ReasonAPI, "listing the EndpointSlices of namespace %s (a drain needs list on endpointslices): %w", namespace, err)
 	}
-	out := make([]*unstructured.Unstructured, len(list.Items))
+	out := make([]*unstructured.Unstructured, 0, len(list.Items))
 	for i := range list.Items {
-		out[i] = &list.Items[i]
+		service := list.Items[i].GetLabels()[serviceNameLabel]
+		if service != "" && m.publishesNotReady(ctx, namespace, service) {
+			continue
+		}
+		out = append(out, &list.Items[i])
 	}
 	return out, nil
+}
+
+// serviceNameLabel names the Service of an EndpointSlice.
+const serviceNameLabel = "kubernetes.io/service-name"
+
+var serviceResource = schema.GroupVersionResource{Version: "v1", Resource: "services"}
+
+// publishesNotReady reports whether the Service publishes not-ready
+// addresses, read once per Service for the run; a Service that cannot be
+// read (gone, or RBAC without get on services) counts as one that does
+// not, so its slices are waited on.
+func (m *restartMover) publishesNotReady(ctx context.Context, namespace, name string) bool {
+	key := namespace + "/" + name
+	m.servicesMu.Lock()
+	known, ok := m.services[key]
+	m.servicesMu.Unlock()
+	if ok {
+		return known
+	}
+	publishes := false
+	if svc, err := m.client.Resource(serviceResource).Namespace(namespace).Get(ctx, name, metav1.GetOptions{}); err == nil {
+		publishes, _, _ = unstructured.NestedBool(svc.Object, "spec", "publishNotReadyAddresses")
+	}
+	m.servicesMu.Lock()
+	if m.services == nil {
+		m.services = map[string]bool{}
+	}
+	m.services[key] = publishes
+	m.servicesMu.Unlock()
+	return publishes
 }
 
 // sleep waits for d, or until ctx is done.

@@ -117,6 +117,7 @@ func fakeMover(t *testing.T, objs ...runtime.Object) (*restartMover, *dynamicfak
 	t.Helper()
 	kinds := map[schema.GroupVersionResource]string{
 		endpointSliceResource: "EndpointSliceList",
+		serviceResource:       "ServiceList",
 		pdbResource:           "PodDisruptionBudgetList",
 	}
 	for _, r := range statusResources {
@@ -521,5 +522,50 @@ func TestUpgradePodResizeAloneNotDrained(t *testing.T) {
 	_ = m.upgradePod(context.Background(), u, pod)
 	if got := proxy.called(); len(got) == 0 || !strings.HasSuffix(got[0], testDrain.Fail) {
 		t.Errorf("with an image change, calls %v, want the drain first", got)
+	}
+}
+
+// TestDrainPodPublishNotReady: the EndpointSlices of a Service that
+// publishes not-ready addresses list the Pod ready whatever the drain
+// does; they are not waited on, nor counted for its return, while another
+// Service's are; a Service that cannot be read is waited on.
+func TestDrainPodPublishNotReady(t *testing.T) {
+	slice := func(name, service string, ready bool) *unstructured.Unstructured {
+		return decode(t, fmt.Sprintf(`apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: %s, namespace: ns, labels: {kubernetes.io/service-name: %s}}
+addressType: IPv4
+endpoints:
+- addresses: [10.0.0.1]
+  conditions: {ready: %v}
+  targetRef: {kind: Pod, namespace: ns, name: web-a, uid: uid-web-a}
+`, name, service, ready))
+	}
+	service := func(name string, publish bool) *unstructured.Unstructured {
+		return decode(t, fmt.Sprintf("apiVersion: v1\nkind: Service\nmetadata: {name: %s, namespace: ns}\nspec: {publishNotReadyAddresses: %v}", name, publish))
+	}
+	pod := drainPodObject(t, "web-a", true)
+	m, client, _, proxy := fakeMover(t, pod, slice("peers-x", "peers", true), slice("web-x", "web", true), service("peers", true), service("web", false))
+	proxy.onPost = func(path string) {
+		if path == testDrain.Fail {
+			store(t, m, client, endpointSliceResource, slice("web-x", "web", false))
+			store(t, m, client, podsResource, drainPodObject(t, "web-a", false))
+		}
+	}
+	d, err := m.drainPod(context.Background(), pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.listed != 1 {
+		t.Errorf("listed %d times, want 1 (web's slice; peers' publishes not-ready addresses)", d.listed)
+	}
+	if got := proxy.called(); len(got) != 1 {
+		t.Errorf("calls %v, want the drain alone", got)
+	}
+
+	// peers' Service gone: its slice is waited on, and never empties
+	m, _, _, proxy = fakeMover(t, pod, slice("peers-x", "peers", true))
+	if _, err := m.drainPod(context.Background(), pod); err == nil || !strings.Contains(err.Error(), "1 EndpointSlice entries still list it as ready") {
+		t.Errorf("error %v, want the slice of an unreadable Service waited on", err)
 	}
 }

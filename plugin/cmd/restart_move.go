@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -48,6 +49,10 @@ type restartMover struct {
 	// decisions remembers the verdicts on Pods across the plan and the
 	// batches.
 	decisions *rollout.Decisions
+	// services remembers which Services publish not-ready addresses
+	// (their EndpointSlices are not waited on by a drain).
+	servicesMu sync.Mutex
+	services   map[string]bool
 }
 
 func gvrOf(resource string) schema.GroupVersionResource {
