@@ -462,16 +462,9 @@ func createReplicas(ctx context.Context, dyn dynamic.Interface, ns, name string,
 func waitFleet(ctx context.Context, dyn dynamic.Interface, tr *podTracker, ns string, pods int, image string, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		l, err := dyn.Resource(benchDeployments).Namespace(ns).List(ctx, metav1.ListOptions{})
+		pending, _, err := deploymentsPending(ctx, dyn, ns)
 		if err != nil {
 			return err
-		}
-		pending := 0
-		for i := range l.Items {
-			l.Items[i].SetKind("Deployment")
-			if !rollout.Status(&l.Items[i]).Done {
-				pending++
-			}
 		}
 		n, ready := tr.count(image)
 		if pending == 0 && n == pods && ready == pods {

@@ -226,20 +226,29 @@ func createOnePod(ctx context.Context, dyn dynamic.Interface, ns, name string) e
 	return err
 }
 
+// deploymentsPending counts the Deployments of ns whose rollout is not
+// complete, as kubectl rollout status judges it, of total.
+func deploymentsPending(ctx context.Context, dyn dynamic.Interface, ns string) (pending, total int, err error) {
+	l, err := dyn.Resource(benchDeployments).Namespace(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return 0, 0, err
+	}
+	for i := range l.Items {
+		l.Items[i].SetKind("Deployment")
+		if !rollout.Status(&l.Items[i]).Done {
+			pending++
+		}
+	}
+	return pending, len(l.Items), nil
+}
+
 // waitRolledOut waits until every Deployment of ns has rolled out.
 func waitRolledOut(ctx context.Context, dyn dynamic.Interface, ns string, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		l, err := dyn.Resource(benchDeployments).Namespace(ns).List(ctx, metav1.ListOptions{})
+		pending, deployments, err := deploymentsPending(ctx, dyn, ns)
 		if err != nil {
 			return err
-		}
-		pending := 0
-		for i := range l.Items {
-			l.Items[i].SetKind("Deployment")
-			if !rollout.Status(&l.Items[i]).Done {
-				pending++
-			}
 		}
 		if pending == 0 {
 			// and every Pod exists and is Ready (a Deployment's status
@@ -254,7 +263,8 @@ func waitRolledOut(ctx context.Context, dyn dynamic.Interface, ns string, timeou
 					ready++
 				}
 			}
-			if ready == len(l.Items) && len(pods.Items) == len(l.Items) {
+			// one Pod a Deployment
+			if ready == deployments && len(pods.Items) == deployments {
 				return nil
 			}
 		}
