@@ -86,7 +86,7 @@ func (e *env) restart() error {
 			return err
 		}
 		for i := range n {
-			if err := createOnePod(ctx, dyn, ns, fmt.Sprintf("app-%03d", i)); err != nil {
+			if err := createReplicas(ctx, dyn, ns, fmt.Sprintf("app-%03d", i), 1); err != nil {
 				return err
 			}
 		}
@@ -205,25 +205,6 @@ func waitInjecting(ctx context.Context, dyn dynamic.Interface, ns, tag string) e
 			return fmt.Errorf("the policy does not inject %s in %s (last error: %v)", tag, ns, err)
 		}
 	}
-}
-
-// createOnePod creates a Deployment of one replica.
-func createOnePod(ctx context.Context, dyn dynamic.Interface, ns, name string) error {
-	labels := map[string]any{"app": name}
-	obj := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apps/v1", "kind": "Deployment",
-		"metadata": map[string]any{"name": name},
-		"spec": map[string]any{
-			"replicas": int64(1),
-			"selector": map[string]any{"matchLabels": labels},
-			"template": map[string]any{
-				"metadata": map[string]any{"labels": labels},
-				"spec":     map[string]any{"containers": []any{map[string]any{"name": "app", "image": "nginx:1.27", "ports": []any{map[string]any{"containerPort": int64(8080)}}}}},
-			},
-		},
-	}}
-	_, err := dyn.Resource(benchDeployments).Namespace(ns).Create(ctx, obj, metav1.CreateOptions{})
-	return err
 }
 
 // deploymentsPending counts the Deployments of ns whose rollout is not
