@@ -157,6 +157,10 @@ func TestUpgradePatch(t *testing.T) {
 	}{
 		{"upgrade", func() ([]byte, error) { return u.Patch("42") }, `{"metadata":{"annotations":{"sidecar.kinject.dev/status":"new","sidecar.kinject.dev/upgraded-in-place":"h1"},"labels":{"controller-revision-hash":"db-2"},"resourceVersion":"42"},"spec":{"containers":[{"image":"agent:2","name":"agent"}],"initContainers":[{"image":"envoy:b","name":"envoy"}]}}`},
 		{"rollback", u.RollbackPatch, `{"metadata":{"annotations":{"sidecar.kinject.dev/status":"old","sidecar.kinject.dev/upgraded-in-place":null},"labels":{"controller-revision-hash":"db-1"}},"spec":{"containers":[{"image":"agent:1","name":"agent"}],"initContainers":[{"image":"envoy:a","name":"envoy"}]}}`},
+		// a record alone (a resize): no labels, no spec, no resourceVersion
+		{"record alone", func() ([]byte, error) {
+			return Upgrade{Pod: "web-0", RecordKey: "r", Record: "new", MarkerKey: "m", FromTemplate: "h1"}.Patch("")
+		}, `{"metadata":{"annotations":{"m":"h1","r":"new"}}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
