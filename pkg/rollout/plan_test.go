@@ -61,3 +61,24 @@ kube-system/daemonset.apps/proxy report inject=false system_namespace
 		t.Errorf("--recreate: %s", got)
 	}
 }
+
+// TestLeftAlone: bare Pods, Jobs and CronJobs whose template is current
+// are left alone (their Pods finish on their own); an outdated CronJob
+// and the workloads a restart rolls are not.
+func TestLeftAlone(t *testing.T) {
+	for _, tc := range []struct {
+		row  fleet.Row
+		want string
+	}{
+		{fleet.Row{Kind: "Pod"}, ReasonBarePod},
+		{fleet.Row{Kind: "Job", State: fleet.Outdated}, ReasonJob},
+		{fleet.Row{Kind: "CronJob", State: fleet.Current}, ReasonJob},
+		{fleet.Row{Kind: "CronJob", State: fleet.Outdated}, ""},
+		{fleet.Row{Kind: "Deployment", State: fleet.Outdated}, ""},
+		{fleet.Row{Kind: "StatefulSet", State: fleet.Current}, ""},
+	} {
+		if got := LeftAlone(tc.row); got != tc.want {
+			t.Errorf("%s %s: %q, want %q", tc.row.Kind, tc.row.State, got, tc.want)
+		}
+	}
+}
