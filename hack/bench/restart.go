@@ -107,15 +107,11 @@ func (e *env) restart() error {
 		}
 	}
 
-	proxy, err := newCountingProxy(c)
+	proxy, kc, err := e.countingKubeconfig(c, "restart")
 	if err != nil {
 		return err
 	}
 	defer proxy.close()
-	kc := filepath.Join(e.tmp, "restart.kubeconfig")
-	if err := os.WriteFile(kc, []byte(proxy.kubeconfig()), 0o600); err != nil {
-		return err
-	}
 	res := &restartResult{Deployments: o.restartDeployments, LoopSample: o.restartLoopSample, MaxInFlight: o.restartMaxInFlight, KubectlVersion: kubectlVersion(kubectl)}
 
 	// The loop, as a script would do it: one Deployment after the other.
@@ -205,6 +201,21 @@ func waitInjecting(ctx context.Context, dyn dynamic.Interface, ns, tag string) e
 			return fmt.Errorf("the policy does not inject %s in %s (last error: %v)", tag, ns, err)
 		}
 	}
+}
+
+// countingKubeconfig starts a counting proxy in front of c's API server
+// and writes a kubeconfig that reaches it, named for the part.
+func (e *env) countingKubeconfig(c *cluster.Cluster, part string) (*countingProxy, string, error) {
+	proxy, err := newCountingProxy(c)
+	if err != nil {
+		return nil, "", err
+	}
+	kc := filepath.Join(e.tmp, part+".kubeconfig")
+	if err := os.WriteFile(kc, []byte(proxy.kubeconfig()), 0o600); err != nil {
+		proxy.close()
+		return nil, "", err
+	}
+	return proxy, kc, nil
 }
 
 // deploymentsPending counts the Deployments of ns whose rollout is not
