@@ -143,20 +143,54 @@ func (m *restartMover) waitInService(ctx context.Context, d *drained) error {
 // (spec.publishNotReadyAddresses, common for a StatefulSet's peers) list
 // every Pod ready whatever its readiness, and their clients send to Pods
 // that are not ready by design, so they are left out.
+//
+// One LIST serves every Pod of the namespace drained at once for
+// drainPoll: the Pods of a batch poll together, and a batch of 25 would
+// otherwise LIST 125 times a second.
 func (m *restartMover) endpointSlices(ctx context.Context, namespace string) ([]*unstructured.Unstructured, error) {
+	items, err := m.listSlices(ctx, namespace)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*unstructured.Unstructured, 0, len(items))
+	for _, s := range items {
+		service := s.GetLabels()[serviceNameLabel]
+		if service != "" && m.publishesNotReady(ctx, namespace, service) {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// listedSlices is a LIST of a namespace's EndpointSlices and when it was
+// made.
+type listedSlices struct {
+	at    time.Time
+	items []*unstructured.Unstructured
+}
+
+// listSlices lists the namespace's EndpointSlices, or returns the list
+// made less than drainPoll ago.
+func (m *restartMover) listSlices(ctx context.Context, namespace string) ([]*unstructured.Unstructured, error) {
+	m.slicesMu.Lock()
+	defer m.slicesMu.Unlock()
+	if got, ok := m.slices[namespace]; ok && m.now().Sub(got.at) < drainPoll {
+		return got.items, nil
+	}
 	list, err := m.client.Resource(endpointSliceResource).Namespace(namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, rollout.Fail(rollout.ReasonAPI, "listing the EndpointSlices of namespace %s (a drain needs list on endpointslices): %w", namespace, err)
 	}
-	out := make([]*unstructured.Unstructured, 0, len(list.Items))
+	items := make([]*unstructured.Unstructured, len(list.Items))
 	for i := range list.Items {
-		service := list.Items[i].GetLabels()[serviceNameLabel]
-		if service != "" && m.publishesNotReady(ctx, namespace, service) {
-			continue
-		}
-		out = append(out, &list.Items[i])
+		items[i] = &list.Items[i]
 	}
-	return out, nil
+	if m.slices == nil {
+		m.slices = map[string]listedSlices{}
+	}
+	m.slices[namespace] = listedSlices{m.now(), items}
+	return items, nil
 }
 
 // serviceNameLabel names the Service of an EndpointSlice.

@@ -569,3 +569,27 @@ endpoints:
 		t.Errorf("error %v, want the slice of an unreadable Service waited on", err)
 	}
 }
+
+// TestEndpointSlicesShared: the Pods drained at once share one LIST of
+// their namespace's EndpointSlices for drainPoll; after it, the next read
+// lists again.
+func TestEndpointSlicesShared(t *testing.T) {
+	m, client, clock, _ := fakeMover(t, sliceObject(t, map[string]bool{"web-a": true}))
+	lists := 0
+	client.PrependReactor("list", "endpointslices", func(k8stesting.Action) (bool, runtime.Object, error) {
+		lists++
+		return false, nil, nil
+	})
+	for range 3 {
+		if s, err := m.endpointSlices(context.Background(), "ns"); err != nil || len(s) != 1 {
+			t.Fatalf("%d slices, %v", len(s), err)
+		}
+	}
+	if lists != 1 {
+		t.Errorf("%d LISTs within %s, want 1", lists, drainPoll)
+	}
+	clock.after(drainPoll)
+	if _, err := m.endpointSlices(context.Background(), "ns"); err != nil || lists != 2 {
+		t.Errorf("%d LISTs after %s, want 2 (%v)", lists, drainPoll, err)
+	}
+}

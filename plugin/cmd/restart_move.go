@@ -53,6 +53,10 @@ type restartMover struct {
 	// (their EndpointSlices are not waited on by a drain).
 	servicesMu sync.Mutex
 	services   map[string]bool
+	// slices is the last LIST of each namespace's EndpointSlices, shared
+	// by the Pods drained at once.
+	slicesMu sync.Mutex
+	slices   map[string]listedSlices
 }
 
 func gvrOf(resource string) schema.GroupVersionResource {
