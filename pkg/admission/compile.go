@@ -36,7 +36,10 @@ type Policy struct {
 	TemplateHash string
 	// Hash identifies the compiled objects, template and settings: it is
 	// their PolicyHashAnnotation.
-	Hash    string
+	Hash string
+	// Static says the objects are named for static admission manifests
+	// (StaticSuffix), which the API server loads from files.
+	Static  bool
 	objects []any
 }
 
@@ -74,9 +77,18 @@ type variable struct {
 // profile, so that every profile's policy can be installed beside the
 // others under the same base name.
 func Compile(in *inject.Injector, name string) (*Policy, error) {
+	return compile(in, name, false)
+}
+
+// compile is Compile, or with static CompileStatic.
+func compile(in *inject.Injector, name string, static bool) (*Policy, error) {
 	objName := ObjectName(name, in.Profile())
-	if !grammar.IsDNSSubdomain(objName + "-conflicts") {
-		return nil, fmt.Errorf("policy name %q: %s-conflicts is not a valid object name (lower-case letters, digits, '-' and '.')", name, objName)
+	conflictName := objName + "-conflicts"
+	if static {
+		objName, conflictName = objName+StaticSuffix, conflictName+StaticSuffix
+	}
+	if !grammar.IsDNSSubdomain(conflictName) {
+		return nil, fmt.Errorf("policy name %q: %s is not a valid object name (lower-case letters, digits, '-' and '.')", name, conflictName)
 	}
 	settings := in.Settings()
 	if err := checkKinds(settings.Policy); err != nil {
@@ -122,8 +134,11 @@ func Compile(in *inject.Injector, name string) (*Policy, error) {
 		return nil, err
 	}
 	carried := map[string]string{TemplateHashAnnotation: in.TemplateHash(), ConfigAnnotation: string(config)}
-	p := &Policy{Name: objName, ConflictName: objName + "-conflicts", TemplateHash: in.TemplateHash()}
+	p := &Policy{Name: objName, ConflictName: conflictName, TemplateHash: in.TemplateHash(), Static: static}
 	gate, gateKind := requiredObject(in.Template())
+	if static && gate != nil {
+		return nil, staticGateError(gate)
+	}
 	p.Requires = gate
 	check, message, validatingVars := c.markCheck(conds, p.Name, gate)
 	p.objects = []any{
