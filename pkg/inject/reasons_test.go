@@ -1,6 +1,7 @@
 package inject_test
 
 import (
+	"strings"
 	"testing"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -35,11 +36,16 @@ type reasonCase struct {
 	config string
 	// others are the configs of the profiles injected into the object
 	// first, in order.
-	others  []string
+	others []string
+	// op is what is done to the object: inject, the zero Op, or uninject.
+	op      inject.Op
 	object  string
 	action  inject.Action
 	reason  inject.Reason
 	message string
+	// conflict names the kind of a conflict (inject.ConflictKind's Name):
+	// TestEveryReasonHasACase requires one case of each kind.
+	conflict string
 }
 
 // pod is a Pod manifest: metadata (a flow mapping's inside) and the
@@ -54,8 +60,9 @@ const (
 	templateContainer = "      containers:\n      - {name: app, image: busybox, ports: [{containerPort: 8080}]}\n"
 )
 
-// reasonCases are every skip reason and every kind of conflict the core
-// reports for one object, with the reason code and the message.
+// reasonCases are the reasons the core reports for one workload or Pod,
+// with the reason code and the message; documentReasonCases holds the
+// rest, and TestEveryReasonHasACase requires them all.
 var reasonCases = []reasonCase{{
 	name: "a plain Pod is injected", config: podgen.ReasonsProxy,
 	object: pod("namespace: ns-a", appContainer),
@@ -147,22 +154,22 @@ var reasonCases = []reasonCase{{
 }, {
 	name: "a container of the sidecar's name", config: podgen.ReasonsProxy,
 	object: pod("namespace: ns-a", appContainer+"  - {name: proxy, image: example.com/mine:v1}\n"),
-	action: inject.Failed, reason: inject.ReasonConflict,
+	action: inject.Failed, reason: inject.ReasonConflict, conflict: inject.ConflictContainer.Name,
 	message: `spec.containers: container "proxy" already exists and was not injected by kubectl-inject (rename it, or remove it so the template's can be added)`,
 }, {
 	name: "a volume of the template's name that differs", config: podgen.ReasonsProxy,
 	object: pod("namespace: ns-a", appContainer+"  volumes:\n  - {name: proxy-conf, configMap: {name: mine}}\n"),
-	action: inject.Failed, reason: inject.ReasonConflict,
+	action: inject.Failed, reason: inject.ReasonConflict, conflict: inject.ConflictVolume.Name,
 	message: `spec.volumes: volume "proxy-conf" already exists and differs from the template's: the pod's is {"configMap":{"name":"mine"},"name":"proxy-conf"}, the template's is {"emptyDir":{},"name":"proxy-conf"} (rename one, or make them equal so the pod's is used)`,
 }, {
 	name: "the sidecar's port used by the app", config: podgen.ReasonsProxy,
 	object: pod("namespace: ns-a", "  containers:\n  - {name: app, image: busybox, ports: [{containerPort: 15000}]}\n"),
-	action: inject.Failed, reason: inject.ReasonConflict,
+	action: inject.Failed, reason: inject.ReasonConflict, conflict: inject.ConflictPort.Name,
 	message: `spec.containers: sidecar "proxy" port 15000 is already used by container "app"`,
 }, {
 	name: "a reserved port used by the app", config: podgen.ReasonsProxy,
 	object: pod("namespace: ns-a", "  containers:\n  - {name: app, image: busybox, ports: [{containerPort: 8080}]}\n  - {name: side, image: busybox, ports: [{containerPort: 15001}]}\n"),
-	action: inject.Failed, reason: inject.ReasonConflict,
+	action: inject.Failed, reason: inject.ReasonConflict, conflict: inject.ConflictPort.Name,
 	message: `spec.containers: sidecar "proxy" binds port 15001 (outbound capture), which container "side" already uses (the app must listen on another port)`,
 }, {
 	name: "an override that names the sidecar's port", config: podgen.ReasonsProxy,
@@ -172,7 +179,7 @@ var reasonCases = []reasonCase{{
 }, {
 	name: "an expression that gives the sidecar's port", config: podgen.ReasonsProxy,
 	object: pod("namespace: ns-a", "  containers:\n  - {name: app, image: busybox, ports: [{containerPort: 15001, protocol: UDP}]}\n"),
-	action: inject.Failed, reason: inject.ReasonConflict,
+	action: inject.Failed, reason: inject.ReasonConflict, conflict: inject.ConflictPort.Name,
 	message: `parameters: app-port: the expression gives port 15001, a port of sidecar "proxy" (outbound capture), not the app's`,
 }, {
 	name: "an override value of the wrong type", config: podgen.ReasonsProxy,
@@ -187,22 +194,22 @@ var reasonCases = []reasonCase{{
 }, {
 	name: "a container another profile added", config: podgen.ReasonsProxy, others: []string{podgen.ReasonsOtherContainer},
 	object: pod("namespace: ns-a", appContainer),
-	action: inject.Failed, reason: inject.ReasonConflict,
+	action: inject.Failed, reason: inject.ReasonConflict, conflict: inject.ConflictContainer.Name,
 	message: `container "proxy" (spec.containers) is added by profile "other" and by the default profile: two profiles cannot add the same container (change one of the templates)`,
 }, {
 	name: "a volume another profile added", config: podgen.ReasonsProxy, others: []string{podgen.ReasonsOtherVolume},
 	object: pod("namespace: ns-a", appContainer),
-	action: inject.Failed, reason: inject.ReasonConflict,
+	action: inject.Failed, reason: inject.ReasonConflict, conflict: inject.ConflictVolume.Name,
 	message: `volume "proxy-conf" (spec.volumes) is added by profile "other" and by the default profile: two profiles cannot add the same volume (change one of the templates)`,
 }, {
 	name: "a port another profile's sidecar has", config: podgen.ReasonsProxy, others: []string{podgen.ReasonsOtherPort},
 	object: pod("namespace: ns-a", appContainer),
-	action: inject.Failed, reason: inject.ReasonConflict,
+	action: inject.Failed, reason: inject.ReasonConflict, conflict: inject.ConflictPort.Name,
 	message: `port 15000/TCP (spec.containers, sidecars "other" and "proxy") is added by profile "other" and by the default profile: two profiles cannot add the same port (change one of the templates)`,
 }, {
 	name: "a label another profile added", config: podgen.ReasonsProxy, others: []string{podgen.ReasonsOtherLabel},
 	object: pod("namespace: ns-a", appContainer),
-	action: inject.Failed, reason: inject.ReasonConflict,
+	action: inject.Failed, reason: inject.ReasonConflict, conflict: inject.ConflictLabel.Name,
 	message: `label "mesh" (metadata.labels) is added by profile "other" and by the default profile: two profiles cannot add the same label (change one of the templates)`,
 }, {
 	name: "a classic sidecar into a Pod that runs to completion", config: podgen.ReasonsProxy,
@@ -217,19 +224,24 @@ var reasonCases = []reasonCase{{
 // this test, whatever -update does to the goldens.
 func TestReasons(t *testing.T) {
 	t.Parallel()
-	for _, c := range reasonCases {
+	for _, c := range allReasonCases() {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			e := reasonEntry(t, c)
 			if e.Action != c.action || e.Reason != c.reason || e.Message != c.message {
 				t.Errorf("got %s %s\n%q\nwant %s %s\n%q", e.Action, e.Reason, e.Message, c.action, c.reason, c.message)
 			}
+			// A case counts for a kind of conflict only if its message
+			// names the kind.
+			if c.conflict != "" && (c.reason != inject.ReasonConflict || !strings.Contains(c.message, c.conflict+" ")) {
+				t.Errorf("a case of the %s conflict whose reason is %s and whose message does not name a %s", c.conflict, c.reason, c.conflict)
+			}
 		})
 	}
 }
 
-// reasonEntry injects c's other profiles, then c's config, and returns
-// the last report entry.
+// reasonEntry injects c's other profiles, then applies c's op with c's
+// config, and returns the last report entry.
 func reasonEntry(t *testing.T, c reasonCase) inject.Entry {
 	t.Helper()
 	doc := []byte(c.object)
@@ -240,7 +252,7 @@ func reasonEntry(t *testing.T, c reasonCase) inject.Entry {
 		}
 		doc = out
 	}
-	_, entries := reasonsInjector(t, c.config).ProcessText(inject.OpInject, doc, 0)
+	_, entries := reasonsInjector(t, c.config).ProcessText(c.op, doc, 0)
 	if len(entries) != 1 {
 		t.Fatalf("%d report entries", len(entries))
 	}
