@@ -74,7 +74,10 @@ func TestDocumentRoundTrip(t *testing.T) {
 			v.edit(&settings)
 			orig, err := inject.New(c.injector.Template(), settings)
 			if err != nil {
-				continue // a variant the case's template refuses (strict and native, say)
+				// Every template of the corpus takes every variant: a
+				// refusal would leave the case unchecked.
+				t.Errorf("%s/%s: %v", c.name, v.name, err)
+				continue
 			}
 			doc, err := orig.Document()
 			if err != nil {
@@ -120,10 +123,47 @@ func TestDocumentRoundTrip(t *testing.T) {
 			t.Errorf("profiles %s: the documents' injectors write other bytes", c.name)
 		}
 	}
-	if checked < 100 {
-		t.Fatalf("only %d injectors were checked: the corpus went missing", checked)
-	}
+	want := len(variants)*corpusDirs(t, "testdata/golden") + profileDocuments(t)
 	t.Logf("%d injectors written and read back", checked)
+	if checked != want {
+		t.Errorf("%d injectors checked, want %d: each variant of each golden case and each profile of the profile corpus", checked, want)
+	}
+}
+
+// corpusDirs counts the case directories of a corpus, as the disk holds
+// them.
+func corpusDirs(t *testing.T, dir string) int {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range entries {
+		if e.IsDir() {
+			n++
+		}
+	}
+	return n
+}
+
+// profileDocuments counts the profiles of the profile corpus: the lines
+// that open a SidecarInjection in its configs.
+func profileDocuments(t *testing.T) int {
+	t.Helper()
+	files, err := filepath.Glob("testdata/profiles/*/config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		for _, line := range strings.Split(string(readFile(t, f)), "\n") {
+			if strings.TrimRight(line, "\r") == "kind: SidecarInjection" {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // TestEarlierDocumentForms: a document an earlier release wrote, with
