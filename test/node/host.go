@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -25,53 +24,55 @@ var hostPaths = []string{
 
 // sysctls are the kernel settings the kubelet changes at start
 // (kernel.panic=10, kernel.panic_on_oops=1, vm.overcommit_memory=1) and
-// those the CNI bridge may turn on.
+// those the CNI bridge may turn on, for IPv4 and IPv6.
 var sysctls = []string{
 	"kernel.panic", "kernel.panic_on_oops", "vm.overcommit_memory",
 	"net.ipv4.ip_forward", "net.bridge.bridge-nf-call-iptables",
+	"net.ipv6.conf.all.forwarding", "net.bridge.bridge-nf-call-ip6tables",
 }
 
 // Snapshot is the part of the host a node changes, taken before Start
 // and compared after Stop: Stop must leave it as it found it.
 type Snapshot struct {
-	// Paths says which of hostPaths exist, and Entries what
-	// /run/containerd/s holds; LiveShims are the sockets there a process
-	// listens on. Docker's containerd puts its shims' sockets there too,
-	// whenever another test starts a container.
-	Paths     map[string]bool     `json:"paths"`
-	Entries   map[string][]string `json:"entries"`
-	LiveShims []string            `json:"liveShims"`
-	Sysctls   map[string]string   `json:"sysctls"`
+	// Paths says which of hostPaths exist: Stop removes those that did
+	// not. Files is every path under them, with its mode, and the size
+	// and content hash of a file; Truncated the roots whose walk stopped
+	// at its bound.
+	Paths     map[string]bool      `json:"paths"`
+	Files     map[string]FileState `json:"files"`
+	Truncated []string             `json:"truncated,omitempty"`
+	// LiveShims are the sockets in shimDir a process listens on. Docker's
+	// containerd puts its shims' sockets there too, whenever another test
+	// starts a container.
+	LiveShims []string          `json:"liveShims"`
+	Sysctls   map[string]string `json:"sysctls"`
 	// Mounts are the mount points, Cgroups the kubepods cgroups of
-	// every hierarchy, Links the network interfaces.
+	// every hierarchy, Links the network interfaces, Routes the IPv4 and
+	// IPv6 routes of every routing table. Network namespaces are files
+	// under /run/netns.
 	Mounts  []string `json:"mounts"`
 	Cgroups []string `json:"cgroups"`
 	Links   []string `json:"links"`
-	// IPTables are the filter table's rules (iptables -S).
-	IPTables []string `json:"iptables"`
+	Routes  []string `json:"routes"`
+	// Tables are the iptables tables of both families and both backends
+	// (readTables).
+	Tables map[string]Table `json:"tables"`
 	// Processes are those in a kubepods cgroup: containers.
 	Processes []string `json:"processes"`
 }
 
 // Docker's own containers come and go on a shared machine while a node
-// runs; what is Docker's is left out of the comparison.
-var (
-	dockerMounts = []string{"/var/lib/docker/", "/run/docker/", "/var/run/docker/"}
-	dockerLinks  = []string{"docker0", "br-"}
-)
+// runs; their mounts are left out of the comparison.
+var dockerMounts = []string{"/var/lib/docker/", "/run/docker/", "/var/run/docker/"}
 
 // TakeSnapshot reads the host's state.
 func TakeSnapshot() (*Snapshot, error) {
-	s := &Snapshot{Paths: map[string]bool{}, Entries: map[string][]string{}, Sysctls: map[string]string{}}
+	s := &Snapshot{Paths: map[string]bool{}, Sysctls: map[string]string{}}
 	for _, p := range hostPaths {
 		_, err := os.Lstat(p)
 		s.Paths[p] = err == nil
 	}
-	if entries, err := os.ReadDir(shimDir); err == nil {
-		for _, e := range entries {
-			s.Entries[shimDir] = append(s.Entries[shimDir], e.Name())
-		}
-	}
+	s.Files, s.Truncated = snapshotFiles(hostPaths, maxWalkEntries)
 	s.LiveShims = liveShimSockets()
 	for _, k := range sysctls {
 		v, err := readSysctl(k)
@@ -85,34 +86,24 @@ func TakeSnapshot() (*Snapshot, error) {
 		return nil, err
 	}
 	s.Cgroups = kubepodsCgroups()
-	if s.Links, err = links(); err != nil {
+	var docker map[string]bool
+	if s.Links, docker, err = links(); err != nil {
 		return nil, err
 	}
-	if s.IPTables, err = iptablesRules(); err != nil {
+	s.Routes = routes(docker)
+	if s.Tables, err = readTables(runSave); err != nil {
 		return nil, err
 	}
 	s.Processes = podProcesses()
 	return s, nil
 }
 
-// Diff lists how after differs from s, one line each; none when the
+// Diff lists how after differs from s, one line each: paths added,
+// removed or changed, iptables lines added (+) or removed (-), sysctls,
+// mounts, cgroups, links, routes and container processes; none when the
 // host is as s found it.
 func (s *Snapshot) Diff(after *Snapshot) []string {
-	var out []string
-	for _, p := range hostPaths {
-		if s.Paths[p] == after.Paths[p] {
-			continue
-		}
-		if (p == shimDir || p == filepath.Dir(shimDir)) && len(after.LiveShims) > 0 {
-			continue // Docker's containerd runs a shim
-		}
-		out = append(out, fmt.Sprintf("path %s: existed %t, now %t", p, s.Paths[p], after.Paths[p]))
-	}
-	for dir := range after.Entries {
-		if added := minus(minus(after.Entries[dir], s.Entries[dir]), after.LiveShims); len(added) > 0 {
-			out = append(out, fmt.Sprintf("%s: new entries no process listens on %v", dir, added))
-		}
-	}
+	out := diffFiles(s, after)
 	for _, k := range sysctls {
 		if s.Sysctls[k] != after.Sysctls[k] {
 			out = append(out, fmt.Sprintf("sysctl %s: was %q, now %q", k, s.Sysctls[k], after.Sysctls[k]))
@@ -125,7 +116,7 @@ func (s *Snapshot) Diff(after *Snapshot) []string {
 		{"mount", s.Mounts, after.Mounts},
 		{"cgroup", s.Cgroups, after.Cgroups},
 		{"link", s.Links, after.Links},
-		{"iptables rule", s.IPTables, after.IPTables},
+		{"route", s.Routes, after.Routes},
 		{"container process", s.Processes, after.Processes},
 	} {
 		for _, x := range minus(l.after, l.before) {
@@ -135,7 +126,7 @@ func (s *Snapshot) Diff(after *Snapshot) []string {
 			out = append(out, fmt.Sprintf("%s gone: %s", l.what, x))
 		}
 	}
-	return out
+	return append(out, diffTables(s.Tables, after.Tables)...)
 }
 
 // minus is a without the elements of b.
@@ -228,48 +219,6 @@ func kubepodsCgroups() []string {
 	}
 	sort.Slice(out, func(i, j int) bool { return strings.Count(out[i], "/") > strings.Count(out[j], "/") })
 	return out
-}
-
-// links lists the network interfaces by name, but Docker's bridges and
-// the veths on them.
-func links() ([]string, error) {
-	entries, err := os.ReadDir("/sys/class/net")
-	if err != nil {
-		return nil, fmt.Errorf("list network interfaces: %w", err)
-	}
-	var out []string
-	for _, e := range entries {
-		name := e.Name()
-		if master, err := os.Readlink(filepath.Join("/sys/class/net", name, "master")); err == nil {
-			name = filepath.Base(master)
-			if isDocker(name) {
-				continue
-			}
-		}
-		if !isDocker(e.Name()) {
-			out = append(out, e.Name())
-		}
-	}
-	return out, nil
-}
-
-func isDocker(link string) bool {
-	return slices.ContainsFunc(dockerLinks, func(prefix string) bool { return strings.HasPrefix(link, prefix) })
-}
-
-// iptablesRules lists the filter table's rules, but Docker's.
-func iptablesRules() ([]string, error) {
-	b, err := exec.Command("iptables", "-w", "-S").Output()
-	if err != nil {
-		return nil, fmt.Errorf("iptables -S: %w", err)
-	}
-	var out []string
-	for _, rule := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		if !strings.Contains(rule, "DOCKER") && !strings.Contains(rule, "docker0") && !strings.Contains(rule, " br-") {
-			out = append(out, rule)
-		}
-	}
-	return out, nil
 }
 
 // podProcesses lists the processes in a kubepods cgroup (pid and
