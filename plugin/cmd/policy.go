@@ -40,6 +40,10 @@ const policyExample = `  # Print the policy for the embedded Envoy sidecar (no c
   # A second sidecar as its own profile (NAME.sidecar.kinject.dev/* annotations), beside the default one
   kubectl inject policy --profile logs --template log-agent.yaml --apply
 
+  # As static admission manifests, which every API server loads from its disk at start (Kubernetes 1.37+)
+  kubectl inject policy --static /etc/kubernetes/kinject
+  kubectl inject policy --static /etc/kubernetes/kinject --check   # exit 1 with a diff when stale
+
   # The seed's ConfigMap as the template; remove the policy again
   kubectl inject policy --template-configmap mesh/envoy-initializer --apply
   kubectl inject policy --delete`
@@ -56,6 +60,9 @@ type PolicyOptions struct {
 	Apply, Delete  bool
 	ForceConflicts bool
 	FieldManager   string
+	// Static is the directory of --static; Check is --check.
+	Static string
+	Check  bool
 	// base, when set, stands in for the embedded default under the
 	// template flags: check compiles an installed policy's configuration
 	// again.
@@ -95,7 +102,14 @@ ValidatingAdmissionPolicy (kinject-NAME-conflicts) returns the reason to the
 client as a warning and records it in the audit log.
 
 Printing needs no cluster. --apply installs or updates the four objects with
-server-side apply; --delete removes them.`,
+server-side apply; --delete removes them.
+
+--static DIR writes the same objects, named *.static.k8s.io, as files that
+kube-apiserver (1.37+) loads from disk before it serves its first request,
+and that no client can delete: DIR/mutating and DIR/validating, one object
+per file, each written whole. It prints the AdmissionConfiguration to give
+the API server (--admission-control-config-file). A template that needs an
+object of the Pod's namespace has no static form (no paramRef there).`,
 		Example:       policyExample,
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
@@ -106,7 +120,7 @@ server-side apply; --delete removes them.`,
 			if err == nil {
 				err = o.Run(c.Context())
 			}
-			if o.Flags.Diff {
+			if o.Flags.Diff || o.Check {
 				err = config.DiffExit(err)
 			}
 			return err
@@ -121,7 +135,9 @@ server-side apply; --delete removes them.`,
 	f.BoolVar(&o.ForceConflicts, "force-conflicts", false, "With --apply: take over fields another manager owns")
 	f.StringVar(&o.FieldManager, "field-manager", o.FieldManager, "Name of the field manager for --apply")
 	f.BoolVar(&o.Flags.Diff, "diff", false, "With --apply or --delete: change nothing; show what would change in the cluster as a unified diff, as kubectl diff (exit 0: no change, 1: a change, 2: an error)")
-	f.StringVar(&o.Flags.Color, "color", o.Flags.Color, `With --diff: "auto" (colors on a terminal), "always" or "never"`)
+	f.StringVar(&o.Flags.Color, "color", o.Flags.Color, `With --diff or --check: "auto" (colors on a terminal), "always" or "never"`)
+	f.StringVar(&o.Static, "static", "", "Write the policy as static admission manifests into this directory (mutating/ and validating/, one object per file, named *.static.k8s.io) and print the AdmissionConfiguration that loads them (Kubernetes 1.37+)")
+	f.BoolVar(&o.Check, "check", false, "With --static: write nothing; compare the directory with what would be written, as a unified diff (exit 0: current, 1: stale, 2: an error)")
 	_ = c.RegisterFlagCompletionFunc("output", fixedCompletion("yaml", "json"))
 	return c
 }
@@ -170,6 +186,12 @@ func (o *PolicyOptions) Validate() error {
 	default:
 		add("--color must be auto, always or never, not %q", o.Flags.Color)
 	}
+	if o.Check && o.Static == "" {
+		add("--check compares a directory of static manifests: give it with --static DIR")
+	}
+	if o.Static != "" && (o.Apply || o.Delete || o.Flags.Diff || o.Flags.Output != "") {
+		add("--static writes files for the API server to load; it cannot be combined with --apply, --delete, --diff or --output")
+	}
 	errs = append(errs, validateNamespaceFlag("--namespaces", o.Namespaces)...)
 	errs = append(errs, o.Flags.ValidateTemplateFlags()...)
 	return errors.Join(errs...)
@@ -184,6 +206,12 @@ func (o *PolicyOptions) Compile() (*admission.Policy, error) {
 // compile is Compile that also returns the injector the policy was
 // compiled from (check reads the template and status with it).
 func (o *PolicyOptions) compile() (*inject.Injector, *admission.Policy, error) {
+	return o.compileWith(admission.Compile)
+}
+
+// compileWith is compile with the compiler of one form of the policy
+// (admission.Compile, admission.CompileStatic).
+func (o *PolicyOptions) compileWith(compile func(*inject.Injector, string) (*admission.Policy, error)) (*inject.Injector, *admission.Policy, error) {
 	tmpl, settings, err := o.Flags.LoadTemplateOver(o.base, clusterConfigMaps(o.ConfigFlags))
 	if err != nil {
 		return nil, nil, err
@@ -198,7 +226,7 @@ func (o *PolicyOptions) compile() (*inject.Injector, *admission.Policy, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := admission.Compile(in, o.Name)
+	p, err := compile(in, o.Name)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -212,6 +240,9 @@ func (o *PolicyOptions) compile() (*inject.Injector, *admission.Policy, error) {
 func (o *PolicyOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if o.Static != "" {
+		return o.runStatic()
 	}
 	p, err := o.Compile()
 	if err != nil {
