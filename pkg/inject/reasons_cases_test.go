@@ -81,19 +81,22 @@ func allReasonCases() []reasonCase {
 }
 
 // TestEveryReasonHasACase: every Reason constant the package declares has
-// an absolute case, an object whose report a test holds to the written-out
-// code (TestReasons for the core's codes, TestLiveReasons for the live
-// patcher's, a cluster test for the plugin's system_namespace), with an outcome the table of reasons allows; and every kind
-// of conflict has a case of TestReasons. A golden file does not count:
-// -update rewrites it. A reason or a kind added without a case fails here,
-// by name.
+// an absolute case, an object whose report a test holds to the
+// written-out code, with an outcome the table of reasons allows: a case of
+// TestReasons for a code the core gives, of TestLiveReasons (the live
+// patcher) or a cluster test (the plugin's system_namespace) for one the
+// live commands give. Every kind of conflict has a case of TestReasons. A
+// golden file does not count: -update rewrites it. A reason or a kind
+// added without a case fails here, by name.
 func TestEveryReasonHasACase(t *testing.T) {
 	t.Parallel()
 	outcomes := map[inject.Reason][]inject.Action{}
+	byCore := map[inject.Reason]bool{}
 	kinds := map[string]bool{}
 	for _, c := range allReasonCases() {
 		if c.reason != "" {
 			outcomes[c.reason] = append(outcomes[c.reason], c.action)
+			byCore[c.reason] = true
 		}
 		if c.conflict != "" {
 			kinds[c.conflict] = true
@@ -117,6 +120,9 @@ func TestEveryReasonHasACase(t *testing.T) {
 			continue
 		}
 		rule, _ := inject.ReasonRuleOf(inject.Reason(code))
+		if rule.Live == byCore[rule.Reason] {
+			t.Errorf("reason %s: the table says the live commands give it: %v; a case of the core gives it: %v", code, rule.Live, byCore[rule.Reason])
+		}
 		for _, a := range actions {
 			if !slices.Contains(rule.Outcomes, a) {
 				t.Errorf("reason %s: a case has it %s, the table of reasons says %v", code, a, rule.Outcomes)
