@@ -23,7 +23,11 @@ func compilePolicies(configs []*config.Function) ([]*admission.Policy, Results) 
 		if !cfg.AdmissionPolicy {
 			continue
 		}
-		p, err := admission.Compile(cfg.Injector, cfg.PolicyName)
+		compile := admission.Compile
+		if cfg.StaticPolicy {
+			compile = admission.CompileStatic
+		}
+		p, err := compile(cfg.Injector, cfg.PolicyName)
 		if err != nil {
 			errs = append(errs, configResult(cfg.Source, err))
 			continue
@@ -57,14 +61,40 @@ func collision(owners map[string]*config.Function, cfg *config.Function, names .
 // Pods they create, and the workloads in git never drift. Objects of the
 // same kind and name already among the items (an earlier run of a kpt
 // pipeline) are replaced in place, keeping their file; new ones go to
-// kinject-NAME.yaml. prefix starts every result's message.
+// kinject-NAME.yaml, or for the static form each to its own file, as the
+// API server reads them (mutating/kinject-NAME.policy.yaml, ...). prefix
+// starts every result's message.
 func emitPolicy(rl *ResourceList, cfg *config.Function, p *admission.Policy, prefix string) error {
 	nodes, err := p.Nodes()
 	if err != nil {
 		return err
 	}
-	file := p.Name + ".yaml"
+	files := make([]string, len(nodes))
+	for i := range files {
+		files[i] = p.Name + ".yaml"
+	}
+	if p.Static {
+		// The files kubectl inject policy --static writes, their heading
+		// comments included (the function does not link the API server's
+		// loader to validate them: the plugin's validation of the same
+		// compiler's output is tested to pass for every config).
+		static, err := p.StaticFiles()
+		if err != nil {
+			return err
+		}
+		for i, f := range static {
+			files[i] = f.Path
+			if nodes[i], err = yaml.Parse(string(f.Data)); err != nil {
+				return fmt.Errorf("encoding the policy: %w", err)
+			}
+		}
+	}
 	for i, n := range nodes {
+		file := files[i]
+		index := i
+		if p.Static {
+			index = 0 // one object per file
+		}
 		verb := "added"
 		if j := indexOf(rl.Items, n); j >= 0 {
 			if err := copyPathAnnotations(rl.Items[j], n); err != nil {
@@ -72,7 +102,7 @@ func emitPolicy(rl *ResourceList, cfg *config.Function, p *admission.Policy, pre
 			}
 			rl.Items[j], verb = n, "updated"
 		} else {
-			for _, a := range [][2]string{{kioutil.PathAnnotation, file}, {kioutil.IndexAnnotation, fmt.Sprint(i)}} {
+			for _, a := range [][2]string{{kioutil.PathAnnotation, file}, {kioutil.IndexAnnotation, fmt.Sprint(index)}} {
 				if err := n.PipeE(yaml.SetAnnotation(a[0], a[1])); err != nil {
 					return fmt.Errorf("annotating %s: %w", n.GetName(), err)
 				}

@@ -5,6 +5,7 @@ import (
 	"path"
 	"strings"
 
+	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
@@ -76,6 +77,17 @@ func (p *Policy) StaticFiles() ([]StaticFile, error) {
 		if err != nil {
 			return nil, fmt.Errorf("encoding the policy: %w", err)
 		}
+		// Written as kyaml writes it (long lines unwrapped), so that the
+		// function's static output, which kpt and kustomize write with
+		// kyaml, is these files byte for byte.
+		node, err := kyaml.Parse(string(y))
+		if err != nil {
+			return nil, fmt.Errorf("encoding the policy: %w", err)
+		}
+		text, err := node.String()
+		if err != nil {
+			return nil, fmt.Errorf("encoding the policy: %w", err)
+		}
 		dir, role := StaticMutatingDir, "policy"
 		if meta.Kind == KindValidatingPolicy || meta.Kind == KindValidatingPolicyBinding {
 			dir = StaticValidatingDir
@@ -90,7 +102,7 @@ func (p *Policy) StaticFiles() ([]StaticFile, error) {
 		files[i] = StaticFile{
 			Path: path.Join(dir, base+"."+role+".yaml"),
 			Name: meta.Metadata.Name, Kind: meta.Kind,
-			Data: append([]byte(header), y...),
+			Data: []byte(header + text),
 		}
 	}
 	return files, nil

@@ -18,6 +18,11 @@ const UninjectKey = "uninject"
 // pkg/admission) instead of injecting the items: a front-end setting too.
 const AdmissionPolicyKey = "admissionPolicy"
 
+// StaticAdmissionPolicyKey is AdmissionPolicyKey for the policy's static
+// form: the objects an API server loads from its staticManifestsDir
+// (pkg/admission CompileStatic), each in its own file.
+const StaticAdmissionPolicyKey = "staticAdmissionPolicy"
+
 // Function is a loaded function config (inject-fn's): what to do and with
 // which injector.
 type Function struct {
@@ -26,7 +31,9 @@ type Function struct {
 	// AdmissionPolicy, when set, asks for the admission policy objects
 	// named after PolicyName; the items are then left as they are.
 	AdmissionPolicy bool
-	PolicyName      string
+	// StaticPolicy, with AdmissionPolicy, asks for its static form.
+	StaticPolicy bool
+	PolicyName   string
 	// Source is the document the config was read from, nil for the
 	// embedded default: results about the config point at it.
 	Source *yaml.RNode
@@ -87,16 +94,19 @@ func LoadFunction(fc *yaml.RNode, lookup inject.ConfigMapLookup) (*Function, err
 	if err != nil {
 		return nil, &FunctionError{Err: err}
 	}
-	if fe.admissionPolicy && fe.op == inject.OpUninject {
-		return nil, &FunctionError{Field: AdmissionPolicyKey, Err: fmt.Errorf("cannot be combined with %s", UninjectKey)}
+	for key, set := range map[string]bool{AdmissionPolicyKey: fe.admissionPolicy, StaticAdmissionPolicyKey: fe.staticPolicy} {
+		if set && fe.op == inject.OpUninject {
+			return nil, &FunctionError{Field: key, Err: fmt.Errorf("cannot be combined with %s", UninjectKey)}
+		}
 	}
-	return &Function{Op: fe.op, Injector: in, AdmissionPolicy: fe.admissionPolicy, PolicyName: fe.policyName, Source: fc}, nil
+	return &Function{Op: fe.op, Injector: in, AdmissionPolicy: fe.admissionPolicy || fe.staticPolicy, StaticPolicy: fe.staticPolicy, PolicyName: fe.policyName, Source: fc}, nil
 }
 
 // frontEnd holds the settings the function reads itself.
 type frontEnd struct {
 	op              inject.Op
 	admissionPolicy bool
+	staticPolicy    bool
 	policyName      string
 }
 
@@ -109,6 +119,8 @@ func (fe *frontEnd) set(key, value, field string) (bool, error) {
 		target = &uninject
 	case AdmissionPolicyKey:
 		target = &fe.admissionPolicy
+	case StaticAdmissionPolicyKey:
+		target = &fe.staticPolicy
 	default:
 		return false, nil
 	}
@@ -153,7 +165,7 @@ func loadConfigMap(cm *yaml.RNode, lookup inject.ConfigMapLookup) (*inject.Confi
 		}
 		settings = append(settings, [2]string{key, value})
 	}
-	s, err := inject.DecodeSettings(inject.FlatSettings(settings), "data", UninjectKey, AdmissionPolicyKey, inject.DefaultConfigKey)
+	s, err := inject.DecodeSettings(inject.FlatSettings(settings), "data", UninjectKey, AdmissionPolicyKey, StaticAdmissionPolicyKey, inject.DefaultConfigKey)
 	if fieldErr := (*inject.FieldError)(nil); errors.As(err, &fieldErr) {
 		return nil, fe, &FunctionError{Field: fieldErr.Field, Err: fieldErr.Err}
 	}
@@ -164,14 +176,14 @@ func loadConfigMap(cm *yaml.RNode, lookup inject.ConfigMapLookup) (*inject.Confi
 	return cfg, fe, nil
 }
 
-// loadSidecarInjection reads the typed config. spec.uninject and
-// spec.admissionPolicy are taken out of a copy before the core reads the
+// loadSidecarInjection reads the typed config. spec.uninject,
+// spec.admissionPolicy and spec.staticAdmissionPolicy are taken out of a copy before the core reads the
 // rest.
 func loadSidecarInjection(fc *yaml.RNode, lookup inject.ConfigMapLookup) (*inject.Config, frontEnd, error) {
 	var fe frontEnd
 	doc := fc.Copy()
 	if spec := doc.Field("spec"); spec != nil && spec.Value.YNode().Kind == yaml.MappingNode {
-		for _, key := range []string{UninjectKey, AdmissionPolicyKey} {
+		for _, key := range []string{UninjectKey, AdmissionPolicyKey, StaticAdmissionPolicyKey} {
 			f := spec.Value.Field(key)
 			if f == nil {
 				continue

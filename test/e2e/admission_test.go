@@ -2,6 +2,11 @@ package e2e
 
 import (
 	"os"
+
+	"github.com/kinject/kubectl-inject/pkg/admission"
+	"github.com/kinject/kubectl-inject/pkg/admission/staticdir"
+	"github.com/kinject/kubectl-inject/pkg/inject"
+
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,5 +68,47 @@ func TestAdmissionKpt(t *testing.T) {
 				t.Errorf("the second run changed the package:\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestStaticAdmissionKpt: staticAdmissionPolicy=true renders the policy's
+// static form, each object to the file the API server reads it from
+// (mutating/, validating/), byte for byte what kubectl inject policy
+// --static writes after validating it; the workloads stay as written.
+func TestStaticAdmissionKpt(t *testing.T) {
+	kpt := need(t, "kpt")
+	dir := copyDir(t, example("admission"))
+	gitInit(t, dir)
+	if r := run(t, dir, kpt, "fn", "eval", ".", "--exec", "inject-fn", "--", "staticAdmissionPolicy=true"); r.code != 0 {
+		t.Fatalf("kpt fn eval: exit %d\n%s", r.code, r.stderr)
+	}
+	if diff := gitDiff(t, dir); diff != "" {
+		t.Errorf("the workloads changed:\n%s", diff)
+	}
+	in, err := inject.NewDefault(inject.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := admission.CompileStatic(in, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := p.StaticFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := staticdir.Validate(want); err != nil {
+		t.Fatal(err)
+	}
+	mutating, _ := filepath.Glob(filepath.Join(dir, "mutating", "*"))
+	validating, _ := filepath.Glob(filepath.Join(dir, "validating", "*"))
+	if got := len(mutating) + len(validating); got != len(want) || len(want) != 4 {
+		t.Errorf("the function wrote %d files under mutating/ and validating/, want %d (4)", got, len(want))
+	}
+	for _, f := range want {
+		got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path)))
+		if err != nil || string(got) != string(f.Data) {
+			t.Errorf("%s: the function's file differs from policy --static's (%v):\n%s", f.Path, err, got)
+		}
 	}
 }
