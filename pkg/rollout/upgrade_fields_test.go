@@ -184,3 +184,24 @@ func TestResizePatchSetsListsGiven(t *testing.T) {
 		}
 	}
 }
+
+// TestRunsResources: a container runs the resources of a resize once its
+// status shows them; a status that shows none (a kubelet that does not
+// report them) does not.
+func TestRunsResources(t *testing.T) {
+	t.Parallel()
+	want := map[string]any{"requests": map[string]any{"cpu": "100m"}, "limits": map[string]any{"cpu": "1"}}
+	for _, tc := range []struct {
+		name   string
+		status map[string]any
+		runs   bool
+	}{
+		{"shown", map[string]any{"resources": map[string]any{"requests": map[string]any{"cpu": "0.1"}, "limits": map[string]any{"cpu": "1000m"}}}, true},
+		{"other limits", map[string]any{"resources": map[string]any{"requests": map[string]any{"cpu": "100m"}, "limits": map[string]any{"cpu": "2"}}}, false},
+		{"none shown", map[string]any{"name": "envoy"}, false},
+	} {
+		if got := RunsResources(tc.status, want); got != tc.runs {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.runs)
+		}
+	}
+}
