@@ -52,6 +52,10 @@ type Flags struct {
 	// remove every profile.
 	Profile     string
 	AllProfiles bool
+	// StaticDir is --static: the directory of the policy's static
+	// admission manifests (policy writes it, the others read the policy
+	// there, since the API does not list static objects).
+	StaticDir string
 
 	// Verbosity is kubectl's -v: the level of client-go's log lines (the
 	// full command's; --local has none).

@@ -54,6 +54,9 @@ type CheckOptions struct {
 	// installed names the mutating policy whose configuration is current
 	// ("" when the flags or the embedded default are).
 	installed string
+	// apiTemplate is the template hash of the profile's policy installed
+	// through the API ("" when none is).
+	apiTemplate string
 }
 
 // NewCmdCheck returns the check subcommand.
@@ -90,6 +93,7 @@ policy carries, and the others (--image, --native, ...) apply over it.`,
 	}
 	configFlags.AddFlags(c.Flags())
 	o.Policy.addCompileFlags(c)
+	addStaticFlag(c, &o.Policy.Flags)
 	c.Flags().StringVarP(&o.Output, "output", "o", "", "json: the checks as a JSON document (default: a checklist)")
 	_ = c.RegisterFlagCompletionFunc("output", fixedCompletion("json"))
 	return c
@@ -138,6 +142,7 @@ func (o *CheckOptions) Run(ctx context.Context) error {
 // checkClients are the clients of the checks after the first.
 type checkClients struct {
 	dynamic   dynamic.Interface
+	metrics   metricsReader
 	namespace string
 	mapServed bool
 }
@@ -167,7 +172,7 @@ func (o *CheckOptions) checkServer(ctx context.Context) *checkClients {
 		o.add(category, checkFail, err.Error(), "")
 		return nil
 	}
-	c := &checkClients{dynamic: dyn}
+	c := &checkClients{dynamic: dyn, metrics: serverMetrics(o.Policy.ConfigFlags)}
 	if c.namespace, _, err = o.Policy.ConfigFlags.ToRawKubeConfigLoader().Namespace(); err != nil {
 		o.add(category, checkFail, "read kubeconfig namespace: "+err.Error(), "")
 		return nil

@@ -29,12 +29,15 @@ func (o *CheckOptions) checkPolicy(ctx context.Context, c *checkClients) {
 		// The installed policy's configuration is current: compiled again
 		// by this version, with the flags given over it.
 		name := admission.ObjectName(o.Policy.Name, o.Policy.Flags.Profile)
-		installed, policy, err := installedConfig(ctx, c.dynamic, o.Policy.Flags.Profile, name)
+		installed, policy, err := installedConfig(ctx, c.dynamic, o.Policy.Flags.Profile, name, o.Policy.Flags.StaticDir)
 		switch {
 		case err != nil:
 			o.add("policy", checkWarn, err.Error()+"; current is the embedded default", "")
 		case installed != nil:
-			o.Policy.base, o.installed = installed, policy
+			o.Policy.base = installed
+			if policy.file == "" {
+				o.installed = policy.name
+			}
 		}
 	}
 	in, p, err := o.Policy.compile()
@@ -49,6 +52,7 @@ func (o *CheckOptions) checkPolicy(ctx context.Context, c *checkClients) {
 	}
 	if c.mapServed {
 		o.checkInstalled(ctx, c, p)
+		o.checkStatic(ctx, c, p)
 	}
 	namespaces := o.checkNamespaces(ctx, c, in.Settings().Policy)
 	if len(namespaces) == 0 {
@@ -121,6 +125,8 @@ func (o *CheckOptions) checkInstalled(ctx context.Context, c *checkClients, p *a
 		current = "profile " + current
 	}
 	switch {
+	case len(missing) == len(objs) && o.Policy.Flags.StaticDir != "":
+		o.add(category, checkOK, fmt.Sprintf("%s (%s) is not installed through the API", p.Name, current), "")
 	case len(missing) == len(objs):
 		o.add(category, checkWarn, fmt.Sprintf("%s (%s) is not installed", p.Name, current), o.applyHint())
 	case len(missing) > 0:
@@ -132,17 +138,20 @@ func (o *CheckOptions) checkInstalled(ctx context.Context, c *checkClients, p *a
 	default:
 		o.add(category, checkOK, fmt.Sprintf("%s (%s) is installed and current (template %s)", p.Name, current, p.TemplateHash), "")
 	}
+	if len(missing) < len(objs) {
+		o.apiTemplate = installedTemplate
+	}
 	o.otherPolicies(ctx, c, p)
 }
 
 // otherPolicies lists the other profiles' (or names') policies installed.
 func (o *CheckOptions) otherPolicies(ctx context.Context, c *checkClients, p *admission.Policy) {
-	list, err := listInstalledPolicies(ctx, c.dynamic)
+	list, err := listInstalledPolicies(ctx, c.dynamic, o.Policy.Flags.StaticDir)
 	if err != nil {
 		return // the check above said what it could not read
 	}
 	for _, item := range list {
-		if item.GetName() == p.Name {
+		if item.GetName() == p.Name || item.GetName() == p.Name+admission.StaticSuffix {
 			continue
 		}
 		o.add("policy", checkOK, fmt.Sprintf("also installed: %s (template %s; check it with its own --profile and --template)",

@@ -49,7 +49,13 @@ type current struct {
 // left out: it chose Pods at admission, while status and restart also
 // judge the workloads injected through their templates, which chose
 // themselves.
-func readCurrent(ctx context.Context, flags *config.Flags, client dynamic.Interface, lookup inject.ConfigMapLookup, name string, strict, whole bool, warn func(string)) (*current, error) {
+//
+// With --static DIR, the policies of the static manifests in DIR count as
+// installed too (the API lists no static object), once the API server's
+// metrics say it runs those files (metrics, when not nil). Without it, an
+// API server that runs static mutating policies while the API lists none
+// for the profile is a warning (strict: an error), naming --static.
+func readCurrent(ctx context.Context, flags *config.Flags, client dynamic.Interface, metrics metricsReader, lookup inject.ConfigMapLookup, name string, strict, whole bool, warn func(string)) (*current, error) {
 	if flags.TemplateGiven() {
 		tmpl, settings, err := flags.LoadTemplate(lookup)
 		if err != nil {
@@ -57,12 +63,16 @@ func readCurrent(ctx context.Context, flags *config.Flags, client dynamic.Interf
 		}
 		return &current{Template: tmpl, Settings: settings, Source: "the template flags"}, nil
 	}
-	installed, policy, err := installedConfig(ctx, client, flags.Profile, name)
+	installed, policy, err := installedConfig(ctx, client, flags.Profile, name, flags.StaticDir)
+	if err == nil && metrics != nil {
+		err = checkServed(ctx, metrics, flags.StaticDir, installed, &policy)
+	}
 	if err != nil {
 		if strict {
 			return nil, fmt.Errorf("%w (give --template to say what current is)", err)
 		}
 		warn(err.Error() + "; current is the embedded default")
+		installed, policy = nil, found{}
 	}
 	if installed != nil && !whole {
 		sel := &installed.Settings.Policy
@@ -72,11 +82,53 @@ func readCurrent(ctx context.Context, flags *config.Flags, client dynamic.Interf
 	if err != nil {
 		return nil, err
 	}
-	c := &current{Template: tmpl, Settings: settings, Policy: policy, Source: "the embedded default"}
+	c := &current{Template: tmpl, Settings: settings, Policy: policy.name, Source: "the embedded default"}
 	if installed != nil {
-		c.Source = "mutatingadmissionpolicy/" + policy
+		c.Source = policy.source()
 	}
 	return c, nil
+}
+
+// checkServed checks, for a policy read from static manifests, that the
+// API server runs those files, and adds it to the source; for no
+// installed policy, it checks that the API server runs no static one the
+// flags did not point at.
+func checkServed(ctx context.Context, metrics metricsReader, staticDir string, installed *inject.Config, policy *found) error {
+	switch {
+	case installed != nil && policy.file != "":
+		note, err := staticServed(ctx, metrics, staticDir)
+		if err != nil {
+			return err
+		}
+		policy.note = note
+	case installed == nil && staticDir == "":
+		// A cluster whose /metrics this user may not read says nothing.
+		if hash, err := servedStaticHash(ctx, metrics); err == nil && hash != "" {
+			return fmt.Errorf("the API server runs static mutating admission policies (%s), which the API does not list: give --static DIR, the directory kubectl inject policy --static wrote", hash)
+		}
+	}
+	return nil
+}
+
+// found is an installed mutating policy: its name, and for a static one
+// its file and whether the API server runs it.
+type found struct {
+	name, file, note string
+	cfg              *inject.Config
+	// carried is what the policy says it was compiled from (template
+	// hash and configuration): equal for policies that agree.
+	carried string
+}
+
+func (f found) source() string {
+	if f.file == "" {
+		return "mutatingadmissionpolicy/" + f.name
+	}
+	s := "static manifest " + f.file
+	if f.note != "" {
+		s += "; " + f.note
+	}
+	return s
 }
 
 // installedConfig finds the profile's installed mutating policy and
@@ -85,24 +137,25 @@ func readCurrent(ctx context.Context, flags *config.Flags, client dynamic.Interf
 // version that carried no configuration counts as a built-in default
 // (this version's or an earlier one's) when its template hash is that
 // default's, and is an error otherwise.
-func installedConfig(ctx context.Context, client dynamic.Interface, profile, name string) (*inject.Config, string, error) {
-	list, err := listInstalledPolicies(ctx, client)
+//
+// With staticDir, the static manifests there count too; a policy named
+// name matches name.static.k8s.io there. Policies of the profile that
+// inject the same template agree: the first (the API's before the static
+// ones) is returned.
+func installedConfig(ctx context.Context, client dynamic.Interface, profile, name, staticDir string) (*inject.Config, found, error) {
+	list, err := listInstalledPolicies(ctx, client, staticDir)
 	if err != nil {
-		return nil, "", err
-	}
-	type found struct {
-		name string
-		cfg  *inject.Config
+		return nil, found{}, err
 	}
 	var matches []found
 	for _, item := range list {
-		if name != "" && item.GetName() != name {
+		if name != "" && item.GetName() != name && item.GetName() != name+admission.StaticSuffix {
 			continue
 		}
 		ann := item.GetAnnotations()
 		cfg, err := admission.InstalledConfig(item.GetName(), ann)
 		if err != nil {
-			return nil, "", err
+			return nil, found{}, err
 		}
 		if cfg == nil {
 			// Compiled before policies carried their configuration: its
@@ -113,7 +166,7 @@ func installedConfig(ctx context.Context, client dynamic.Interface, profile, nam
 			settings := inject.Settings{Profile: profile}
 			tmpl := inject.BuiltinTemplate(ann[admission.TemplateHashAnnotation], settings)
 			if tmpl == nil {
-				return nil, "", fmt.Errorf("mutatingadmissionpolicy/%s injects template %s but does not say which (an older kubectl-inject compiled it): apply it again with kubectl inject policy --apply and its flags",
+				return nil, found{}, fmt.Errorf("mutatingadmissionpolicy/%s injects template %s but does not say which (an older kubectl-inject compiled it): apply it again with kubectl inject policy --apply and its flags",
 					item.GetName(), ann[admission.TemplateHashAnnotation])
 			}
 			cfg = &inject.Config{Template: tmpl, Settings: settings}
@@ -121,20 +174,21 @@ func installedConfig(ctx context.Context, client dynamic.Interface, profile, nam
 		if cfg.Settings.Profile != profile {
 			continue
 		}
-		matches = append(matches, found{item.GetName(), cfg})
+		matches = append(matches, found{name: item.GetName(), file: ann[staticFileKey], cfg: cfg,
+			carried: ann[admission.TemplateHashAnnotation] + "\n" + ann[admission.ConfigAnnotation]})
 	}
-	switch len(matches) {
-	case 0:
-		return nil, "", nil
-	case 1:
-		return matches[0].cfg, matches[0].name, nil
+	if len(matches) == 0 {
+		return nil, found{}, nil
+	}
+	if agree(matches) {
+		return matches[0].cfg, matches[0], nil
 	}
 	names := make([]string, len(matches))
 	for i, m := range matches {
-		names[i] = "mutatingadmissionpolicy/" + m.name
+		names[i] = m.source()
 	}
 	sort.Strings(names)
-	return nil, "", fmt.Errorf("%d policies are installed for %s (%s): they disagree on what current is", len(names), naming.ProfileName(profile), strings.Join(names, ", "))
+	return nil, found{}, fmt.Errorf("%d policies are installed for %s (%s): they disagree on what current is", len(names), naming.ProfileName(profile), strings.Join(names, ", "))
 }
 
 // currentLine is what status and restart say "current" is: in JSON, and
@@ -153,15 +207,37 @@ func (l currentLine) String() string {
 	return fmt.Sprintf("current: template %s of %s (%s)", l.Template, naming.ProfileName(l.Profile), l.Source)
 }
 
+// agree reports whether the policies inject one template with one
+// configuration: a policy installed both through the API and as static
+// manifests, compiled from the same flags.
+func agree(matches []found) bool {
+	for _, m := range matches[1:] {
+		if m.carried != matches[0].carried {
+			return false
+		}
+	}
+	return true
+}
+
 // listInstalledPolicies lists the mutating policies kubectl-inject
 // installed: none when the API server serves no MutatingAdmissionPolicy.
-func listInstalledPolicies(ctx context.Context, client dynamic.Interface) ([]unstructured.Unstructured, error) {
+// With staticDir, those of the static manifests there follow.
+func listInstalledPolicies(ctx context.Context, client dynamic.Interface, staticDir string) ([]unstructured.Unstructured, error) {
+	var items []unstructured.Unstructured
 	list, err := client.Resource(policyResource(admission.KindMutatingPolicy)).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/managed-by=" + admission.FieldManager})
 	switch {
 	case apierrors.IsNotFound(err):
-		return nil, nil
 	case err != nil:
 		return nil, fmt.Errorf("cannot read the installed admission policies: %s", readError(err))
+	default:
+		items = list.Items
 	}
-	return list.Items, nil
+	if staticDir != "" {
+		static, err := readStaticPolicies(staticDir)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, static...)
+	}
+	return items, nil
 }

@@ -180,7 +180,7 @@ func TestReadCurrent(t *testing.T) {
 				flags.TemplateFile = writeTemplateFile(t, "containers:\n- {name: proxy, image: example.com/flag:v1}\n")
 			}
 			var warnings []string
-			got, err := readCurrent(context.Background(), &flags, policyClient(c.listErr, objs...), nil, c.policyName, c.strict, c.whole,
+			got, err := readCurrent(context.Background(), &flags, policyClient(c.listErr, objs...), nil, nil, c.policyName, c.strict, c.whole,
 				func(w string) { warnings = append(warnings, w) })
 			if c.err != "" {
 				if err == nil || !strings.HasPrefix(err.Error(), strings.TrimSuffix(c.err, " ")) {

@@ -84,6 +84,7 @@ sidecar is current; 1 when any is not; 2 on an error.`,
 	f := c.Flags()
 	o.ConfigFlags.AddFlags(f)
 	o.Flags.AddTemplateFlags(f)
+	addStaticFlag(c, &o.Flags)
 	f.StringSliceVarP(&o.Flags.Filenames, "filename", "f", nil, "Files holding the Pods or workloads to explain (- reads stdin)")
 	f.BoolVar(&o.Flags.Local, "local", false, "Read nothing from a cluster: compile the policy from the template flags; --namespace-labels are the namespace's labels")
 	f.StringToStringVar(&o.NamespaceLabels, "namespace-labels", nil, "With --local: the labels of the objects' namespace, KEY=VALUE,... (kubectl inject enable sets sidecar.kinject.dev/inject=enabled)")
@@ -229,7 +230,7 @@ func (o *ExplainOptions) profiles(ctx context.Context, client dynamic.Interface)
 	if o.Flags.ProfileGiven() || client == nil {
 		return []string{o.Flags.Profile}, nil
 	}
-	list, err := listInstalledPolicies(ctx, client)
+	list, err := listInstalledPolicies(ctx, client, o.Flags.StaticDir)
 	if err != nil {
 		return []string{o.Flags.Profile}, nil // the default's verdict says what it could not read
 	}

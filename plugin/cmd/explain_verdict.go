@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,7 +31,9 @@ type explainer struct {
 	policy    *admission.Policy
 	server    *inprocess.Policy
 	installed bool
-	notes     []string
+	// static: the installed policy is the static manifests of --static.
+	static bool
+	notes  []string
 	binding   inprocess.Binding
 }
 
@@ -40,20 +43,29 @@ func (o *ExplainOptions) evaluator(ctx context.Context, client dynamic.Interface
 	objectName := admission.ObjectName(o.Name, o.Flags.Profile)
 	var installedHash string
 	if client != nil && !o.Flags.TemplateGiven() {
-		cfg, name, err := installedConfig(ctx, client, o.Flags.Profile, objectName)
+		cfg, policy, err := installedConfig(ctx, client, o.Flags.Profile, objectName, o.Flags.StaticDir)
 		if err != nil {
 			return nil, err
 		}
 		if cfg != nil {
-			po.base, ev.installed = cfg, true
-			obj, err := client.Resource(policyResource(admission.KindMutatingPolicy)).Get(ctx, name, metav1.GetOptions{})
-			if err != nil {
-				return nil, fmt.Errorf("read mutatingadmissionpolicy/%s: %s", name, readError(err))
+			po.base, ev.installed, ev.static = cfg, true, policy.file != ""
+			if ev.static {
+				// The static manifests are explained as the API server
+				// runs them: their own names, no parameter.
+				installedHash, err = staticPolicyHash(policy.file, policy.name)
+			} else {
+				installedHash, err = apiPolicyHash(ctx, client, policy.name)
 			}
-			installedHash = obj.GetAnnotations()[admission.PolicyHashAnnotation]
+			if err != nil {
+				return nil, err
+			}
 		}
 	}
-	in, p, err := po.compile()
+	compile := admission.Compile
+	if ev.static {
+		compile = admission.CompileStatic
+	}
+	in, p, err := po.compileWith(compile)
 	if err != nil {
 		return nil, err
 	}
@@ -276,4 +288,29 @@ func restartHint(pod *unstructured.Unstructured, profile string) string {
 		}
 	}
 	return fmt.Sprintf("delete and create the Pod again (kubectl inject restart pod/%s -n %s --recreate%s)", pod.GetName(), pod.GetNamespace(), profileFlag(profile))
+}
+
+// apiPolicyHash is the policy hash of the mutating policy name installed
+// through the API.
+func apiPolicyHash(ctx context.Context, client dynamic.Interface, name string) (string, error) {
+	obj, err := client.Resource(policyResource(admission.KindMutatingPolicy)).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return "", fmt.Errorf("read mutatingadmissionpolicy/%s: %s", name, readError(err))
+	}
+	return obj.GetAnnotations()[admission.PolicyHashAnnotation], nil
+}
+
+// staticPolicyHash is the policy hash of the static mutating policy name
+// read from file.
+func staticPolicyHash(file, name string) (string, error) {
+	list, err := readStaticPolicies(filepath.Dir(filepath.Dir(file)))
+	if err != nil {
+		return "", err
+	}
+	for _, u := range list {
+		if u.GetName() == name {
+			return u.GetAnnotations()[admission.PolicyHashAnnotation], nil
+		}
+	}
+	return "", fmt.Errorf("%s: no mutatingadmissionpolicy/%s", file, name)
 }

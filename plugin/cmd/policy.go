@@ -60,9 +60,8 @@ type PolicyOptions struct {
 	Apply, Delete  bool
 	ForceConflicts bool
 	FieldManager   string
-	// Static is the directory of --static; Check is --check.
-	Static string
-	Check  bool
+	// Check is --check (of the directory of --static, in Flags).
+	Check bool
 	// base, when set, stands in for the embedded default under the
 	// template flags: check compiles an installed policy's configuration
 	// again.
@@ -136,7 +135,7 @@ object of the Pod's namespace has no static form (no paramRef there).`,
 	f.StringVar(&o.FieldManager, "field-manager", o.FieldManager, "Name of the field manager for --apply")
 	f.BoolVar(&o.Flags.Diff, "diff", false, "With --apply or --delete: change nothing; show what would change in the cluster as a unified diff, as kubectl diff (exit 0: no change, 1: a change, 2: an error)")
 	f.StringVar(&o.Flags.Color, "color", o.Flags.Color, `With --diff or --check: "auto" (colors on a terminal), "always" or "never"`)
-	f.StringVar(&o.Static, "static", "", "Write the policy as static admission manifests into this directory (mutating/ and validating/, one object per file, named *.static.k8s.io) and print the AdmissionConfiguration that loads them (Kubernetes 1.37+)")
+	f.StringVar(&o.Flags.StaticDir, "static", "", "Write the policy as static admission manifests into this directory (mutating/ and validating/, one object per file, named *.static.k8s.io) and print the AdmissionConfiguration that loads them (Kubernetes 1.37+)")
 	f.BoolVar(&o.Check, "check", false, "With --static: write nothing; compare the directory with what would be written, as a unified diff (exit 0: current, 1: stale, 2: an error)")
 	_ = c.RegisterFlagCompletionFunc("output", fixedCompletion("yaml", "json"))
 	return c
@@ -186,10 +185,10 @@ func (o *PolicyOptions) Validate() error {
 	default:
 		add("--color must be auto, always or never, not %q", o.Flags.Color)
 	}
-	if o.Check && o.Static == "" {
+	if o.Check && o.Flags.StaticDir == "" {
 		add("--check compares a directory of static manifests: give it with --static DIR")
 	}
-	if o.Static != "" && (o.Apply || o.Delete || o.Flags.Diff || o.Flags.Output != "") {
+	if o.Flags.StaticDir != "" && (o.Apply || o.Delete || o.Flags.Diff || o.Flags.Output != "") {
 		add("--static writes files for the API server to load; it cannot be combined with --apply, --delete, --diff or --output")
 	}
 	errs = append(errs, validateNamespaceFlag("--namespaces", o.Namespaces)...)
@@ -241,7 +240,7 @@ func (o *PolicyOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if o.Static != "" {
+	if o.Flags.StaticDir != "" {
 		return o.runStatic()
 	}
 	p, err := o.Compile()

@@ -11,7 +11,7 @@ import (
 )
 
 // runStatic writes the policy as static admission manifests in
-// o.Static (or, with --check, compares that directory with them), and
+// --static's directory (or, with --check, compares that directory with them), and
 // prints the AdmissionConfiguration that loads them.
 func (o *PolicyOptions) runStatic() error {
 	_, p, err := o.compileWith(admission.CompileStatic)
@@ -22,7 +22,7 @@ func (o *PolicyOptions) runStatic() error {
 	if err != nil {
 		return err
 	}
-	dir, err := filepath.Abs(o.Static)
+	dir, err := filepath.Abs(o.Flags.StaticDir)
 	if err != nil {
 		return err
 	}

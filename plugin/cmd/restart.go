@@ -147,6 +147,7 @@ rather than roll the fleet to a guess.`,
 	f.BoolVar(&o.Drain, "drain", o.Drain, "Take each Pod's proxy out of service (the template's drain step) before upgrading it in place; false upgrades it while its Services still send to it")
 	f.StringVar(&o.FieldManager, "field-manager", o.FieldManager, "Field manager of the patches")
 	o.Flags.AddTemplateFlags(f)
+	addStaticFlag(c, &o.Flags)
 	_ = c.RegisterFlagCompletionFunc("profile", completeProfiles(o.ConfigFlags))
 	_ = c.RegisterFlagCompletionFunc("output", fixedCompletion("json"))
 	_ = c.RegisterFlagCompletionFunc("strategy", fixedCompletion(rollout.Strategies...))
@@ -206,7 +207,7 @@ func (o *RestartOptions) Run(ctx context.Context, args []string) error {
 		return fmt.Errorf("client: %w", err)
 	}
 	// Strict: a restart to a guessed template would roll the fleet.
-	cur, err := readCurrent(ctx, &o.Flags, client, clusterConfigMaps(o.ConfigFlags), "", true, false, nil)
+	cur, err := readCurrent(ctx, &o.Flags, client, serverMetrics(o.ConfigFlags), clusterConfigMaps(o.ConfigFlags), "", true, false, nil)
 	if err != nil {
 		return err
 	}

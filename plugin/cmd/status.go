@@ -126,6 +126,7 @@ inject policy --apply), else the embedded default; --template or
 	f.BoolVar(&o.Check, "check", false, "Exit 1 when any row is outdated, has Pods behind its template, or is error:<reason> (a conflict, an invalid object); terminating Pods are not counted")
 	f.Int64Var(&o.PageSize, "chunk-size", o.PageSize, "Objects per list call (as kubectl's --chunk-size)")
 	o.Flags.AddTemplateFlags(f)
+	addStaticFlag(c, &o.Flags)
 	_ = c.RegisterFlagCompletionFunc("profile", completeProfiles(o.ConfigFlags))
 	_ = c.RegisterFlagCompletionFunc("output", fixedCompletion("wide", "json", "yaml"))
 	return c
@@ -209,7 +210,7 @@ func (o *StatusOptions) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("client: %w", err)
 	}
-	cur, err := readCurrent(ctx, &o.Flags, client, clusterConfigMaps(o.ConfigFlags), "", false, false, o.warn)
+	cur, err := readCurrent(ctx, &o.Flags, client, serverMetrics(o.ConfigFlags), clusterConfigMaps(o.ConfigFlags), "", false, false, o.warn)
 	if err != nil {
 		return err
 	}
