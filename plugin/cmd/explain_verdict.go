@@ -32,9 +32,9 @@ type explainer struct {
 	server    *inprocess.Policy
 	installed bool
 	// static: the installed policy is the static manifests of --static.
-	static bool
-	notes  []string
-	binding   inprocess.Binding
+	static  bool
+	notes   []string
+	binding inprocess.Binding
 }
 
 func (o *ExplainOptions) evaluator(ctx context.Context, client dynamic.Interface) (*explainer, error) {
