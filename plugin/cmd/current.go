@@ -1,8 +1,10 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -115,9 +117,9 @@ func checkServed(ctx context.Context, metrics metricsReader, staticDir string, i
 type found struct {
 	name, file, note string
 	cfg              *inject.Config
-	// carried is what the policy says it was compiled from (template
-	// hash and configuration): equal for policies that agree.
-	carried string
+	// template is the hash of the template the policy injects: equal
+	// for policies that agree.
+	template string
 }
 
 func (f found) source() string {
@@ -174,11 +176,21 @@ func installedConfig(ctx context.Context, client dynamic.Interface, profile, nam
 		if cfg.Settings.Profile != profile {
 			continue
 		}
-		matches = append(matches, found{name: item.GetName(), file: ann[staticFileKey], cfg: cfg,
-			carried: ann[admission.TemplateHashAnnotation] + "\n" + ann[admission.ConfigAnnotation]})
+		matches = append(matches, found{name: item.GetName(), file: ann[staticFileKey], cfg: cfg, template: ann[admission.TemplateHashAnnotation]})
 	}
 	if len(matches) == 0 {
 		return nil, found{}, nil
+	}
+	if staticDir != "" {
+		// The files --static points at come first: the source line then
+		// names them.
+		rank := func(f found) int {
+			if f.file != "" {
+				return 0
+			}
+			return 1
+		}
+		slices.SortStableFunc(matches, func(a, b found) int { return cmp.Compare(rank(a), rank(b)) })
 	}
 	if agree(matches) {
 		return matches[0].cfg, matches[0], nil
@@ -207,12 +219,12 @@ func (l currentLine) String() string {
 	return fmt.Sprintf("current: template %s of %s (%s)", l.Template, naming.ProfileName(l.Profile), l.Source)
 }
 
-// agree reports whether the policies inject one template with one
-// configuration: a policy installed both through the API and as static
-// manifests, compiled from the same flags.
+// agree reports whether the policies inject one template (the hash
+// covers what the settings do to it): a policy installed both through the
+// API and as static manifests, or under two names, for other namespaces.
 func agree(matches []found) bool {
 	for _, m := range matches[1:] {
-		if m.carried != matches[0].carried {
+		if m.template != matches[0].template {
 			return false
 		}
 	}

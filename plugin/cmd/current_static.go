@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -28,7 +29,58 @@ const staticFileKey = "kinject.dev/static-manifest"
 // readStaticPolicies reads the mutating policies kubectl-inject wrote as
 // static manifests under dir (--static): the API lists none of them.
 func readStaticPolicies(dir string) ([]unstructured.Unstructured, error) {
-	d := filepath.Join(dir, admission.StaticMutatingDir)
+	all, err := readStaticObjects(dir, admission.StaticMutatingDir)
+	if err != nil {
+		return nil, err
+	}
+	var out []unstructured.Unstructured
+	for _, u := range all {
+		if u.GetKind() == admission.KindMutatingPolicy && u.GetLabels()["app.kubernetes.io/managed-by"] == admission.FieldManager {
+			out = append(out, u)
+		}
+	}
+	return out, nil
+}
+
+// staticObjects reads from the static manifests under dir the objects of
+// the compiled ones (the same kinds and names, in the same order), as
+// installedObjects reads them from the API.
+func staticObjects(dir string, compiled [][]byte) ([][]byte, error) {
+	var all []unstructured.Unstructured
+	for _, sub := range []string{admission.StaticMutatingDir, admission.StaticValidatingDir} {
+		objs, err := readStaticObjects(dir, sub)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, objs...)
+	}
+	var out [][]byte
+	for _, data := range compiled {
+		want := &unstructured.Unstructured{}
+		if err := want.UnmarshalJSON(data); err != nil {
+			return nil, err
+		}
+		i := slices.IndexFunc(all, func(u unstructured.Unstructured) bool { return u.GetKind() == want.GetKind() && u.GetName() == want.GetName() })
+		if i < 0 {
+			return nil, fmt.Errorf("--static %s: no %s/%s (kubectl inject check --static %s says what is there)", dir, kindLower(want.GetKind()), want.GetName(), dir)
+		}
+		got := all[i].DeepCopy()
+		ann := got.GetAnnotations()
+		delete(ann, staticFileKey)
+		got.SetAnnotations(ann)
+		b, err := got.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// readStaticObjects reads every object of the static manifests in
+// dir/sub, each marked with its file (staticFileKey).
+func readStaticObjects(dir, sub string) ([]unstructured.Unstructured, error) {
+	d := filepath.Join(dir, sub)
 	entries, err := os.ReadDir(d)
 	if err != nil {
 		return nil, fmt.Errorf("--static %s: %w", dir, err)
@@ -64,9 +116,6 @@ func readStaticPolicies(dir string) ([]unstructured.Unstructured, error) {
 			var u unstructured.Unstructured
 			if err := u.UnmarshalJSON(j); err != nil {
 				return nil, fmt.Errorf("%s: %w", file, err)
-			}
-			if u.GetKind() != admission.KindMutatingPolicy || u.GetLabels()["app.kubernetes.io/managed-by"] != admission.FieldManager {
-				continue
 			}
 			ann := u.GetAnnotations()
 			if ann == nil {

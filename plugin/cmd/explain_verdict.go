@@ -81,7 +81,13 @@ func (o *ExplainOptions) evaluator(ctx context.Context, client dynamic.Interface
 	if err != nil {
 		return nil, err
 	}
-	if ev.installed {
+	switch {
+	case ev.static:
+		// The objects the API server runs, as the files hold them.
+		if objs, err = staticObjects(o.Flags.StaticDir, objs); err != nil {
+			return nil, err
+		}
+	case ev.installed:
 		// The objects the cluster runs, as it stores them.
 		if objs, err = installedObjects(ctx, client, objs); err != nil {
 			return nil, err

@@ -55,3 +55,60 @@ func TestFirstPodsAfterRestart(t *testing.T) {
 		t.Errorf("the two namespaces got %d and %d Pods", s["injected"], a["injected"]+a["missed"]+a["refused"])
 	}
 }
+
+// TestFirstPodsAfterBootstrap is a control plane coming up without the
+// policy's API objects (a new cluster, a restore, an etcd replaced): they
+// are applied the moment /readyz answers, as a bootstrap or GitOps tool
+// would. Pods created meanwhile in the API policy's namespace are counted
+// as missed until it injects; the static policy misses none.
+func TestFirstPodsAfterBootstrap(t *testing.T) {
+	setup(t)
+	ctx := context.Background()
+	if _, stderr, code := kubectlInject(t, "policy", "--delete", "--name", apiName); code != 0 {
+		t.Fatal(stderr)
+	}
+	c.StopAPIServer()
+	if err := c.RestartAPIServer(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ready := time.Now()
+	applied := make(chan time.Duration, 1)
+	go func() {
+		_, _, code := kubectlInject(t, "policy", "--apply", "--name", apiName, "--namespaces", apiNS)
+		if code != 0 {
+			applied <- -1
+			return
+		}
+		applied <- time.Since(ready)
+	}()
+	counts := map[string]map[string]int{staticNS: {}, apiNS: {}}
+	var firstAPI time.Duration = -1
+	for i := 0; time.Since(ready) < 5*time.Second; i++ {
+		for _, ns := range []string{staticNS, apiNS} {
+			got, err := createPod(ctx, t, ns, simplePod(fmt.Sprintf("bootstrap-%d", i)))
+			outcome := "missed"
+			switch {
+			case err != nil:
+				outcome = "refused"
+			case injected(got) == "injected":
+				outcome = "injected"
+				if ns == apiNS && firstAPI < 0 {
+					firstAPI = time.Since(ready)
+				}
+			}
+			counts[ns][outcome]++
+		}
+	}
+	appliedAt := <-applied
+	t.Logf("Pods created in the 5 s after /readyz, the API policy applied %v after it: static policy %v; through the API %v (its first injection %v after /readyz)",
+		appliedAt.Round(time.Millisecond), counts[staticNS], counts[apiNS], firstAPI.Round(time.Millisecond))
+	if appliedAt < 0 {
+		t.Fatal("policy --apply failed")
+	}
+	if s := counts[staticNS]; s["missed"] != 0 || s["refused"] != 0 || s["injected"] == 0 {
+		t.Errorf("static policy: %v; want every Pod injected", s)
+	}
+	if counts[apiNS]["missed"] == 0 {
+		t.Errorf("through the API: %v; a policy applied after /readyz misses the Pods created before it is active", counts[apiNS])
+	}
+}
