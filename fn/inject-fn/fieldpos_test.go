@@ -87,8 +87,8 @@ spec:
 			t.Fatalf("exit %d, want 1\n%s", code, stderr)
 		}
 		for _, want := range []string{
-			input + `:9:5: pod/clash error: spec.initContainers: container "envoy" already exists`,
-			input + `:16:15: pod/notlist error: spec.containers: must be a list (document 2)`,
+			input + `:9:5: pod/clash error: conflict: spec.initContainers: container "envoy" already exists`,
+			input + `:16:15: pod/notlist error: invalid_object: spec.containers: must be a list (document 2)`,
 		} {
 			if !strings.Contains(stderr, want) {
 				t.Errorf("stderr lacks %q:\n%s", want, stderr)

@@ -133,7 +133,7 @@ func TestFileModeReport(t *testing.T) {
 		"---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  labels: {a: [}\n")
 	code, _, stderr := run(t, config, app)
 	want := app + ": deployment.apps/web injected\n" +
-		app + ":15:16: document 2 error: not valid YAML: did not find expected node content\n"
+		app + ":15:16: document 2 error: invalid_yaml: not valid YAML: did not find expected node content\n"
 	if code != 1 || stderr != want {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 and:\n%s", code, stderr, want)
 	}

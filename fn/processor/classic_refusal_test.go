@@ -224,7 +224,7 @@ spec:
 	var want strings.Builder
 	for _, r := range completionRefusals {
 		line, column := markedValue(t, file, r.marker)
-		fmt.Fprintf(&want, "%s:%d:%d: %s error: %s (document %d)\n", app, line, column, objects[r.marker], refusalMessage(r.field, r.value, "envoy"), r.index+1)
+		fmt.Fprintf(&want, "%s:%d:%d: %s error: runs_to_completion: %s (document %d)\n", app, line, column, objects[r.marker], refusalMessage(r.field, r.value, "envoy"), r.index+1)
 	}
 	var stdout, stderr bytes.Buffer
 	if code := Main([]string{config, app}, strings.NewReader(""), &stdout, &stderr); code != 1 {

@@ -50,8 +50,8 @@ type FileObject struct {
 }
 
 // Line words o's entry as --local reports it: an error where it is in the
-// file ("app.yaml:18:16: document 2 error: not valid YAML: ..."), or the
-// skip.
+// file ("app.yaml:18:16: document 2 error: invalid_yaml: not valid YAML:
+// ..."), or the skip.
 func (o FileObject) Line() string {
 	if o.Entry.Action == inject.Failed {
 		return report.Error(o.File, o.Document, o.Entry)

@@ -11,7 +11,7 @@ import (
 )
 
 // A file whose second document is not YAML: the error names the file's
-// line and column, and the document counted from 1.
+// line and column, the reason code, and the document counted from 1.
 func ExampleError() {
 	const file = `apiVersion: v1
 kind: ConfigMap
@@ -37,5 +37,5 @@ metadata:
 	})
 	// Output:
 	// configmap/settings skipped
-	// app.yaml:9:21: document 2 error: not valid YAML: did not find expected ',' or ']' (while parsing a flow sequence that began at line 9, column 17)
+	// app.yaml:9:21: document 2 error: invalid_yaml: not valid YAML: did not find expected ',' or ']' (while parsing a flow sequence that began at line 9, column 17)
 }

@@ -76,15 +76,28 @@ func Object(e inject.Entry) string {
 	return ref + "/" + e.Name
 }
 
-// Error renders the error entry e of document d of file as one line:
+// Error renders the error entry e of document d of file as one line, its
+// reason code first as live objects' lines and the function's results
+// give it, so every front end words a refusal the same way:
 //
-//	app.yaml:14: deployment.apps/web error: spec.template.spec.containers: must be a list (document 2)
-//	app.yaml:9:16: document 2 error: not valid YAML: did not find expected node content
+//	app.yaml:14: deployment.apps/web error: invalid_object: spec.template.spec.containers: must be a list (document 2)
+//	app.yaml:9:16: document 2 error: invalid_yaml: not valid YAML: did not find expected node content
 func Error(file string, d manifest.Document, e inject.Entry) string {
 	line, column, msg := Position(d, e)
+	msg = Reasoned(e.Reason, msg)
 	where := Where(file, line, column)
 	if e.Kind != "" && e.Name != "" {
 		return fmt.Sprintf("%s %s error: %s (%s)", where, Object(e), msg, Location(e))
 	}
 	return fmt.Sprintf("%s %s error: %s", where, Location(e), msg)
+}
+
+// Reasoned puts reason before msg ("runs_to_completion: spec.restartPolicy:
+// ..."), unless msg already starts with it, by the rule of a live object's
+// line (live.Result.String).
+func Reasoned(reason inject.Reason, msg string) string {
+	if reason == "" || strings.HasPrefix(msg, string(reason)) {
+		return msg
+	}
+	return string(reason) + ": " + msg
 }

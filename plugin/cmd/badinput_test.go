@@ -20,31 +20,31 @@ func TestBadInputCatalogue(t *testing.T) {
 		wantStderr  string // exact, with FILE for the input's path
 	}{
 		{"not YAML", "apiVersion: v1\nkind: [\n",
-			"FILE:14:1: document 2 error: not valid YAML: did not find expected node content\n"},
+			"FILE:14:1: document 2 error: invalid_yaml: not valid YAML: did not find expected node content\n"},
 		{"flow mapping not closed", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels: {a: [}\nspec: {}\n",
-			"FILE:16:16: document 2 error: not valid YAML: did not find expected node content\n"},
+			"FILE:16:16: document 2 error: invalid_yaml: not valid YAML: did not find expected node content\n"},
 		{"tab indent", "apiVersion: v1\nkind: Pod\nmetadata:\n\tname: x\n",
-			"FILE:15:1: document 2 error: not valid YAML: found character that cannot start any token\n"},
+			"FILE:15:1: document 2 error: invalid_yaml: not valid YAML: found character that cannot start any token\n"},
 		{"scalar document", "hello\n",
-			"FILE:12: document 2 error: document is a scalar, not an object (a mapping with apiVersion and kind)\n"},
+			"FILE:12: document 2 error: invalid_object: document is a scalar, not an object (a mapping with apiVersion and kind)\n"},
 		{"list document", "- a\n- b\n",
-			"FILE:12: document 2 error: document is a list, not an object (a mapping with apiVersion and kind)\n"},
+			"FILE:12: document 2 error: invalid_object: document is a list, not an object (a mapping with apiVersion and kind)\n"},
 		{"missing kind", "apiVersion: v1\nmetadata: {name: x}\n",
-			"FILE:12: document 2 error: kind: is required\n"},
+			"FILE:12: document 2 error: invalid_object: kind: is required\n"},
 		{"missing apiVersion", "kind: Deployment\nmetadata: {name: x}\n",
-			"FILE:12: deployment/x error: apiVersion: is required (document 2)\n"},
+			"FILE:12: deployment/x error: invalid_object: apiVersion: is required (document 2)\n"},
 		{"duplicate key", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: dup\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        name: app2\n        image: x\n",
-			"FILE:21: deployment.apps/dup error: spec.template.spec.containers[0].name: duplicate key (document 2)\n"},
+			"FILE:21: deployment.apps/dup error: invalid_object: spec.template.spec.containers[0].name: duplicate key (document 2)\n"},
 		{"containers not a list", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: notlist\nspec:\n  template:\n    spec:\n      containers: {name: app}\n",
-			"FILE:19:19: deployment.apps/notlist error: spec.template.spec.containers: must be a list (document 2)\n"},
+			"FILE:19:19: deployment.apps/notlist error: invalid_object: spec.template.spec.containers: must be a list (document 2)\n"},
 		{"container without a name", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: noname\nspec:\n  template:\n    spec:\n      containers:\n      - image: x\n",
-			"FILE:20:9: deployment.apps/noname error: spec.template.spec.containers[0].name: is required (document 2)\n"},
+			"FILE:20:9: deployment.apps/noname error: invalid_object: spec.template.spec.containers[0].name: is required (document 2)\n"},
 		{"status not JSON", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: st\nspec:\n  template:\n    metadata:\n      annotations:\n        sidecar.kinject.dev/status: nope\n    spec:\n      containers:\n      - name: app\n        image: x\n",
-			"FILE:12: deployment.apps/st error: spec.template.metadata.annotations: annotation sidecar.kinject.dev/status: not a valid status record: invalid character 'o' in literal null (expecting 'u') (document 2)\n"},
+			"FILE:12: deployment.apps/st error: invalid_status: spec.template.metadata.annotations: annotation sidecar.kinject.dev/status: not a valid status record: invalid character 'o' in literal null (expecting 'u') (document 2)\n"},
 		{"status edited by hand", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: st\nspec:\n  template:\n    metadata:\n      annotations:\n        sidecar.kinject.dev/status: '{\"v\":1,\"template\":\"x\",\"containerz\":[]}'\n    spec:\n      containers:\n      - name: app\n        image: x\n",
-			"FILE:12: deployment.apps/st error: spec.template.metadata.annotations: annotation sidecar.kinject.dev/status: not a valid status record: json: unknown field \"containerz\" (document 2)\n"},
+			"FILE:12: deployment.apps/st error: invalid_status: spec.template.metadata.annotations: annotation sidecar.kinject.dev/status: not a valid status record: json: unknown field \"containerz\" (document 2)\n"},
 		{"binary junk", "\x00\x01\xff\xfe junk\n",
-			"FILE:12: document 2 error: not valid YAML: control characters are not allowed (value: 0)\n"},
+			"FILE:12: document 2 error: invalid_yaml: not valid YAML: control characters are not allowed (value: 0)\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -143,12 +143,12 @@ func TestReportSaysWhatWasWritten(t *testing.T) {
 	}{
 		{"printed", good + "---\n" + bad, nil,
 			"FILE: deployment.apps/good injected\n" +
-				"FILE:16:16: document 2 error: not valid YAML: did not find expected node content\n" +
+				"FILE:16:16: document 2 error: invalid_yaml: not valid YAML: did not find expected node content\n" +
 				"error: 1 of 2 objects failed; the output holds them as they were in the input\n", false},
 		{"in place", good, []string{"--in-place"}, "FILE: deployment.apps/good injected\n", true},
 		{"in place with a failure", good + "---\n" + bad, []string{"--in-place"},
 			"FILE: deployment.apps/good would be injected (not written)\n" +
-				"FILE:16:16: document 2 error: not valid YAML: did not find expected node content\n" +
+				"FILE:16:16: document 2 error: invalid_yaml: not valid YAML: did not find expected node content\n" +
 				"error: 1 of 2 objects failed, so no file was changed (fix them, or add --continue-on-error to write the others)\n", false},
 		{"in place dry run", good, []string{"--in-place", "--dry-run=client"}, "FILE: deployment.apps/good injected (dry run)\n", false},
 		{"check", good, []string{"--check"},

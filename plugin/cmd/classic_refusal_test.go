@@ -93,9 +93,9 @@ func markedValue(t *testing.T, text, marker string) (line, column int) {
 // TestClassicRefusedForCompletion: --local refuses a classic sidecar for
 // every Pod of completingFile, however the template asks for the classic
 // form, each at the file's line and column of the value that makes the Pod
-// run to completion, with the field and the sidecar named; and writes
-// nothing: the output is the input, and --in-place leaves the file as it
-// was.
+// run to completion, with the reason runs_to_completion, the field and
+// the sidecar named; and writes nothing: the output is the input, and
+// --in-place leaves the file as it was.
 func TestClassicRefusedForCompletion(t *testing.T) {
 	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none")) // no cluster needed
 	dir := t.TempDir()
@@ -116,7 +116,7 @@ func TestClassicRefusedForCompletion(t *testing.T) {
 			var want strings.Builder
 			for _, r := range completionRefusals {
 				line, column := markedValue(t, completingFile, r.marker)
-				fmt.Fprintf(&want, "%s:%d:%d: %s error: %s: %q: the pod runs to completion, and classic sidecar %q would keep it running after the app exits (inject a native sidecar: --native, or native: true) (document %d)\n",
+				fmt.Fprintf(&want, "%s:%d:%d: %s error: runs_to_completion: %s: %q: the pod runs to completion, and classic sidecar %q would keep it running after the app exits (inject a native sidecar: --native, or native: true) (document %d)\n",
 					app, line, column, r.object, r.field, r.value, way.sidecar, r.document)
 			}
 			n := len(completionRefusals)

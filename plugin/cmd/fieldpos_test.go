@@ -38,9 +38,9 @@ spec:
   containers: 3
 `
 	cases := []struct{ name, want string }{
-		{"a container of the sidecar's name", `app.yaml:9:5: pod/clash error: spec.initContainers: container "envoy" already exists`},
-		{"a port in use", `app.yaml:20:7: pod/port error: spec.containers: sidecar "envoy" port 10000 is already used by container "app" (document 2)`},
-		{"containers not a list", `app.yaml:26:15: pod/notlist error: spec.containers: must be a list (document 3)`},
+		{"a container of the sidecar's name", `app.yaml:9:5: pod/clash error: conflict: spec.initContainers: container "envoy" already exists`},
+		{"a port in use", `app.yaml:20:7: pod/port error: conflict: spec.containers: sidecar "envoy" port 10000 is already used by container "app" (document 2)`},
+		{"containers not a list", `app.yaml:26:15: pod/notlist error: invalid_object: spec.containers: must be a list (document 3)`},
 	}
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "app.yaml"), file)

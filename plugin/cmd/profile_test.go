@@ -72,7 +72,7 @@ func TestLocalProfiles(t *testing.T) {
 	}
 	t.Run("two profiles adding the same container", func(t *testing.T) {
 		out, stderr, code := runCmd(t, "", "--local", "-f", withDefault, "--profile", "mesh")
-		want := `deployment.apps/web error: container "envoy" (spec.template.spec.initContainers) is added by the default profile and by profile "mesh"`
+		want := `deployment.apps/web error: conflict: container "envoy" (spec.template.spec.initContainers) is added by the default profile and by profile "mesh"`
 		if code != 1 || out != slurp(t, withDefault) || !strings.Contains(stderr, want) {
 			t.Errorf("exit %d, stderr:\n%s\nwant exit 1, the input unchanged and %q", code, stderr, want)
 		}

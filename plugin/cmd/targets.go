@@ -46,7 +46,7 @@ func (o *Options) targets() ([]target, error) {
 // name (as kubectl does with the objects of files) or reported where it is
 // in its file, the way --local reports it:
 //
-//	app.yaml:18:16: document 2 error: not valid YAML: did not find expected node content
+//	app.yaml:18:16: document 2 error: invalid_yaml: not valid YAML: did not find expected node content
 //
 // A document that does not parse takes no other document with it.
 // --selector filters the objects by the labels written in the file, as

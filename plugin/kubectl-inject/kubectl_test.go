@@ -53,7 +53,7 @@ func TestKubectlConventions(t *testing.T) {
 	broken := filepath.Join(dir, "broken.yaml")
 	const good = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx\n"
 	testbin.WriteFile(t, broken, good+"---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  labels: {a: [}\n")
-	yamlError := broken + ":16:16: document 2 error: not valid YAML: did not find expected node content\n"
+	yamlError := broken + ":16:16: document 2 error: invalid_yaml: not valid YAML: did not find expected node content\n"
 	app := filepath.Join(testbin.ModuleRoot(), "examples", "cli", "app.yaml")
 	const hint = "; to inject manifest files without a cluster, use --local -f FILE\n"
 	refused := `error: cannot reach the cluster at https://127.0.0.1:1 (context "ctx"): connection refused (is it running, and is this the right context?)` + hint

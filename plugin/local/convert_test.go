@@ -56,7 +56,7 @@ func TestFailConversion(t *testing.T) {
 	d := manifest.Document{Index: 1, Line: 5, Text: []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n")}
 	r.add(0, "app.yaml", true, d, entries[0], printed)
 	_ = w.Flush()
-	if want := "app.yaml:5: pod/p error: cannot convert the output to json: broken (document 2)\n"; out.String() != want {
+	if want := "app.yaml:5: pod/p error: invalid_yaml: cannot convert the output to json: broken (document 2)\n"; out.String() != want {
 		t.Errorf("got %q, want %q", out.String(), want)
 	}
 }

@@ -67,8 +67,8 @@ func (r *reporter) release(written int) {
 // injected", or for an error, where it is in the file the way compilers
 // say it, with the document counted from 1 (see report.Error):
 //
-//	app.yaml:14: deployment.apps/web error: spec.template.spec.containers: must be a list (document 2)
-//	app.yaml:9:16: document 2 error: not valid YAML: did not find expected node content
+//	app.yaml:14: deployment.apps/web error: invalid_object: spec.template.spec.containers: must be a list (document 2)
+//	app.yaml:9:16: document 2 error: invalid_yaml: not valid YAML: did not find expected node content
 func reportLine(src string, withFile bool, d manifest.Document, e inject.Entry, o outcome) string {
 	if e.Action == inject.Failed {
 		return report.Error(src, d, e)

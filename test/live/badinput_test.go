@@ -78,7 +78,7 @@ func TestBadDocumentInFile(t *testing.T) {
 			create(t, ns, deployments, deployment("api", ""))
 			r := run(t, runOpts{stdin: tc.stdin}, append(tc.args, "-n", ns)...)
 			want := "deployment.apps/web injected\n" +
-				tc.where + ":18:16: document 2 error: not valid YAML: did not find expected node content\n" +
+				tc.where + ":18:16: document 2 error: invalid_yaml: not valid YAML: did not find expected node content\n" +
 				"deployment.apps/api injected\n" +
 				"error: 1 of 3 objects failed\n"
 			if r.stderr != want || r.code != 1 {
@@ -108,7 +108,7 @@ func TestFileObjectNotFound(t *testing.T) {
 	want := []string{
 		`STDIN:1: widget.example.com/w error: no matches for kind "Widget" in version "example.com/v1" (is its CustomResourceDefinition installed?) (document 1)`,
 		`STDIN:5: deployment.apps/other error: metadata.namespace: the object's namespace "elsewhere" does not match the namespace "` + ns + `" of the command line (pass --namespace=elsewhere) (document 2)`,
-		`STDIN:9: deployment/noversion error: apiVersion: is required (document 3)`,
+		`STDIN:9: deployment/noversion error: invalid_object: apiVersion: is required (document 3)`,
 		`deployment.apps/web injected`,
 		`error: 3 of 4 objects failed`,
 	}
