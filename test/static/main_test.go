@@ -56,7 +56,6 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	defer os.RemoveAll(staticDir)
 	// The files first: an API server started with a staticManifestsDir
 	// that does not exist, or holds a bad manifest, does not start.
 	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
@@ -74,7 +73,9 @@ func TestMain(m *testing.M) {
 	// As test/admission: no ServiceAccount plugin (its token volume's
 	// random name would differ between two Pods compared field for field).
 	c = cluster.MustStart("--disable-admission-plugins=ServiceAccount", "--admission-control-config-file="+config)
-	os.Exit(c.Finish(testbin.Run(m)))
+	code := c.Finish(testbin.Run(m))
+	os.RemoveAll(staticDir)
+	os.Exit(code)
 }
 
 func client(t testing.TB) dynamic.Interface {
@@ -213,7 +214,7 @@ func simplePod(name string) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "Pod",
 		"metadata": map[string]any{"name": name},
-		"spec": map[string]any{"containers": []any{map[string]any{"name": "app", "image": "app:1", "ports": []any{map[string]any{"containerPort": int64(8080)}}}}},
+		"spec":     map[string]any{"containers": []any{map[string]any{"name": "app", "image": "app:1", "ports": []any{map[string]any{"containerPort": int64(8080)}}}}},
 	}}
 }
 

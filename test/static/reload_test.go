@@ -20,16 +20,8 @@ import (
 // policies with status (success, failure).
 func reloads(t testing.TB, status string) int {
 	t.Helper()
-	cs, err := kubernetes.NewForConfig(c.AdminConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := cs.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
 	const name = "apiserver_manifest_admission_config_controller_automatic_reloads_total{"
-	for _, line := range strings.Split(string(data), "\n") {
+	for _, line := range strings.Split(metricsText(t), "\n") {
 		if strings.HasPrefix(line, name) && strings.Contains(line, `plugin="MutatingAdmissionPolicy"`) && strings.Contains(line, `status="`+status+`"`) {
 			n, err := strconv.Atoi(line[strings.LastIndex(line, " ")+1:])
 			if err != nil {
@@ -39,6 +31,37 @@ func reloads(t testing.TB, status string) int {
 		}
 	}
 	return 0
+}
+
+// served is the hash of the static mutating manifests the API server
+// runs, as its metrics report it.
+func served(t testing.TB) string {
+	t.Helper()
+	const name = "apiserver_manifest_admission_config_controller_last_config_info{"
+	for _, line := range strings.Split(metricsText(t), "\n") {
+		if strings.HasPrefix(line, name) && strings.Contains(line, `plugin="MutatingAdmissionPolicy"`) {
+			// hash, not apiserver_id_hash
+			i := strings.Index(line, `,hash="`)
+			if i >= 0 {
+				rest := line[i+len(`,hash="`):]
+				return rest[:strings.Index(rest, `"`)]
+			}
+		}
+	}
+	return ""
+}
+
+func metricsText(t testing.TB) string {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(c.AdminConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := cs.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
 
 func writeStatic(t testing.TB, args ...string) {

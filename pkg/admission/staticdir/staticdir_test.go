@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kinject/kubectl-inject/internal/staticcases"
 	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/textdiff"
@@ -138,44 +139,21 @@ func TestWriteCheckHash(t *testing.T) {
 // Every way a set could stop an API server is refused before anything is
 // written, naming the file or object and the field.
 func TestValidateRefuses(t *testing.T) {
-	cases := []struct {
-		name  string
-		file  int // which file to change (0: the mutating policy)
-		edit  func(string) string
-		wants []string
-	}{
-		{"name without the suffix", 0, func(s string) string { return strings.Replace(s, "name: kinject-envoy.static.k8s.io", "name: kinject-envoy", 1) },
-			[]string{"must have a name ending with", ".static.k8s.io"}},
-		{"a parameter", 1, func(s string) string {
-			return strings.Replace(s, "spec:\n", "spec:\n  paramRef:\n    name: envoy\n    parameterNotFoundAction: Allow\n", 1)
-		}, []string{"spec.paramRef is not supported for static manifests"}},
-		{"CEL that does not compile", 0, func(s string) string {
-			return strings.Replace(s, "  variables:\n  - expression: ", "  variables:\n  - expression: 1 +* ", 1)
-		}, []string{"mutatingadmissionpolicy/kinject-envoy.static.k8s.io", "spec.variables[0].expression", "compilation failed"}},
-		{"an unsupported failure policy", 0, func(s string) string {
-			return strings.Replace(s, "failurePolicy: Ignore", "failurePolicy: Sometimes", 1)
-		}, []string{"spec.failurePolicy", "Unsupported value"}},
-		{"a field no type declares", 2, func(s string) string { return strings.Replace(s, "spec:\n", "spec:\n  injectEverything: true\n", 1) },
-			[]string{"validating/kinject-envoy-conflicts.policy.yaml", `unknown field "spec.injectEverything"`}},
-		{"a binding to no policy", 3, func(s string) string {
-			return strings.Replace(s, "policyName: kinject-envoy-conflicts.static.k8s.io", "policyName: other.static.k8s.io", 1)
-		}, []string{"other.static.k8s.io"}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, tc := range staticcases.Cases {
+		t.Run(tc.Name, func(t *testing.T) {
 			files := defaultFiles(t, inject.Settings{})
-			before := string(files[tc.file].Data)
-			after := tc.edit(before)
+			before := string(files[tc.File].Data)
+			after := tc.Edit(before)
 			if after == before {
 				t.Fatal("the edit changed nothing")
 			}
-			files[tc.file].Data = []byte(after)
+			files[tc.File].Data = []byte(after)
 			dir := t.TempDir()
 			_, err := Write(dir, files)
 			if err == nil {
 				t.Fatal("written")
 			}
-			for _, w := range tc.wants {
+			for _, w := range tc.Wants {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q lacks %q", err, w)
 				}

@@ -29,11 +29,12 @@ import (
 // loader (documents, kinds per directory, the .static.k8s.io names, no
 // paramKind or paramRef, bindings naming a policy of the set), the
 // object rules of admissionregistration's validation that a compiled
-// policy can break (required and supported values), and every CEL
-// expression compiled as the API server compiles a new one. Unlike the
-// API server, it also refuses fields that no Kubernetes type declares,
-// which the API server would drop unread. An error names the file, the
-// object and the field.
+// policy can break (required and supported values), fields that no
+// Kubernetes type declares (the API server decodes strictly), and every
+// CEL expression compiled as the API server compiles a new one. An error
+// names the file, the object and the field. test/static puts each edit
+// internal/staticcases lists into a real API server's directory: it
+// refuses every one too.
 func Validate(files []admission.StaticFile) error {
 	tmp, err := os.MkdirTemp("", "kinject-static-")
 	if err != nil {
