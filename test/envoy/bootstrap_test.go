@@ -46,9 +46,66 @@ func TestGoldenBootstraps(t *testing.T) {
 		t.Run(filepath.Base(filepath.Dir(s.file)), func(t *testing.T) { checkPod(t, s.pod, "") })
 		checked++
 	}
-	if checked < 20 {
-		t.Errorf("only %d injected pod templates in the corpus", checked)
+	if want := configYAMLSpecs(t, "../../pkg/inject/testdata/golden/*/expected.yaml"); checked != want || want < 20 {
+		t.Errorf("%d injected pod templates checked; the files hold %d pod specs with a container given --config-yaml (want all, at least 20)", checked, want)
 	}
+}
+
+// configYAMLSpecs counts, apart from the pod reader above, the pod specs
+// of the files matching pattern that have a container (or init
+// container) whose args include --config-yaml: every document decoded as
+// plain data and walked.
+func configYAMLSpecs(t *testing.T, pattern string) int {
+	t.Helper()
+	files, err := filepath.Glob(pattern)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("%s: no files (%v)", pattern, err)
+	}
+	n := 0
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if hasConfigYAML(v["containers"]) || hasConfigYAML(v["initContainers"]) {
+				n++
+			}
+			for _, child := range v {
+				walk(child)
+			}
+		case []any:
+			for _, child := range v {
+				walk(child)
+			}
+		}
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, doc := range strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n---") {
+			var v any
+			if err := yaml.Unmarshal([]byte(doc), &v); err != nil {
+				continue // the corpus's invalid documents, left as they were
+			}
+			walk(v)
+		}
+	}
+	return n
+}
+
+func hasConfigYAML(list any) bool {
+	items, _ := list.([]any)
+	for _, item := range items {
+		c, _ := item.(map[string]any)
+		args, _ := c["args"].([]any)
+		for _, a := range args {
+			if a == "--config-yaml" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // TestGeneratedBootstraps injects Pods whose ports vary and validates what
