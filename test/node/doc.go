@@ -12,10 +12,12 @@
 // veths, an iptables rule, the sysctls the kubelet sets
 // (kernel.panic, kernel.panic_on_oops, vm.overcommit_memory), and paths
 // the kubelet, libcni and containerd write whatever their configuration
-// says. Start records the host (Snapshot) in /run/kinject-node.json;
-// Stop deletes the Pods while the kubelet runs, stops it and containerd,
-// and restores the host, which the package's tests then compare with
-// the record. A run killed before its Stop is undone by the next Start;
+// says. Start records the host (Snapshot: those paths' files with their
+// modes, sizes and hashes, every iptables table of IPv4 and IPv6, links
+// and routes) in /run/kinject-node.json; Stop deletes the Pods while the
+// kubelet runs, stops it and containerd, and restores the host, which the
+// package's tests then compare with the record, by content, before the
+// node lock is released. A run killed before its Stop is undone by the next Start;
 // MustStart also stops the node on SIGINT and SIGTERM, and before go
 // test's -timeout would end the test binary. One node runs on
 // a machine at a time: Start waits for an abstract unix socket, the

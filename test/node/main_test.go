@@ -49,12 +49,15 @@ func TestMain(m *testing.M) {
 			code = 1
 		}
 	}
+	n.Release()
 	os.Exit(c.Finish(code))
 }
 
 // stopLeavesHostAsFound checks that Stop restored everything the node
-// changed: mounts, cgroups, links, the iptables rule, sysctls, host
-// paths and container processes, as Start found them.
+// changed, as Start found it: mounts, cgroups, links and routes, every
+// iptables table (IPv4 and IPv6), sysctls, the contents of the host paths
+// and container processes. The node lock is still held: no other run's
+// node changes the host meanwhile.
 func stopLeavesHostAsFound(t *testing.T, stopErr error) {
 	if stopErr != nil {
 		t.Errorf("stop: %v", stopErr)

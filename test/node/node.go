@@ -168,7 +168,7 @@ func recoverKilledRun() error {
 // volumes torn down the ordinary way), stops the kubelet and containerd,
 // and restores the host as Start found it. It is safe to call more than
 // once, on nil, and from a signal handler; it returns what could not be
-// restored.
+// restored. The machine's node lock stays held until Release.
 func (n *Node) Stop() error {
 	if n == nil {
 		return nil
@@ -203,10 +203,18 @@ func (n *Node) stop() error {
 	default:
 		_ = os.RemoveAll(n.LogDir)
 	}
-	if n.lock != nil {
+	// The machine's node lock stays held: the caller compares the host
+	// with the record after Stop, before another run may start a node
+	// (Release, or the process's exit, lets it go).
+	return err
+}
+
+// Release lets another run start a node on this machine; call it after
+// Stop, once the host has been compared with the record.
+func (n *Node) Release() {
+	if n != nil && n.lock != nil {
 		n.lock.Close()
 	}
-	return err
 }
 
 // deletePods deletes every Pod on the Node and waits until containerd

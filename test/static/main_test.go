@@ -87,12 +87,16 @@ func client(t testing.TB) dynamic.Interface {
 	return dc
 }
 
-// kubectlInject runs kubectl-inject in-process as admin.
+// kubectlInject runs kubectl-inject in-process as admin (with no
+// cluster, -short, for what needs none).
 func kubectlInject(t testing.TB, args ...string) (string, string, int) {
 	t.Helper()
 	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
 	command := cmd.NewCmdInject(streams, local.FrontEnd{})
-	command.SetArgs(append(args, "--kubeconfig", c.AdminKubeconfig))
+	if c != nil {
+		args = append(args, "--kubeconfig", c.AdminKubeconfig)
+	}
+	command.SetArgs(args)
 	code := cmd.Execute(command, streams)
 	return out.String(), errOut.String(), code
 }
