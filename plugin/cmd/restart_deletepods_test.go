@@ -114,7 +114,9 @@ func TestDeletePods(t *testing.T) {
 			})
 			ctx := bounded(t, 10*time.Second)
 			if !tc.count {
-				ctx = bounded(t, time.Second)
+				// past a second: the wait for the status wakes without a
+				// change at least once before the run stops
+				ctx = bounded(t, 2*time.Second)
 			}
 			err := m.Move(ctx, deleteDB)
 			if tc.want == "" && err != nil {
@@ -132,16 +134,26 @@ func TestDeletePods(t *testing.T) {
 
 // TestDeletePodsGoing: a Pod behind that is already terminating (a
 // ReplicaSet has replaced it at once) is waited on until it is gone, not
-// deleted again, for as long as the run goes on.
+// deleted again, for as long as the run goes on; the Pods behind are
+// deleted after it.
 func TestDeletePodsGoing(t *testing.T) {
-	going := podOf(t, testInjector(t, "envoy:a"), "web-x-1", "uid-x-1", "ReplicaSet/rs-web-x", "", false)
+	old, current := testInjector(t, "envoy:a"), testInjector(t, "envoy:b")
+	going := podOf(t, old, "web-x-1", "uid-x-1", "ReplicaSet/rs-web-x", "", false)
 	ts := metav1.NewTime(time.Unix(1_000_000, 0))
 	going.SetDeletionTimestamp(&ts)
-	m, client := recreateMover(t, webX(t), going, podOf(t, testInjector(t, "envoy:b"), "web-x-2", "uid-x-2", "ReplicaSet/rs-web-x", "", true))
+	serving := podOf(t, current, "web-x-2", "uid-x-2", "ReplicaSet/rs-web-x", "", true)
+	m, client := recreateMover(t, webX(t, 2), going, serving, podOf(t, old, "web-x-3", "uid-x-3", "ReplicaSet/rs-web-x", "", true))
 	var c controller
-	c.on(client, func(string, int) error { return errors.New("deleted by the restart") })
-	// the Pod ends once the restart waits for it to go (its second
-	// reading of the clock)
+	c.on(client, func(name string, _ int) error {
+		if err := replaceWith(client, name, podOf(t, current, "web-x-4", "uid-x-4", "ReplicaSet/rs-web-x", "", true), false); err != nil {
+			return err
+		}
+		rs := webX(t, 2)
+		rs.SetResourceVersion("8") // its status counts the replacement
+		return client.Tracker().Update(schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}, rs, "ns")
+	})
+	// the terminating Pod ends once the restart waits for it to go (its
+	// second reading of the clock)
 	readings := 0
 	fixed := m.now
 	m.now = func() time.Time {
@@ -155,33 +167,35 @@ func TestDeletePodsGoing(t *testing.T) {
 	if err := m.Move(bounded(t, 10*time.Second), webXStep); err != nil {
 		t.Fatal(err)
 	}
-	if got := c.names(); len(got) != 0 {
-		t.Errorf("deleted %v, want none", got)
+	// Fatal: what follows would wait forever on a restart that gives up
+	// waiting for a Pod to go and deletes nothing after it
+	if got := c.names(); len(got) != 1 || got[0] != "web-x-3" {
+		t.Fatalf("deleted %v, want [web-x-3]", got)
 	}
 	if readings < 2 {
 		t.Errorf("the clock was read %d times: the terminating Pod was not waited on", readings)
 	}
 
 	// one that never goes is waited on until the run stops
-	m, _ = recreateMover(t, webX(t), going, podOf(t, testInjector(t, "envoy:b"), "web-x-2", "uid-x-2", "ReplicaSet/rs-web-x", "", true))
+	m, _ = recreateMover(t, webX(t, 1), going, serving)
 	err := m.Move(cancelled(), webXStep)
 	failure(t, err, rollout.ReasonInterrupted, "stopped waiting (waiting for the deleted Pod to go)")
 }
 
-// webX is the ReplicaSet web-x of one replica, Ready, without a
+// webX is the ReplicaSet web-x of replicas, all Ready, without a
 // Deployment.
-func webX(t *testing.T) *unstructured.Unstructured {
-	return decode(t, `apiVersion: apps/v1
+func webX(t *testing.T, replicas int) *unstructured.Unstructured {
+	return decode(t, fmt.Sprintf(`apiVersion: apps/v1
 kind: ReplicaSet
 metadata: {name: web-x, namespace: ns, uid: rs-web-x, generation: 1, resourceVersion: "7"}
 spec:
-  replicas: 1
+  replicas: %d
   selector: {matchLabels: {app: web}}
   template:
     metadata: {labels: {app: web}}
     spec: {containers: [{name: app, image: "app:1"}]}
-status: {observedGeneration: 1, replicas: 1, readyReplicas: 1}
-`)
+status: {observedGeneration: 1, replicas: %d, readyReplicas: %d}
+`, replicas, replicas, replicas))
 }
 
 var webXStep = rollout.Step{Namespace: "ns", Kind: "ReplicaSet", Group: "apps", Name: "web-x", Action: rollout.DeletePods}
@@ -193,7 +207,7 @@ var webXStep = rollout.Step{Namespace: "ns", Kind: "ReplicaSet", Group: "apps", 
 // goes or never comes back fail it too.
 func TestDeletePodsFails(t *testing.T) {
 	old := testInjector(t, "envoy:a")
-	rs := webX(t)
+	rs := webX(t, 1)
 	sts := func() []runtime.Object {
 		return []runtime.Object{statefulSet(t, 2, 0), dbPod(t, "db-0", "uid-0", "db-1"), dbPod(t, "db-1", "uid-1", "db-1")}
 	}
@@ -273,7 +287,7 @@ func TestDeletePodsNothingBehind(t *testing.T) {
 // TestCounted looks once at whether a workload's status counts the
 // Pods replaced: a StatefulSet's or DaemonSet's updated Pods, all Ready;
 // a ReplicaSet's Ready Pods, once its status changed after the last
-// deletion or stayed quiet for statusQuiet.
+// deletion or stayed quiet for longer than statusQuiet (5s).
 func TestCounted(t *testing.T) {
 	daemonSet := func(updated int) *unstructured.Unstructured {
 		return decode(t, fmt.Sprintf(`apiVersion: apps/v1
@@ -306,8 +320,8 @@ status: {observedGeneration: 1, replicas: 2, readyReplicas: %d}
 		{"DaemonSet not yet", daemonSet(1), "daemonsets", "", 0, "stopped waiting (1 of 2 Pods counted as updated by the DaemonSet)"},
 		{"ReplicaSet changed", replicaSet(2), "replicasets", "6", 0, ""},
 		{"ReplicaSet unchanged", replicaSet(2), "replicasets", "7", 0, "stopped waiting (waiting for the ReplicaSet's status to count the replacement)"},
-		{"ReplicaSet quiet past statusQuiet", replicaSet(2), "replicasets", "7", statusQuiet + time.Second, ""},
-		{"ReplicaSet quiet for statusQuiet", replicaSet(2), "replicasets", "7", statusQuiet, "stopped waiting (waiting for the ReplicaSet's status to count the replacement)"},
+		{"ReplicaSet quiet past 5s", replicaSet(2), "replicasets", "7", 6 * time.Second, ""},
+		{"ReplicaSet quiet for 5s", replicaSet(2), "replicasets", "7", 5 * time.Second, "stopped waiting (waiting for the ReplicaSet's status to count the replacement)"},
 		{"ReplicaSet changed, not Ready", replicaSet(1), "replicasets", "6", 0, "stopped waiting (waiting for the ReplicaSet's status to count the replacement)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -202,13 +202,15 @@ func TestMoveRestart(t *testing.T) {
 }
 
 // TestMoveRestartWaitsForItsGeneration: until the cache holds the
-// generation the restart made, the rollout it saw done is not judged.
+// generation the restart made, the rollout it saw done is not judged,
+// however often the wait wakes (here once, after a second without a
+// change).
 func TestMoveRestartWaitsForItsGeneration(t *testing.T) {
 	m, client, _, _ := fakeMover(t, deployment(t, 1, 1, 3))
 	client.PrependReactor("patch", "deployments", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, deployment(t, 2, 1, 3), nil // answered, never seen by the cache
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
 	err := m.Move(ctx, rollout.Step{Namespace: "ns", Kind: "Deployment", Name: "web", Action: rollout.Restart})
 	failure(t, err, rollout.ReasonInterrupted, "stopped waiting ()")

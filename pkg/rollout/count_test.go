@@ -1,0 +1,19 @@
+package rollout
+
+import "testing"
+
+// TestCount sums a plan: the steps that move workloads, and those
+// reported.
+func TestCount(t *testing.T) {
+	t.Parallel()
+	plan := []Step{
+		{Action: Restart}, {Action: Report, Reason: ReasonJob}, {Action: InPlace},
+		{Action: Report, Reason: ReasonBarePod}, {Action: Report, Reason: ReasonJob}, {Action: Wait},
+	}
+	if moving, reported := Count(plan); moving != 3 || reported != 3 {
+		t.Errorf("%d moving, %d reported; want 3 and 3", moving, reported)
+	}
+	if moving, reported := Count(nil); moving != 0 || reported != 0 {
+		t.Errorf("an empty plan: %d moving, %d reported", moving, reported)
+	}
+}
