@@ -30,7 +30,6 @@ import (
 var (
 	deploymentsResource  = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 	statefulSetsResource = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"}
-	cronJobsResource     = schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "cronjobs"}
 )
 
 // movingClock moves on by step at every reading: a wait that reads it
@@ -49,8 +48,8 @@ func (c *movingClock) now() time.Time {
 	return t
 }
 
-// pastDeadline makes every second reading of m's clock lie past its
-// deadline.
+// pastDeadline makes each reading of m's clock lie further past the one
+// before than m's deadline.
 func pastDeadline(m *restartMover) {
 	m.now = (&movingClock{t: time.Unix(1_000_000, 0), step: m.deadline + time.Second}).now
 }
