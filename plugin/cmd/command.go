@@ -105,7 +105,7 @@ Each object gets one line on stderr; the exit code is 1 when any object failed
 	o.Flags.AddVerbosityFlag(c.PersistentFlags())
 	c.AddCommand(NewCmdPolicy(o.ConfigFlags, o.IOStreams), NewCmdStatus(o.ConfigFlags, o.IOStreams),
 		NewCmdEnable(o.ConfigFlags, o.IOStreams), NewCmdDisable(o.ConfigFlags, o.IOStreams), NewCmdCheck(o.ConfigFlags, o.IOStreams),
-		NewCmdRestart(o.ConfigFlags, o.IOStreams), NewCmdExplain(o.ConfigFlags, o.IOStreams))
+		NewCmdRestart(o.ConfigFlags, o.IOStreams), NewCmdExplain(o.ConfigFlags, o.IOStreams), NewCmdSize(o.ConfigFlags, o.IOStreams))
 	return c
 }
 

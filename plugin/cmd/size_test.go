@@ -1,0 +1,104 @@
+package cmd
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kinject/kubectl-inject/pkg/fleet"
+	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/sizing"
+)
+
+func sizePod(name, owner string, injected bool) *unstructured.Unstructured {
+	p := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Pod",
+		"metadata": map[string]any{"name": name, "namespace": "shop", "uid": name},
+		"spec": map[string]any{"initContainers": []any{map[string]any{"name": "envoy", "resources": map[string]any{
+			"requests": map[string]any{"cpu": "100m", "memory": "64Mi"}, "limits": map[string]any{"memory": "512Mi"}}}}},
+	}}
+	if injected {
+		p.SetAnnotations(map[string]string{"sidecar.kinject.dev/status": `{"template":"x"}`})
+	}
+	yes := true
+	p.SetOwnerReferences([]metav1.OwnerReference{{Kind: "Deployment", Name: owner, UID: types.UID(owner), Controller: &yes}})
+	return p
+}
+
+// size's rows: one per sidecar container of each injected workload, with
+// what its Pods request now and the template's override annotations; a
+// named workload without the sidecar has its reason; samples are counted
+// only from the workload's own Pods.
+func TestSizeRows(t *testing.T) {
+	in, err := inject.NewDefault(inject.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	web := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web", "namespace": "shop", "uid": "web"}}}
+	plain := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "plain", "namespace": "shop", "uid": "plain"}}}
+	objs := []*unstructured.Unstructured{web, plain, sizePod("web-a", "web", true), sizePod("web-b", "web", true), sizePod("plain-a", "plain", false)}
+	o := &SizeOptions{Options: sizing.DefaultOptions}
+	rows, pods, containers := o.rows(in, fleet.Workloads(objs), statusFilter{"deployments": {"web": true, "plain": true}})
+	if len(rows) != 2 || rows[0].Workload != "deployment/web" || rows[0].Container != "envoy" || rows[1].Reason != reasonNoSidecar {
+		t.Fatalf("rows %+v", rows)
+	}
+	if want := (sizing.Resources{CPURequest: 0.1, MemoryRequest: 64 << 20, MemoryLimit: 512 << 20}); math.Abs(rows[0].Now.CPURequest-want.CPURequest) > 1e-9 || rows[0].Now.MemoryRequest != want.MemoryRequest || rows[0].Now.MemoryLimit != want.MemoryLimit {
+		t.Errorf("now %+v, want %+v", rows[0].Now, want)
+	}
+	if p := rows[0].parameters; p.cpuRequest != "sidecar.kinject.dev/cpu-request" || p.memoryRequest != "sidecar.kinject.dev/memory-request" || p.memoryLimit != "sidecar.kinject.dev/memory-limit" {
+		t.Errorf("parameters %+v", p)
+	}
+	if len(pods["shop"]) != 2 || len(containers) != 1 || containers[0] != "envoy" {
+		t.Errorf("to sample: %v, %v", pods, containers)
+	}
+	got := samples{}
+	for i := 0; i < 10; i++ {
+		got.add(usageKey{"shop", "web-a", "envoy"}, 0.01, 10<<20, true, true)
+		got.add(usageKey{"shop", "web-b", "envoy"}, 0.02, 12<<20, true, true)
+		got.add(usageKey{"shop", "other", "envoy"}, 5, 900<<20, true, true) // not web's
+	}
+	o.recommend(&rows[0], got, time.Minute)
+	if rows[0].Reason != "" || rows[0].Samples != 20 || rows[0].Recommended.CPURequest != 0.02 || rows[0].Recommended.MemoryRequest != 14<<20 {
+		t.Errorf("recommended %+v (samples %d, reason %q): want 20m and 14Mi (12Mi + 15%%, rounded up) from web's 20 samples", rows[0].Recommended, rows[0].Samples, rows[0].Reason)
+	}
+	if rows[0].FreedMemory != 2*(64-14)<<20 {
+		t.Errorf("frees %v bytes", rows[0].FreedMemory)
+	}
+	var out strings.Builder
+	o.Out, o.ErrOut = &out, &out
+	if err := o.print(rows); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"deployment/web", "100m", "20m", "64Mi", "14Mi", "112Mi", "no_sidecar", "frees 160m CPU and 100Mi of memory requested"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the table lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// A template with no resource parameters is reported, never sized.
+func TestSizeNoParameters(t *testing.T) {
+	tmpl, err := inject.ParseTemplate([]byte("containers:\n- name: agent\n  image: agent:1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := inject.New(tmpl, inject.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	web := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web", "namespace": "shop", "uid": "web"}}}
+	o := &SizeOptions{Options: sizing.DefaultOptions}
+	rows, _, _ := o.rows(in, fleet.Workloads([]*unstructured.Unstructured{web, sizePod("web-a", "web", true)}), nil)
+	if len(rows) != 1 || rows[0].Reason != reasonNoParameters || !strings.Contains(rows[0].Message, "containers[agent].resources.requests") {
+		t.Fatalf("rows %+v", rows)
+	}
+	o.recommend(&rows[0], samples{}, time.Minute)
+	if rows[0].Reason != reasonNoParameters {
+		t.Errorf("recommend replaced the reason: %+v", rows[0])
+	}
+}
