@@ -60,7 +60,9 @@ func staticObjects(dir string, compiled [][]byte) ([][]byte, error) {
 		if err := want.UnmarshalJSON(data); err != nil {
 			return nil, err
 		}
-		i := slices.IndexFunc(all, func(u unstructured.Unstructured) bool { return u.GetKind() == want.GetKind() && u.GetName() == want.GetName() })
+		i := slices.IndexFunc(all, func(u unstructured.Unstructured) bool {
+			return u.GetKind() == want.GetKind() && u.GetName() == want.GetName()
+		})
 		if i < 0 {
 			return nil, fmt.Errorf("--static %s: no %s/%s (kubectl inject check --static %s says what is there)", dir, kindLower(want.GetKind()), want.GetName(), dir)
 		}
