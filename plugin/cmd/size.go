@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,16 +11,17 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kinject/kubectl-inject/pkg/config"
 	"github.com/kinject/kubectl-inject/pkg/fleet"
@@ -76,11 +78,12 @@ kube-prometheus scrapes them, over --window), or else from the metrics API
 
 A workload with too few samples, no injected sidecar, or a template that
 declares no resource parameters is reported with its reason, never sized.
---apply writes the recommendation as the workload's override annotations
-(sidecar.kinject.dev/cpu-request, memory-request, memory-limit: the
-template's declared parameters) on the workload object, not its pod
-template, so nothing rolls; kubectl inject restart then resizes its Pods in
-place.`,
+--apply writes the recommendation as override annotations (the template's
+declared parameters: sidecar.kinject.dev/cpu-request, memory-request,
+memory-limit) on the workload object and on its running injected Pods, not
+on its pod template, so nothing rolls; kubectl inject restart then resizes
+those Pods in place. Pods created later get the pod template's values: put
+the annotations there (in git) to keep them.`,
 		Example:       sizeExample,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -396,8 +399,12 @@ func (o *SizeOptions) recommend(r *sized, got samples, window time.Duration) {
 	r.FreedCPU, r.FreedMemory = r.Freed(pods)
 }
 
-// apply writes each recommendation as the workload's override
-// annotations, one merge patch per workload.
+// apply writes each recommendation as override annotations, with one
+// merge patch per object: on the workload (what injecting its template
+// reads, and the record of the recommendation), and on each of its running
+// injected Pods, so that kubectl inject restart resizes them in place
+// (a Pod's annotations are what its record's values are checked against;
+// changing a pod template's annotations would roll every Pod instead).
 func (o *SizeOptions) apply(ctx context.Context, client dynamic.Interface, rows []sized) error {
 	for i := range rows {
 		r := &rows[i]
@@ -413,20 +420,29 @@ func (o *SizeOptions) apply(ctx context.Context, client dynamic.Interface, rows 
 		set(r.parameters.cpuRequest, fmt.Sprintf("%dm", int64(r.Recommended.CPURequest*1000+0.5)))
 		set(r.parameters.memoryRequest, fmt.Sprintf("%dMi", int64(r.Recommended.MemoryRequest)>>20))
 		set(r.parameters.memoryLimit, fmt.Sprintf("%dMi", int64(r.Recommended.MemoryLimit)>>20))
-		patch, err := yaml.Marshal(map[string]any{"metadata": map[string]any{"annotations": ann}})
+		data, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": ann}})
 		if err != nil {
 			return err
 		}
-		data, err := yaml.YAMLToJSON(patch)
-		if err != nil {
+		patch := func(gvr schema.GroupVersionResource, name string) error {
+			_, err := client.Resource(gvr).Namespace(r.Namespace).Patch(ctx, name, types.MergePatchType, data, metav1.PatchOptions{FieldManager: o.FieldManager})
 			return err
 		}
-		gvr := gvrOf(resourceOf(r.object.GetKind()))
-		if _, err := client.Resource(gvr).Namespace(r.Namespace).Patch(ctx, r.object.GetName(), types.MergePatchType, data, metav1.PatchOptions{FieldManager: o.FieldManager}); err != nil {
+		if err := patch(gvrOf(resourceOf(r.object.GetKind())), r.object.GetName()); err != nil {
 			return fmt.Errorf("writing the recommendation of %s/%s: %s", r.Namespace, r.Workload, readError(err))
 		}
+		names := make([]string, 0, len(r.pods))
+		for name := range r.pods {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			if err := patch(gvrOf("pods"), name); err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("writing the recommendation of %s/%s on pod/%s: %s", r.Namespace, r.Workload, name, readError(err))
+			}
+		}
 		r.Applied = true
-		fmt.Fprintf(o.ErrOut, "%s/%s annotated (%s); kubectl inject restart -n %s %s resizes its Pods in place\n", r.Namespace, r.Workload, r.Container, r.Namespace, r.Workload)
+		fmt.Fprintf(o.ErrOut, "%s/%s and its %d Pods annotated (%s); kubectl inject restart -n %s %s resizes them in place\n", r.Namespace, r.Workload, len(names), r.Container, r.Namespace, r.Workload)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
@@ -8,7 +9,10 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kinject/kubectl-inject/pkg/fleet"
 	"github.com/kinject/kubectl-inject/pkg/inject"
@@ -100,5 +104,52 @@ func TestSizeNoParameters(t *testing.T) {
 	o.recommend(&rows[0], samples{}, time.Minute)
 	if rows[0].Reason != reasonNoParameters {
 		t.Errorf("recommend replaced the reason: %+v", rows[0])
+	}
+}
+
+// --apply patches the workload and each of its injected Pods with the
+// template's override annotations, and nothing for a row not sized.
+func TestSizeApply(t *testing.T) {
+	in, err := inject.NewDefault(inject.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	web := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web", "namespace": "shop", "uid": "web"}}}
+	o := &SizeOptions{Options: sizing.DefaultOptions, FieldManager: "kubectl-inject"}
+	rows, _, _ := o.rows(in, fleet.Workloads([]*unstructured.Unstructured{web, sizePod("web-a", "web", true), sizePod("web-b", "web", true)}), nil)
+	got := samples{}
+	for i := 0; i < 10; i++ {
+		got.add(usageKey{"shop", "web-a", "envoy"}, 0.25, 100<<20, true, true)
+	}
+	o.recommend(&rows[0], got, time.Minute)
+	skipped := rows[0]
+	skipped.Reason = sizing.ReasonTooFewSamples
+	rows = append(rows, skipped)
+	client := dynamicfake.NewSimpleDynamicClient(runtime.NewScheme())
+	type call struct{ resource, name, body string }
+	var calls []call
+	client.PrependReactor("patch", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		p := a.(k8stesting.PatchAction)
+		calls = append(calls, call{p.GetResource().Resource, p.GetName(), string(p.GetPatch())})
+		return true, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Pod"}}, nil
+	})
+	var out strings.Builder
+	o.ErrOut = &out
+	if err := o.apply(context.Background(), client, rows); err != nil {
+		t.Fatal(err)
+	}
+	// 250m, memory 100Mi + 15% = 115Mi, limit 8x = 920Mi.
+	body := `{"metadata":{"annotations":{"sidecar.kinject.dev/cpu-request":"250m","sidecar.kinject.dev/memory-limit":"920Mi","sidecar.kinject.dev/memory-request":"115Mi"}}}`
+	want := []call{{"deployments", "web", body}, {"pods", "web-a", body}, {"pods", "web-b", body}}
+	if len(calls) != len(want) {
+		t.Fatalf("%d patches: %v", len(calls), calls)
+	}
+	for i := range want {
+		if calls[i] != want[i] {
+			t.Errorf("patch %d: %+v, want %+v", i, calls[i], want[i])
+		}
+	}
+	if !rows[0].Applied || rows[1].Applied {
+		t.Errorf("applied: %v, %v", rows[0].Applied, rows[1].Applied)
 	}
 }
