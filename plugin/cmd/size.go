@@ -80,10 +80,12 @@ A workload with too few samples, no injected sidecar, or a template that
 declares no resource parameters is reported with its reason, never sized.
 --apply writes the recommendation as override annotations (the template's
 declared parameters: sidecar.kinject.dev/cpu-request, memory-request,
-memory-limit) on the workload object and on its running injected Pods, not
-on its pod template, so nothing rolls; kubectl inject restart then resizes
-those Pods in place. Pods created later get the pod template's values: put
-the annotations there (in git) to keep them.`,
+memory-limit) on the running Pods injected at admission, not on the pod
+template, so nothing rolls; kubectl inject restart then resizes those Pods
+in place. Pods created later get the pod template's values: put the
+annotations there (in git) to keep them. A workload whose pod template
+carries the sidecar (kubectl inject, inject-fn) is not applied
+(in_pod_template): its annotations belong in the template.`,
 		Example:       sizeExample,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -171,13 +173,30 @@ type sized struct {
 	parameters resourceParameters
 	// pods are the names of the workload's injected Pods.
 	pods map[string]bool
+	// inTemplate: the workload's pod template carries the sidecar.
+	inTemplate bool
 }
 
 // Reasons of kubectl inject size besides sizing's.
 const (
 	reasonNoSidecar    = "no_sidecar"
 	reasonNoParameters = "no_resource_parameters"
+	// reasonInPodTemplate: the sidecar is in the workload's pod template
+	// (injected by kubectl inject or inject-fn), whose values a resize of
+	// its Pods would contradict: the annotations belong in the template.
+	reasonInPodTemplate = "in_pod_template"
 )
+
+// templateInjected reports whether the workload's pod template carries
+// the profile's status record (the sidecar is part of the template).
+func templateInjected(obj *unstructured.Unstructured, recordKey string) bool {
+	for _, path := range [][]string{{"spec", "template", "metadata", "annotations"}, {"spec", "jobTemplate", "spec", "template", "metadata", "annotations"}} {
+		if ann, _, _ := unstructured.NestedStringMap(obj.Object, path...); ann[recordKey] != "" {
+			return true
+		}
+	}
+	return false
+}
 
 // resourceParameters are the override annotations a template declares
 // for one container's requests and memory limit ("" when not declared).
@@ -325,7 +344,8 @@ func (o *SizeOptions) rows(in *inject.Injector, workloads []fleet.Workload, filt
 			own[p.GetName()] = true
 		}
 		for _, c := range names {
-			r := sized{Namespace: obj.GetNamespace(), Workload: ref, object: obj, parameters: parametersOf(in, c), pods: own}
+			r := sized{Namespace: obj.GetNamespace(), Workload: ref, object: obj, parameters: parametersOf(in, c), pods: own,
+				inTemplate: templateInjected(obj, in.StatusAnnotation())}
 			r.Container, r.Pods = c, len(injected)
 			r.Now = resourcesOf(injected[0], c)
 			r.Recommended = r.Now
@@ -399,16 +419,21 @@ func (o *SizeOptions) recommend(r *sized, got samples, window time.Duration) {
 	r.FreedCPU, r.FreedMemory = r.Freed(pods)
 }
 
-// apply writes each recommendation as override annotations, with one
-// merge patch per object: on the workload (what injecting its template
-// reads, and the record of the recommendation), and on each of its running
-// injected Pods, so that kubectl inject restart resizes them in place
-// (a Pod's annotations are what its record's values are checked against;
-// changing a pod template's annotations would roll every Pod instead).
+// apply writes each recommendation as override annotations on each of the
+// workload's running injected Pods, one merge patch each, so that kubectl
+// inject restart resizes them in place: a Pod injected at admission is
+// checked against its own annotations. (Changing the pod template's
+// annotations would roll every Pod; a workload whose template carries the
+// sidecar is not applied: in_pod_template.)
 func (o *SizeOptions) apply(ctx context.Context, client dynamic.Interface, rows []sized) error {
 	for i := range rows {
 		r := &rows[i]
 		if r.Reason != "" {
+			continue
+		}
+		if r.inTemplate {
+			r.Reason = reasonInPodTemplate
+			r.Message = "the sidecar is part of its pod template: put the recommended annotations there (the change rolls its Pods), nothing was written"
 			continue
 		}
 		ann := map[string]any{}
@@ -428,9 +453,6 @@ func (o *SizeOptions) apply(ctx context.Context, client dynamic.Interface, rows 
 			_, err := client.Resource(gvr).Namespace(r.Namespace).Patch(ctx, name, types.MergePatchType, data, metav1.PatchOptions{FieldManager: o.FieldManager})
 			return err
 		}
-		if err := patch(gvrOf(resourceOf(r.object.GetKind())), r.object.GetName()); err != nil {
-			return fmt.Errorf("writing the recommendation of %s/%s: %s", r.Namespace, r.Workload, readError(err))
-		}
 		names := make([]string, 0, len(r.pods))
 		for name := range r.pods {
 			names = append(names, name)
@@ -442,7 +464,7 @@ func (o *SizeOptions) apply(ctx context.Context, client dynamic.Interface, rows 
 			}
 		}
 		r.Applied = true
-		fmt.Fprintf(o.ErrOut, "%s/%s and its %d Pods annotated (%s); kubectl inject restart -n %s %s resizes them in place\n", r.Namespace, r.Workload, len(names), r.Container, r.Namespace, r.Workload)
+		fmt.Fprintf(o.ErrOut, "%s/%s: its %d Pods annotated (%s); kubectl inject restart -n %s %s resizes them in place\n", r.Namespace, r.Workload, len(names), r.Container, r.Namespace, r.Workload)
 	}
 	return nil
 }

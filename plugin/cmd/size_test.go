@@ -107,8 +107,9 @@ func TestSizeNoParameters(t *testing.T) {
 	}
 }
 
-// --apply patches the workload and each of its injected Pods with the
-// template's override annotations, and nothing for a row not sized.
+// --apply patches each injected Pod of a workload injected at admission
+// with the template's override annotations; nothing for a row not sized,
+// nor for a workload whose pod template carries the sidecar.
 func TestSizeApply(t *testing.T) {
 	in, err := inject.NewDefault(inject.Settings{})
 	if err != nil {
@@ -124,7 +125,9 @@ func TestSizeApply(t *testing.T) {
 	o.recommend(&rows[0], got, time.Minute)
 	skipped := rows[0]
 	skipped.Reason = sizing.ReasonTooFewSamples
-	rows = append(rows, skipped)
+	inTemplate := rows[0]
+	inTemplate.inTemplate = true
+	rows = append(rows, skipped, inTemplate)
 	client := dynamicfake.NewSimpleDynamicClient(runtime.NewScheme())
 	type call struct{ resource, name, body string }
 	var calls []call
@@ -140,7 +143,7 @@ func TestSizeApply(t *testing.T) {
 	}
 	// 250m, memory 100Mi + 15% = 115Mi, limit 8x = 920Mi.
 	body := `{"metadata":{"annotations":{"sidecar.kinject.dev/cpu-request":"250m","sidecar.kinject.dev/memory-limit":"920Mi","sidecar.kinject.dev/memory-request":"115Mi"}}}`
-	want := []call{{"deployments", "web", body}, {"pods", "web-a", body}, {"pods", "web-b", body}}
+	want := []call{{"pods", "web-a", body}, {"pods", "web-b", body}}
 	if len(calls) != len(want) {
 		t.Fatalf("%d patches: %v", len(calls), calls)
 	}
@@ -149,7 +152,11 @@ func TestSizeApply(t *testing.T) {
 			t.Errorf("patch %d: %+v, want %+v", i, calls[i], want[i])
 		}
 	}
-	if !rows[0].Applied || rows[1].Applied {
-		t.Errorf("applied: %v, %v", rows[0].Applied, rows[1].Applied)
+	if !rows[0].Applied || rows[1].Applied || rows[2].Applied || rows[2].Reason != reasonInPodTemplate {
+		t.Errorf("applied: %v, %v, %v (%s)", rows[0].Applied, rows[1].Applied, rows[2].Applied, rows[2].Reason)
+	}
+	web.Object["spec"] = map[string]any{"template": map[string]any{"metadata": map[string]any{"annotations": map[string]any{in.StatusAnnotation(): "{}"}}}}
+	if !templateInjected(web, in.StatusAnnotation()) {
+		t.Error("a pod template with the record: not seen")
 	}
 }
