@@ -27,24 +27,7 @@ func TestFirstPodsAfterRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	ready := time.Now()
-	counts := map[string]map[string]int{staticNS: {}, apiNS: {}}
-	var firstAPI time.Duration = -1
-	for i := 0; time.Since(ready) < 5*time.Second; i++ {
-		for _, ns := range []string{staticNS, apiNS} {
-			got, err := createPod(ctx, t, ns, simplePod(fmt.Sprintf("after-restart-%d", i)))
-			outcome := "missed"
-			switch {
-			case err != nil:
-				outcome = "refused"
-			case injected(got) == "injected":
-				outcome = "injected"
-				if ns == apiNS && firstAPI < 0 {
-					firstAPI = time.Since(ready)
-				}
-			}
-			counts[ns][outcome]++
-		}
-	}
+	counts, firstAPI := createFor(t, "after-restart", ready, 5*time.Second)
 	t.Logf("Pods created in the 5 s after /readyz: static policy %v; policy installed through the API %v (its first injection %v after /readyz)",
 		counts[staticNS], counts[apiNS], firstAPI.Round(time.Millisecond))
 	s := counts[staticNS]
@@ -81,24 +64,7 @@ func TestFirstPodsAfterBootstrap(t *testing.T) {
 		}
 		applied <- time.Since(ready)
 	}()
-	counts := map[string]map[string]int{staticNS: {}, apiNS: {}}
-	var firstAPI time.Duration = -1
-	for i := 0; time.Since(ready) < 5*time.Second; i++ {
-		for _, ns := range []string{staticNS, apiNS} {
-			got, err := createPod(ctx, t, ns, simplePod(fmt.Sprintf("bootstrap-%d", i)))
-			outcome := "missed"
-			switch {
-			case err != nil:
-				outcome = "refused"
-			case injected(got) == "injected":
-				outcome = "injected"
-				if ns == apiNS && firstAPI < 0 {
-					firstAPI = time.Since(ready)
-				}
-			}
-			counts[ns][outcome]++
-		}
-	}
+	counts, firstAPI := createFor(t, "bootstrap", ready, 5*time.Second)
 	appliedAt := <-applied
 	t.Logf("Pods created in the 5 s after /readyz, the API policy applied %v after it: static policy %v; through the API %v (its first injection %v after /readyz)",
 		appliedAt.Round(time.Millisecond), counts[staticNS], counts[apiNS], firstAPI.Round(time.Millisecond))
@@ -111,4 +77,31 @@ func TestFirstPodsAfterBootstrap(t *testing.T) {
 	if counts[apiNS]["missed"] == 0 {
 		t.Errorf("through the API: %v; a policy applied after /readyz misses the Pods created before it is active", counts[apiNS])
 	}
+}
+
+// createFor creates a Pod in each of staticNS and apiNS, in turn, until
+// d has passed since from, and counts what admission did to each:
+// injected, missed (created without the sidecar) or refused; and when the
+// policy of apiNS first injected.
+func createFor(t *testing.T, prefix string, from time.Time, d time.Duration) (map[string]map[string]int, time.Duration) {
+	ctx := context.Background()
+	counts := map[string]map[string]int{staticNS: {}, apiNS: {}}
+	var firstAPI time.Duration = -1
+	for i := 0; time.Since(from) < d; i++ {
+		for _, ns := range []string{staticNS, apiNS} {
+			got, err := createPod(ctx, t, ns, simplePod(fmt.Sprintf("%s-%d", prefix, i)))
+			outcome := "missed"
+			switch {
+			case err != nil:
+				outcome = "refused"
+			case injected(got) == "injected":
+				outcome = "injected"
+				if ns == apiNS && firstAPI < 0 {
+					firstAPI = time.Since(from)
+				}
+			}
+			counts[ns][outcome]++
+		}
+	}
+	return counts, firstAPI
 }
