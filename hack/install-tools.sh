@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the pinned tools the tests need into ${KINJECT_CACHE}/bin
 # (default $HOME/.cache/kubectl-inject/bin) from the Go module proxy (kustomize,
-# krew, validate-krew-manifest, Helm 3 and 4 as helm3 and helm4, and kwok, which
-# simulates the Nodes of the tests' control plane), and from Debian (apt-get,
+# krew, validate-krew-manifest, Helm 3 and 4 as helm3 and helm4, kwok, which
+# simulates the Nodes of the tests' control plane, and metrics-server, which
+# the real node's tests run as a host process), and from Debian (apt-get,
 # through sudo when not root) when they are missing: etcd, and what the real
 # node of test/node runs (containerd, runc, containernetworking-plugins,
-# iptables, iproute2).
+# iptables, iproute2, and prometheus, which scrapes its kubelet).
 # Idempotent: a tool already at its pinned version is left alone. kpt,
 # kubectl and Docker are expected preinstalled (the README's prerequisites);
 # a missing Docker daemon is a warning. kube-apiserver is built by
@@ -29,6 +30,7 @@ tools=(
   "helm3|helm.sh/helm/v3/cmd/helm|v3.22.0"
   "helm4|helm.sh/helm/v4/cmd/helm|v4.3.1"
   "kwok|sigs.k8s.io/kwok/cmd/kwok|v0.8.0"
+  "metrics-server|sigs.k8s.io/metrics-server/cmd/metrics-server|v0.8.0"
 )
 
 # installed_version prints the main module version recorded in a Go binary.
@@ -48,6 +50,8 @@ for t in "${tools[@]}"; do
   # helm's source default).
   [[ "${pkg}" == sigs.k8s.io/krew/* ]] && ldflags="-X sigs.k8s.io/krew/internal/version.gitTag=${version}"
   [[ "${pkg}" == helm.sh/helm/* ]] && ldflags="-X ${pkg%/cmd/helm}/internal/version.version=${version}"
+  # metrics-server's --version prints client-go's gitVersion, as its Makefile sets it.
+  [[ "${pkg}" == sigs.k8s.io/metrics-server/* ]] && ldflags="-X k8s.io/client-go/pkg/version.gitVersion=${version}"
   gobin="$(mktemp -d)"
   GOBIN="${gobin}" CGO_ENABLED=0 go install -ldflags "${ldflags}" "${pkg}@${version}"
   # go install names a binary after the last path element that is not a
@@ -60,7 +64,8 @@ done
 
 # From Debian: etcd for the live tests; containerd, runc, the CNI plugins,
 # iptables and iproute2 for the real node of test/node (its kubelet is built
-# by hack/build-apiserver.sh).
+# by hack/build-apiserver.sh), and prometheus, which its tests run to scrape
+# the kubelet's cAdvisor metrics.
 apt_missing=()
 command -v etcd >/dev/null 2>&1 || apt_missing+=(etcd-server)
 command -v containerd >/dev/null 2>&1 || apt_missing+=(containerd)
@@ -74,6 +79,15 @@ if ((${#apt_missing[@]})); then
   [[ "$(id -u)" != 0 ]] && sudo="sudo"
   ${sudo} apt-get update -qq
   DEBIAN_FRONTEND=noninteractive ${sudo} apt-get install -y -qq "${apt_missing[@]}" >/dev/null
+fi
+# prometheus alone, without what it recommends (node-exporter and its
+# collectors, which the tests do not run).
+if ! command -v prometheus >/dev/null 2>&1; then
+  echo "installing prometheus from apt" >&2
+  sudo=""
+  [[ "$(id -u)" != 0 ]] && sudo="sudo"
+  ${sudo} apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive ${sudo} apt-get install -y -qq --no-install-recommends prometheus >/dev/null
 fi
 
 # verify: every tool must be present and run.
@@ -95,10 +109,12 @@ check validate-krew-manifest "${bindir}/validate-krew-manifest" -h
 check helm3 "${bindir}/helm3" version --short
 check helm4 "${bindir}/helm4" version --short
 check kwok "${bindir}/kwok" --version
+check metrics-server "${bindir}/metrics-server" --version
 check etcd etcd --version
 check containerd containerd --version
 check runc runc --version
 check ctr ctr --version
+check prometheus prometheus --version
 check kubectl kubectl version --client
 check kpt kpt version
 # Docker is needed by the image tests only; without a daemon they skip (or fail with CI=true).

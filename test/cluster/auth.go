@@ -2,12 +2,16 @@ package cluster
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/hex"
 	"encoding/pem"
 	"fmt"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,6 +42,17 @@ const (
 
 var componentUsers = []string{controllerManagerUser, schedulerUser, kwokUser}
 
+// MetricsUser is the user of the metrics collectors a real Node's tests
+// run (metrics-server, Prometheus): not in system:masters, so that they
+// work with the RBAC a cluster gives them (MetricsKubeconfig,
+// MetricsToken).
+const MetricsUser = "kinject-metrics"
+
+// FrontProxyClient is the common name of the client certificate the API
+// server's aggregator presents to extension API servers, the one name
+// they accept (--requestheader-allowed-names).
+const FrontProxyClient = "front-proxy-client"
+
 // writeAuthFiles writes the token file, the service-account key pair and
 // both kubeconfig files into c.Dir.
 func (c *Cluster) writeAuthFiles() error {
@@ -67,6 +82,10 @@ func (c *Cluster) writeAuthFiles() error {
 			return err
 		}
 		tokens += fmt.Sprintf("%s,system:node:%s,node-%s-uid,\"system:nodes\"\n", c.nodeToken, c.NodeName, c.NodeName)
+		if c.metricsToken, err = randomToken(); err != nil {
+			return err
+		}
+		tokens += fmt.Sprintf("%s,%s,%s-uid\n", c.metricsToken, MetricsUser, MetricsUser)
 	}
 	if err := writeFile(filepath.Join(c.Dir, "tokens.csv"), tokens); err != nil {
 		return err
@@ -99,8 +118,95 @@ func (c *Cluster) writeAuthFiles() error {
 		if err := writeFile(c.NodeKubeconfig, kubeconfig(c.URL, "system:node:"+c.NodeName, c.nodeToken)); err != nil {
 			return err
 		}
+		c.MetricsKubeconfig = filepath.Join(c.Dir, "metrics.kubeconfig")
+		if err := writeFile(c.MetricsKubeconfig, kubeconfig(c.URL, MetricsUser, c.metricsToken)); err != nil {
+			return err
+		}
+	}
+	if err := c.writeFrontProxyCerts(); err != nil {
+		return err
 	}
 	return writeFile(c.ViewerKubeconfig, kubeconfig(c.URL, ViewerUser, c.viewerToken))
+}
+
+// MetricsToken is MetricsUser's bearer token (with a real Node only),
+// for a collector that reads no kubeconfig (Prometheus).
+func (c *Cluster) MetricsToken() string { return c.metricsToken }
+
+// writeFrontProxyCerts writes the front proxy's CA and the aggregator's
+// client certificate (FrontProxyClient) signed by it: the API server
+// proxies requests for an aggregated API (an APIService, such as
+// metrics-server's) with that certificate and the user in request
+// headers, which the extension server trusts because the API server
+// publishes the CA in kube-system/extension-apiserver-authentication.
+func (c *Cluster) writeFrontProxyCerts() error {
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return fmt.Errorf("generate front proxy CA key: %w", err)
+	}
+	now := time.Now()
+	caTemplate := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "kinject-front-proxy-ca"},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(24 * time.Hour),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTemplate, caTemplate, &caKey.PublicKey, caKey)
+	if err != nil {
+		return fmt.Errorf("create front proxy CA: %w", err)
+	}
+	ca, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		return fmt.Errorf("parse front proxy CA: %w", err)
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return fmt.Errorf("generate front proxy client key: %w", err)
+	}
+	template := &x509.Certificate{
+		SerialNumber: big.NewInt(2),
+		Subject:      pkix.Name{CommonName: FrontProxyClient},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, template, ca, &key.PublicKey, caKey)
+	if err != nil {
+		return fmt.Errorf("create front proxy client certificate: %w", err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return fmt.Errorf("marshal front proxy client key: %w", err)
+	}
+	for name, block := range map[string]*pem.Block{
+		"front-proxy-ca.crt":     {Type: "CERTIFICATE", Bytes: caDER},
+		"front-proxy-client.crt": {Type: "CERTIFICATE", Bytes: der},
+		"front-proxy-client.key": {Type: "EC PRIVATE KEY", Bytes: keyDER},
+	} {
+		if err := writeFile(filepath.Join(c.Dir, name), string(pem.EncodeToMemory(block))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// frontProxyArgs are the API server's flags that let it aggregate
+// extension API servers: the front proxy's CA, the names and headers
+// they accept, and the client certificate it proxies with.
+func (c *Cluster) frontProxyArgs() []string {
+	return []string{
+		"--requestheader-client-ca-file=" + filepath.Join(c.Dir, "front-proxy-ca.crt"),
+		"--requestheader-allowed-names=" + FrontProxyClient,
+		"--requestheader-username-headers=X-Remote-User",
+		"--requestheader-group-headers=X-Remote-Group",
+		"--requestheader-extra-headers-prefix=X-Remote-Extra-",
+		"--proxy-client-cert-file=" + filepath.Join(c.Dir, "front-proxy-client.crt"),
+		"--proxy-client-key-file=" + filepath.Join(c.Dir, "front-proxy-client.key"),
+	}
 }
 
 // componentKubeconfig writes the kubeconfig of a control plane component

@@ -30,6 +30,9 @@ type Cluster struct {
 	// kubelet's kubeconfig (user system:node:NodeName), when
 	// Options.NodeName asked for one.
 	NodeName, NodeKubeconfig string
+	// MetricsKubeconfig is MetricsUser's kubeconfig (with a real Node
+	// only), for the metrics collectors of the Node's tests.
+	MetricsKubeconfig string
 	// EtcdLog and APIServerLog are the processes' log files. They live in
 	// LogDir, which survives Stop when KeepLogs is set. With a control
 	// plane, so do ControllerManagerLog, SchedulerLog and KwokLog.
@@ -42,6 +45,7 @@ type Cluster struct {
 	KeepLogs bool
 
 	adminToken, viewerToken, nodeToken string
+	metricsToken                       string
 	componentTokens                    map[string]string
 	etcd, apiserver                    *process
 	// the control plane, when started
@@ -168,6 +172,9 @@ func StartWith(ctx context.Context, opts Options) (_ *Cluster, err error) {
 		"--allow-privileged=true",
 		"--profiling=false",
 	}
+	// Aggregated APIs (metrics.k8s.io from metrics-server) are proxied
+	// with the front proxy's client certificate.
+	c.apiArgs = append(c.apiArgs, c.frontProxyArgs()...)
 	if opts.NodeName != "" {
 		c.apiArgs = append(c.apiArgs,
 			"--enable-admission-plugins=NodeRestriction",
