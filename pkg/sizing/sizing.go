@@ -38,9 +38,14 @@ type Options struct {
 var DefaultOptions = Options{CPUPercentile: 0.95, MemoryHeadroom: 0.15, MinSamples: 10, Threshold: 0.1}
 
 // Resources are a container's CPU (cores) and memory (bytes) requests
-// and memory limit; 0 when not set.
+// and limits; 0 when not set.
 type Resources struct {
-	CPURequest, MemoryRequest, MemoryLimit float64
+	CPURequest    float64 `json:"cpuRequest"`
+	MemoryRequest float64 `json:"memoryRequest"`
+	MemoryLimit   float64 `json:"memoryLimit,omitempty"`
+	// CPULimit is read, never recommended: a CPU request is kept at or
+	// below it, as the API server requires.
+	CPULimit float64 `json:"cpuLimit,omitempty"`
 }
 
 // Reasons a container is not sized.
@@ -89,6 +94,9 @@ func Recommend(u Usage, now Resources, o Options) Recommendation {
 	if o.MaxCPU > 0 && cpu > o.MaxCPU {
 		cpu, r.Capped = o.MaxCPU, true
 	}
+	if now.CPULimit > 0 && cpu > now.CPULimit {
+		cpu, r.Capped = now.CPULimit, true
+	}
 	if o.MaxMemory > 0 && memory > o.MaxMemory {
 		memory, r.Capped = o.MaxMemory, true
 	}
@@ -96,7 +104,7 @@ func Recommend(u Usage, now Resources, o Options) Recommendation {
 	if peak := roundUp(r.ObservedMemoryMax, 1<<20); memory < peak {
 		memory = peak
 	}
-	rec := Resources{CPURequest: cpu, MemoryRequest: memory}
+	rec := Resources{CPURequest: cpu, MemoryRequest: memory, CPULimit: now.CPULimit}
 	// The memory limit keeps the template's limit-to-request ratio (the
 	// headroom it chose for bursts); without one, the request doubled.
 	ratio := 2.0

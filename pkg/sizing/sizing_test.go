@@ -85,6 +85,16 @@ func TestRecommendBounds(t *testing.T) {
 	if r.Recommended.MemoryLimit != 400*mi {
 		t.Errorf("limit %v, want 400Mi", r.Recommended.MemoryLimit/mi)
 	}
+	// A CPU request is never above the container's CPU limit (the API
+	// server refuses it): capped there, the limit kept.
+	r = Recommend(series(100, 0.2, 20*mi), Resources{CPURequest: 0.1, MemoryRequest: 64 * mi, CPULimit: 0.15}, DefaultOptions)
+	if !r.Capped || r.Recommended.CPURequest != 0.15 || r.Recommended.CPULimit != 0.15 {
+		t.Errorf("under a 150m limit: %+v, capped %v; want 150m, capped", r.Recommended, r.Capped)
+	}
+	r = Recommend(series(100, 0.2, 20*mi), Resources{CPURequest: 0.1, MemoryRequest: 64 * mi, CPULimit: 1}, DefaultOptions)
+	if r.Capped || r.Recommended.CPURequest != 0.19 {
+		t.Errorf("under a 1000m limit: %+v, capped %v; want 190m, not capped", r.Recommended, r.Capped)
+	}
 	// An idle sidecar gets 1m, never 0.
 	r = Recommend(series(100, 0, mi), now, DefaultOptions)
 	if r.Recommended.CPURequest != 0.001 {

@@ -393,6 +393,7 @@ func resourcesOf(pod *unstructured.Unstructured, container string) sizing.Resour
 			r.CPURequest = q("resources", "requests", "cpu")
 			r.MemoryRequest = q("resources", "requests", "memory")
 			r.MemoryLimit = q("resources", "limits", "memory")
+			r.CPULimit = q("resources", "limits", "cpu")
 		}
 	}
 	return r

@@ -46,6 +46,8 @@ type result struct {
 	code           int
 	// requests counts the requests sent, by method.
 	requests map[string]int
+	// sent lists the requests in order ("GET /api/v1/pods?...").
+	sent []string
 }
 
 // runOpts tunes a run.
@@ -86,7 +88,7 @@ func run(t *testing.T, ro runOpts, args ...string) result {
 	command := cmd.NewCommand(o)
 	command.SetArgs(append([]string{"--kubeconfig", ro.kubeconfig}, args...))
 	code := cmd.Execute(command, streams)
-	r := result{stdout: out.String(), stderr: errOut.String(), code: code, requests: counter.snapshot()}
+	r := result{stdout: out.String(), stderr: errOut.String(), code: code, requests: counter.snapshot(), sent: counter.sentPaths()}
 	t.Logf("kubectl inject %s\n--- exit %d, requests %v\n--- stderr:\n%s", strings.Join(args, " "), code, r.requests, r.stderr)
 	return r
 }
@@ -97,6 +99,9 @@ type requestCounter struct {
 	next   http.RoundTripper
 	mu     sync.Mutex
 	counts map[string]int
+	// paths lists every request as "METHOD path?query", in order, for a
+	// failing count to show what was sent.
+	paths  []string
 	before func()
 	fired  atomic.Bool
 }
@@ -104,6 +109,7 @@ type requestCounter struct {
 func (rc *requestCounter) RoundTrip(req *http.Request) (*http.Response, error) {
 	rc.mu.Lock()
 	rc.counts[req.Method]++
+	rc.paths = append(rc.paths, req.Method+" "+req.URL.RequestURI())
 	rc.mu.Unlock()
 	if req.Method != http.MethodGet && rc.before != nil && rc.fired.CompareAndSwap(false, true) {
 		rc.before()
@@ -119,6 +125,12 @@ func (rc *requestCounter) snapshot() map[string]int {
 		out[k] = v
 	}
 	return out
+}
+
+func (rc *requestCounter) sentPaths() []string {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return append([]string(nil), rc.paths...)
 }
 
 func (r result) writes() int {

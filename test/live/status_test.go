@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sort"
 	"strings"
 	"testing"
 
@@ -46,8 +47,27 @@ func TestStatus(t *testing.T) {
 
 	r := inject(t, "status", "-n", ns, "-o", "json")
 	expectCode(t, r, 0)
-	if r.writes() != 0 || r.requests[http.MethodGet] > 8 {
-		t.Errorf("status sent %v; want a handful of list calls (GET) only", r.requests)
+	// One list per kind of workload and Pods, the installed policies, and,
+	// none being installed, the API server's /metrics, which says whether
+	// it runs static ones (the API does not list them).
+	wantSent := []string{"/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies", "/metrics"}
+	for _, r := range []string{"apis/apps/v1/namespaces/%s/deployments", "apis/apps/v1/namespaces/%s/statefulsets", "apis/apps/v1/namespaces/%s/daemonsets",
+		"apis/apps/v1/namespaces/%s/replicasets", "apis/batch/v1/namespaces/%s/cronjobs", "apis/batch/v1/namespaces/%s/jobs", "api/v1/namespaces/%s/pods"} {
+		wantSent = append(wantSent, "/"+fmt.Sprintf(r, ns))
+	}
+	var sent []string
+	for _, s := range r.sent {
+		method, uri, _ := strings.Cut(s, " ")
+		path, _, _ := strings.Cut(uri, "?")
+		if method != http.MethodGet {
+			path = s
+		}
+		sent = append(sent, path)
+	}
+	sort.Strings(wantSent)
+	sort.Strings(sent)
+	if strings.Join(sent, "\n") != strings.Join(wantSent, "\n") {
+		t.Errorf("status sent %v:\n%s\nwant a GET of each of\n%s", r.requests, strings.Join(r.sent, "\n"), strings.Join(wantSent, "\n"))
 	}
 	var list struct {
 		Kind  string      `json:"kind"`
