@@ -26,7 +26,7 @@ func (o *SizeOptions) print(rows []sized) error {
 		return nil
 	}
 	w := tabwriter.NewWriter(o.Out, 0, 8, 2, ' ', 0)
-	fmt.Fprintln(w, "NAMESPACE\tWORKLOAD\tCONTAINER\tPODS\tSAMPLES\tCPU NOW\tCPU REC\tMEMORY NOW\tMEMORY REC\tLIMIT REC\tFREES (CPU, MEMORY)\tNOTE")
+	fmt.Fprintln(w, "NAMESPACE\tWORKLOAD\tCONTAINER\tPODS\tSAMPLES\tCPU NOW\tCPU REC\tMEMORY NOW\tMEMORY REC\tLIMIT REC\tCHANGE (CPU, MEMORY)\tFREES (CPU, MEMORY)\tNOTE")
 	var freedCPU, freedMemory float64
 	for _, r := range rows {
 		note := r.Reason
@@ -36,15 +36,16 @@ func (o *SizeOptions) print(rows []sized) error {
 		if r.Applied {
 			note = strings.TrimPrefix(note+", applied", ", ")
 		}
-		rec, recMem, recLimit, frees := "-", "-", "-", "-"
+		rec, recMem, recLimit, change, frees := "-", "-", "-", "-", "-"
 		if r.Reason == "" {
 			rec, recMem, recLimit = cores(r.Recommended.CPURequest), mebibytes(r.Recommended.MemoryRequest), mebibytes(r.Recommended.MemoryLimit)
+			change = percentChange(r.Now.CPURequest, r.Recommended.CPURequest) + ", " + percentChange(r.Now.MemoryRequest, r.Recommended.MemoryRequest)
 			frees = cores(r.FreedCPU) + ", " + mebibytes(r.FreedMemory)
 			freedCPU += r.FreedCPU
 			freedMemory += r.FreedMemory
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Namespace, r.Workload, r.Container, r.Pods, r.Samples,
-			cores(r.Now.CPURequest), rec, mebibytes(r.Now.MemoryRequest), recMem, recLimit, frees, note)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Namespace, r.Workload, r.Container, r.Pods, r.Samples,
+			cores(r.Now.CPURequest), rec, mebibytes(r.Now.MemoryRequest), recMem, recLimit, change, frees, note)
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -57,6 +58,15 @@ func (o *SizeOptions) print(rows []sized) error {
 		}
 	}
 	return nil
+}
+
+// percentChange writes the change from now to rec in percent of now
+// ("new" when nothing is requested now).
+func percentChange(now, rec float64) string {
+	if now == 0 {
+		return "new"
+	}
+	return fmt.Sprintf("%+.0f%%", 100*(rec-now)/now)
 }
 
 // cores writes a CPU amount as millicores.

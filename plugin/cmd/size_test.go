@@ -78,7 +78,7 @@ func TestSizeRows(t *testing.T) {
 	if err := o.print(rows); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"deployment/web", "100m", "20m", "64Mi", "14Mi", "112Mi", "no_sidecar", "frees 160m CPU and 100Mi of memory requested"} {
+	for _, want := range []string{"deployment/web", "100m", "20m", "64Mi", "14Mi", "112Mi", "-80%, -78%", "no_sidecar", "frees 160m CPU and 100Mi of memory requested"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the table lacks %q:\n%s", want, out.String())
 		}
