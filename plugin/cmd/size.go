@@ -465,7 +465,11 @@ func (o *SizeOptions) apply(ctx context.Context, client dynamic.Interface, rows 
 			}
 		}
 		r.Applied = true
-		fmt.Fprintf(o.ErrOut, "%s/%s: its %d Pods annotated (%s); kubectl inject restart -n %s %s resizes them in place\n", r.Namespace, r.Workload, len(names), r.Container, r.Namespace, r.Workload)
+		pods, them := fmt.Sprintf("its %d Pods", len(names)), "them"
+		if len(names) == 1 {
+			pods, them = "its Pod", "it"
+		}
+		fmt.Fprintf(o.ErrOut, "%s/%s: %s annotated (%s); kubectl inject restart -n %s %s resizes %s in place\n", r.Namespace, r.Workload, pods, r.Container, r.Namespace, r.Workload, them)
 	}
 	return nil
 }

@@ -145,3 +145,40 @@ func killPid(pid string) {
 		_ = syscall.Kill(n, syscall.SIGKILL)
 	}
 }
+
+// cadvisorSocket is where the kubelet's cAdvisor looks for containerd
+// (cAdvisor's default; the kubelet has no flag for it since v1.37). A
+// container's series on /metrics/cadvisor carry its container, pod and
+// namespace labels only when cAdvisor reaches the runtime there, as
+// Prometheus' queries (and kubectl inject size) expect.
+const cadvisorSocket = "/run/containerd/containerd.sock"
+
+// linkCadvisorSocket points cadvisorSocket at the node's containerd
+// socket, when nothing is there: a host containerd that listens there is
+// left alone (cAdvisor then finds none of the node's containers, and its
+// series carry no Pod labels). Stop removes the link (unlinkCadvisorSocket).
+func linkCadvisorSocket(socket string) error {
+	if _, err := os.Lstat(cadvisorSocket); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(cadvisorSocket), 0o711); err != nil {
+		return fmt.Errorf("link cAdvisor's containerd socket: %w", err)
+	}
+	if err := os.Symlink(socket, cadvisorSocket); err != nil {
+		return fmt.Errorf("link cAdvisor's containerd socket: %w", err)
+	}
+	return nil
+}
+
+// unlinkCadvisorSocket removes cadvisorSocket when it is a link into
+// dir, a node's directory (this run's, or a killed run's).
+func unlinkCadvisorSocket(dir string) error {
+	target, err := os.Readlink(cadvisorSocket)
+	if err != nil || dir == "" || !strings.HasPrefix(target, dir+string(filepath.Separator)) {
+		return nil
+	}
+	if err := os.Remove(cadvisorSocket); err != nil {
+		return fmt.Errorf("remove cAdvisor's containerd socket link: %w", err)
+	}
+	return nil
+}

@@ -112,6 +112,9 @@ func Start(ctx context.Context, c *cluster.Cluster) (_ *Node, err error) {
 	if err := n.containerd.importImages(ctx); err != nil {
 		return nil, err
 	}
+	if err := linkCadvisorSocket(n.containerd.socket); err != nil {
+		return nil, err
+	}
 	if n.kubelet, err = startKubelet(ctx, c, filepath.Join(n.Dir, "kubelet"), n.containerd.socket, n.KubeletLog); err != nil {
 		return nil, err
 	}

@@ -41,6 +41,7 @@ func restore(before *Snapshot, dir, socket string) error {
 			errs = append(errs, writeSysctl(k, v))
 		}
 	}
+	errs = append(errs, unlinkCadvisorSocket(dir))
 	errs = append(errs, removeNewPaths(before))
 	if dir != "" {
 		if err := os.RemoveAll(dir); err != nil {
