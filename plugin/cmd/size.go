@@ -166,6 +166,11 @@ type sized struct {
 	// the workload's Pods (negative: adds), in cores and bytes.
 	FreedCPU    float64 `json:"freedCPU"`
 	FreedMemory float64 `json:"freedMemory"`
+	// Annotations are the override annotations that carry the
+	// recommendation (the template's declared parameters): what --apply
+	// writes on the running Pods, and what to put in the pod template (in
+	// git) to keep it for the Pods created later.
+	Annotations map[string]string `json:"annotations,omitempty"`
 	// Applied says --apply wrote it.
 	Applied bool `json:"applied,omitempty"`
 
@@ -418,6 +423,17 @@ func (o *SizeOptions) recommend(r *sized, got samples, window time.Duration) {
 	r.Recommendation = sizing.Recommend(u, r.Now, o.Options)
 	r.Pods = pods
 	r.FreedCPU, r.FreedMemory = r.Freed(pods)
+	if r.Reason == "" {
+		r.Annotations = map[string]string{}
+		set := func(key, value string) {
+			if key != "" {
+				r.Annotations[key] = value
+			}
+		}
+		set(r.parameters.cpuRequest, fmt.Sprintf("%dm", int64(r.Recommended.CPURequest*1000+0.5)))
+		set(r.parameters.memoryRequest, fmt.Sprintf("%dMi", int64(r.Recommended.MemoryRequest)>>20))
+		set(r.parameters.memoryLimit, fmt.Sprintf("%dMi", int64(r.Recommended.MemoryLimit)>>20))
+	}
 }
 
 // apply writes each recommendation as override annotations on each of the
@@ -437,16 +453,7 @@ func (o *SizeOptions) apply(ctx context.Context, client dynamic.Interface, rows 
 			r.Message = "the sidecar is part of its pod template: put the recommended annotations there (the change rolls its Pods), nothing was written"
 			continue
 		}
-		ann := map[string]any{}
-		set := func(key, value string) {
-			if key != "" {
-				ann[key] = value
-			}
-		}
-		set(r.parameters.cpuRequest, fmt.Sprintf("%dm", int64(r.Recommended.CPURequest*1000+0.5)))
-		set(r.parameters.memoryRequest, fmt.Sprintf("%dMi", int64(r.Recommended.MemoryRequest)>>20))
-		set(r.parameters.memoryLimit, fmt.Sprintf("%dMi", int64(r.Recommended.MemoryLimit)>>20))
-		data, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": ann}})
+		data, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": r.Annotations}})
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -72,6 +73,10 @@ func TestSizeRows(t *testing.T) {
 	}
 	if rows[0].FreedMemory != 2*(64-14)<<20 {
 		t.Errorf("frees %v bytes", rows[0].FreedMemory)
+	}
+	wantAnn := map[string]string{"sidecar.kinject.dev/cpu-request": "20m", "sidecar.kinject.dev/memory-request": "14Mi", "sidecar.kinject.dev/memory-limit": "112Mi"}
+	if !reflect.DeepEqual(rows[0].Annotations, wantAnn) {
+		t.Errorf("annotations %v, want %v", rows[0].Annotations, wantAnn)
 	}
 	var out strings.Builder
 	o.Out, o.ErrOut = &out, &out
