@@ -51,25 +51,7 @@ type levelFigures struct {
 // cgroup counters say over the same window, and agree with each other.
 func TestMetrics(t *testing.T) {
 	n.Require(t)
-	ctx := context.Background()
-	ms, err := node.StartMetricsServer(ctx, c)
-	requireStarted(t, "metrics-server", err)
-	t.Cleanup(func() {
-		if t.Failed() {
-			ms.KeepLogs = true
-		}
-		if err := ms.Stop(); err != nil {
-			t.Error(err)
-		}
-	})
-	prom, err := node.StartPrometheus(ctx, c)
-	requireStarted(t, "prometheus", err)
-	t.Cleanup(func() {
-		if t.Failed() {
-			prom.KeepLogs = true
-		}
-		_ = prom.Stop()
-	})
+	ms, prom := startCollectors(t)
 
 	ns := namespace(t, nil)
 	mustSucceed(t, ways[0].deploy(t, ns, webDeployment("")), "inject")
@@ -85,6 +67,7 @@ func TestMetrics(t *testing.T) {
 		if r.code != 0 {
 			return false
 		}
+		var err error
 		usage, err = node.DecodePodMetrics([]byte(r.stdout))
 		return err == nil && len(usage) == 2
 	})
@@ -136,6 +119,32 @@ func TestMetrics(t *testing.T) {
 	if high.server <= low.server || high.prom <= low.prom {
 		t.Errorf("cpu from low to high load: metrics-server %.4f -> %.4f, prometheus %.4f -> %.4f: want both higher", low.server, high.server, low.prom, high.prom)
 	}
+}
+
+// startCollectors starts metrics-server and Prometheus for t, stopped
+// when it ends (their logs kept when it failed).
+func startCollectors(t *testing.T) (*node.MetricsServer, *node.Prometheus) {
+	t.Helper()
+	ctx := context.Background()
+	ms, err := node.StartMetricsServer(ctx, c)
+	requireStarted(t, "metrics-server", err)
+	t.Cleanup(func() {
+		if t.Failed() {
+			ms.KeepLogs = true
+		}
+		if err := ms.Stop(); err != nil {
+			t.Error(err)
+		}
+	})
+	prom, err := node.StartPrometheus(ctx, c)
+	requireStarted(t, "prometheus", err)
+	t.Cleanup(func() {
+		if t.Failed() {
+			prom.KeepLogs = true
+		}
+		_ = prom.Stop()
+	})
+	return ms, prom
 }
 
 // requireStarted fails t (or skips it, under -short, when the collector

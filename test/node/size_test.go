@@ -94,24 +94,8 @@ type sizedPod struct {
 func TestSize(t *testing.T) {
 	n.Require(t)
 	ctx := context.Background()
-	ms, err := node.StartMetricsServer(ctx, c)
-	requireStarted(t, "metrics-server", err)
-	t.Cleanup(func() {
-		if t.Failed() {
-			ms.KeepLogs = true
-		}
-		if err := ms.Stop(); err != nil {
-			t.Error(err)
-		}
-	})
-	prom, err := node.StartPrometheus(ctx, c)
-	requireStarted(t, "prometheus", err)
-	t.Cleanup(func() {
-		if t.Failed() {
-			prom.KeepLogs = true
-		}
-		_ = prom.Stop()
-	})
+	// metrics-server answers size through the API server.
+	_, prom := startCollectors(t)
 
 	ns := namespace(t, nil)
 	enableAdmission(t, ns, "")
