@@ -35,7 +35,7 @@ var sizeFleet = []struct {
 const (
 	sizeWarmUp  = 75 * time.Second
 	sizeWindow  = 2 * time.Minute
-	sizeSamples = "6" // --min-samples: 2m of 15 s Prometheus steps is 9 points a Pod
+	sizeSamples = "5" // --min-samples: 2m is 9 Prometheus steps of 15 s and at most 12 metrics-server scrapes a Pod
 )
 
 // Tolerances of a recommendation against what the test computed from
