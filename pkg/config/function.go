@@ -71,7 +71,7 @@ func LoadFunction(fc *yaml.RNode, lookup inject.ConfigMapLookup) (*Function, err
 	case kind == "ConfigMap":
 		cfg, fe, err = loadConfigMap(fc, lookup)
 	case kind == inject.ConfigKind:
-		cfg, fe, err = loadSidecarInjection(fc, lookup)
+		cfg, fe, err = splitSidecarInjection(fc, lookup)
 		fe.policyName = fc.GetName()
 	case kind == "" && fc.GetApiVersion() == "":
 		// A bare partial Pod spec, as a hand-written config file may be.
@@ -176,10 +176,11 @@ func loadConfigMap(cm *yaml.RNode, lookup inject.ConfigMapLookup) (*inject.Confi
 	return cfg, fe, nil
 }
 
-// loadSidecarInjection reads the typed config. spec.uninject,
+// splitSidecarInjection reads the typed config, split between the
+// function's own options and the core's: spec.uninject,
 // spec.admissionPolicy and spec.staticAdmissionPolicy are taken out of a copy before the core reads the
 // rest.
-func loadSidecarInjection(fc *yaml.RNode, lookup inject.ConfigMapLookup) (*inject.Config, frontEnd, error) {
+func splitSidecarInjection(fc *yaml.RNode, lookup inject.ConfigMapLookup) (*inject.Config, frontEnd, error) {
 	var fe frontEnd
 	doc := fc.Copy()
 	if spec := doc.Field("spec"); spec != nil && spec.Value.YNode().Kind == yaml.MappingNode {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/kinject/kubectl-inject/pkg/inject/record"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -261,11 +263,7 @@ func podRecord(key string, p *unstructured.Unstructured) string {
 // override annotation changed runs the old values until it is recreated,
 // with the same template hash.
 func recordKey(s *record.Status) string {
-	keys := make([]string, 0, len(s.Values))
-	for k := range s.Values {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(s.Values))
 	var b strings.Builder
 	b.WriteString(s.Template)
 	for _, k := range keys {

@@ -2,7 +2,8 @@ package inject
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -111,11 +112,7 @@ func (in *Injector) templateFor(values map[string]string) *template.Template {
 	if len(values) == 0 {
 		return in.template
 	}
-	keys := make([]string, 0, len(values))
-	for k := range values {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(values))
 	var b strings.Builder
 	for _, k := range keys {
 		b.WriteString(k + "\x00" + values[k] + "\x00")

@@ -6,10 +6,6 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/internal/nodes"
 )
 
-// NodeKind names the kind of a node: "list", "scalar", "alias" or
-// "mapping".
-func NodeKind(n *yaml.Node) string { return nodes.Kind(n) }
-
 // DescribeNonObject says what a node that is not an object is ("null",
 // "a list"): a List item, a ResourceList item, a metadata field.
 func DescribeNonObject(n *yaml.Node) string { return nodes.DescribeNonObject(n) }

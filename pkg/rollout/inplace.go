@@ -3,7 +3,9 @@ package rollout
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -287,14 +289,14 @@ func containersOnly(field string, b, a []any, sidecars []string, ch *changes) st
 		from, _ := bc["image"].(string)
 		to, _ := ac["image"].(string)
 		if from != to {
-			if !contains(sidecars, name) {
+			if !slices.Contains(sidecars, name) {
 				return where + ".image"
 			}
 			ch.images = append(ch.images, ImageChange{Container: name, Init: field == "initContainers", From: from, To: to})
 		}
-		rest := shallow(ac)
+		rest := maps.Clone(ac)
 		rest["image"] = from
-		if !coversKey("resources", bc["resources"], ac["resources"]) && contains(sidecars, name) {
+		if !coversKey("resources", bc["resources"], ac["resources"]) && slices.Contains(sidecars, name) {
 			if what := resizable(asMap(bc["resources"]), asMap(ac["resources"])); what != "" {
 				return where + ".resources." + what
 			}
@@ -330,7 +332,7 @@ func withoutTokenMounts(b, a map[string]any) map[string]any {
 	if len(kept) == len(mounts) {
 		return b
 	}
-	out := shallow(b)
+	out := maps.Clone(b)
 	delete(out, "volumeMounts")
 	if len(kept) > 0 {
 		out["volumeMounts"] = kept
@@ -436,26 +438,9 @@ func asList(v any) []any {
 	return l
 }
 
-func shallow(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
 func hasNamed(list []any, name string) bool {
 	for _, item := range list {
 		if asMap(item)["name"] == name {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
 			return true
 		}
 	}

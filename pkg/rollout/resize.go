@@ -3,6 +3,7 @@ package rollout
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -158,7 +159,7 @@ func quantityText(v any) (string, bool) {
 // canonicalResources is a container's resources with every quantity as
 // text, as the API server and a resize take them.
 func canonicalResources(r map[string]any) map[string]any {
-	out := shallow(r)
+	out := maps.Clone(r)
 	for _, key := range []string{"requests", "limits"} {
 		list := asMap(r[key])
 		if list == nil {

@@ -2,7 +2,8 @@ package cmd
 
 import (
 	"context"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/kinject/kubectl-inject/pkg/inject/naming"
@@ -113,11 +114,7 @@ func completeProfiles(flags *genericclioptions.ConfigFlags) func(*cobra.Command,
 				}
 			}
 		}
-		names := make([]string, 0, len(found))
-		for p := range found {
-			names = append(names, p)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(found))
 		return names, cobra.ShellCompDirectiveNoFileComp
 	}
 }

@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/kinject/kubectl-inject/pkg/config"
@@ -243,11 +244,7 @@ func (o *ExplainOptions) profiles(ctx context.Context, client dynamic.Interface)
 	if len(seen) == 0 {
 		return []string{""}, nil
 	}
-	var out []string
-	for p := range seen {
-		out = append(out, p)
-	}
-	sort.Strings(out)
+	out := slices.Sorted(maps.Keys(seen))
 	return out, nil
 }
 

@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -290,11 +291,7 @@ func (o *SizeOptions) Run(ctx context.Context, args []string) error {
 			return err
 		}
 		if len(podsByNS) > 0 {
-			namespaces := make([]string, 0, len(podsByNS))
-			for ns := range podsByNS {
-				namespaces = append(namespaces, ns)
-			}
-			sort.Strings(namespaces)
+			namespaces := slices.Sorted(maps.Keys(podsByNS))
 			progress := func(string) {}
 			if got, err = sampleMetricsAPI(ctx, cs.RESTClient(), namespaces, o.Watch, o.Interval, progress); err != nil {
 				return err
@@ -461,11 +458,7 @@ func (o *SizeOptions) apply(ctx context.Context, client dynamic.Interface, rows 
 			_, err := client.Resource(gvr).Namespace(r.Namespace).Patch(ctx, name, types.MergePatchType, data, metav1.PatchOptions{FieldManager: o.FieldManager})
 			return err
 		}
-		names := make([]string, 0, len(r.pods))
-		for name := range r.pods {
-			names = append(names, name)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(r.pods))
 		for _, name := range names {
 			if err := patch(gvrOf("pods"), name); err != nil && !apierrors.IsNotFound(err) {
 				return fmt.Errorf("writing the recommendation of %s/%s on pod/%s: %s", r.Namespace, r.Workload, name, readError(err))

@@ -3,7 +3,8 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -104,11 +105,7 @@ func imagesOnly(images []string) []string {
 // valuesCell lists the recorded override values, sorted:
 // "concurrency=2,cpu-request=500m".
 func valuesCell(values map[string]string) string {
-	keys := make([]string, 0, len(values))
-	for k := range values {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(values))
 	for i, k := range keys {
 		keys[i] = k + "=" + values[k]
 	}

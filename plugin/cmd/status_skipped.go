@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -33,11 +35,7 @@ func skippedAtAdmission(in *inject.Injector, objs []*unstructured.Unstructured) 
 // per reason, the reasons sorted: "left alone at admission (conflict): 2
 // Pods: shop/web-1, shop/web-2". Ten Pods are named at most.
 func skippedLines(skipped map[string][]string) []string {
-	reasons := make([]string, 0, len(skipped))
-	for r := range skipped {
-		reasons = append(reasons, r)
-	}
-	sort.Strings(reasons)
+	reasons := slices.Sorted(maps.Keys(skipped))
 	var out []string
 	for _, r := range reasons {
 		pods := append([]string(nil), skipped[r]...)

@@ -2,7 +2,8 @@ package cmd
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/live"
@@ -33,11 +34,7 @@ func (o *Options) guardSystemNamespaces(targets []target) []target {
 		}
 		warned[t.Namespace] = true
 	}
-	namespaces := make([]string, 0, len(warned))
-	for ns := range warned {
-		namespaces = append(namespaces, ns)
-	}
-	sort.Strings(namespaces)
+	namespaces := slices.Sorted(maps.Keys(warned))
 	for _, ns := range namespaces {
 		fmt.Fprintf(o.ErrOut, "Warning: %s is a system namespace: a sidecar that cannot start there stops the cluster's own Pods\n", ns)
 	}

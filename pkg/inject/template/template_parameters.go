@@ -2,7 +2,6 @@ package template
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/kinject/kubectl-inject/pkg/internal/nodes"
@@ -83,14 +82,4 @@ func (t *Template) NeedsCEL() bool {
 		}
 	}
 	return false
-}
-
-// ParameterNames lists the template's override annotations, sorted.
-func (t *Template) ParameterNames() []string {
-	out := make([]string, 0, len(t.Parameters))
-	for _, p := range t.Parameters {
-		out = append(out, p.Annotation)
-	}
-	sort.Strings(out)
-	return out
 }
