@@ -118,21 +118,34 @@ func startCgroupSampler(t *testing.T, pod *corev1.Pod, container string) *cgroup
 }
 
 // cpuAt is the container's cumulative CPU at at, interpolated between
-// the samples around it.
+// the samples around it; for a moment just past, it waits for the next
+// sample.
 func (s *cgroupSampler) cpuAt(at time.Time) (time.Duration, error) {
+	for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		cpu, found, err := s.interpolate(at)
+		if err != nil || found {
+			return cpu, err
+		}
+		if time.Now().After(deadline) || time.Until(at) > 0 {
+			return 0, fmt.Errorf("no cgroup samples around %s", at.Format(time.RFC3339Nano))
+		}
+	}
+}
+
+func (s *cgroupSampler) interpolate(at time.Time) (time.Duration, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
-		return 0, s.err
+		return 0, false, s.err
 	}
 	for i := 1; i < len(s.samples); i++ {
 		a, b := s.samples[i-1], s.samples[i]
 		if !at.Before(a.Time) && !at.After(b.Time) {
 			f := float64(at.Sub(a.Time)) / float64(b.Time.Sub(a.Time))
-			return a.CPU + time.Duration(f*float64(b.CPU-a.CPU)), nil
+			return a.CPU + time.Duration(f*float64(b.CPU-a.CPU)), true, nil
 		}
 	}
-	return 0, fmt.Errorf("no cgroup samples around %s", at.Format(time.RFC3339Nano))
+	return 0, false, nil
 }
 
 // cpuBetween is the average CPU in cores the container used from a to b.
