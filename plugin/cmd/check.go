@@ -216,9 +216,22 @@ var permissions = []permission{
 	{"enable / disable", []string{"get", "patch"}, "", []string{"namespaces"}, false},
 	{"live injection", []string{"get", "list", "patch"}, "apps", []string{"deployments", "statefulsets", "daemonsets"}, true},
 	{"live injection", []string{"get"}, "", []string{"configmaps"}, true},
-	{"status", []string{"list"}, "apps", []string{"deployments", "statefulsets", "daemonsets", "replicasets"}, true},
-	{"status", []string{"list"}, "batch", []string{"jobs", "cronjobs"}, true},
-	{"status", []string{"list"}, "", []string{"pods"}, true},
+}
+
+func init() {
+	// status lists every listed kind: one row per API group, in the
+	// table's order.
+	var groups []string
+	byGroup := map[string][]string{}
+	for _, k := range statusResources {
+		if byGroup[k.gvr.Group] == nil {
+			groups = append(groups, k.gvr.Group)
+		}
+		byGroup[k.gvr.Group] = append(byGroup[k.gvr.Group], k.gvr.Resource)
+	}
+	for _, g := range groups {
+		permissions = append(permissions, permission{"status", []string{"list"}, g, byGroup[g], true})
+	}
 }
 
 // checkPermissions asks the API server (SelfSubjectAccessReview) whether

@@ -15,10 +15,6 @@ import (
 	"k8s.io/client-go/dynamic"
 )
 
-// workloadTypes are offered when no type has been typed yet.
-var workloadTypes = []string{"deployments", "statefulsets", "daemonsets", "cronjobs", "replicasets",
-	"replicationcontrollers", "jobs", "pods", "podtemplates"}
-
 // completeArgs completes TYPE, then NAMEs of that type from the cluster.
 func (o *Options) completeArgs(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	if len(args) == 0 && !strings.Contains(toComplete, "/") {
@@ -75,15 +71,6 @@ func resourceArg(typ string) schema.GroupVersionResource {
 		return *gvr
 	}
 	return gr.WithVersion("")
-}
-
-// profileKinds are listed to complete --profile: the workloads whose pod
-// templates carry status records.
-var profileKinds = []schema.GroupVersionResource{
-	{Group: "apps", Version: "v1", Resource: "deployments"},
-	{Group: "apps", Version: "v1", Resource: "statefulsets"},
-	{Group: "apps", Version: "v1", Resource: "daemonsets"},
-	{Group: "batch", Version: "v1", Resource: "cronjobs"},
 }
 
 // completeProfiles completes --profile with the named profiles whose

@@ -15,13 +15,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 )
 
-// podTemplates are the pod templates' paths in the kinds explain reads
-// (those kubectl inject status shows), nil for a Pod.
-var podTemplates = map[string][]string{
-	"Pod": nil, "Deployment": {"spec", "template"}, "StatefulSet": {"spec", "template"}, "DaemonSet": {"spec", "template"},
-	"ReplicaSet": {"spec", "template"}, "Job": {"spec", "template"}, "CronJob": {"spec", "jobTemplate", "spec", "template"},
-}
-
 func (o *ExplainOptions) targets(ctx context.Context, client dynamic.Interface, namespace string, args []string) ([]explainTarget, error) {
 	var objs []*unstructured.Unstructured
 	existing := false

@@ -77,33 +77,6 @@ func newRestartCache(client dynamic.Interface, namespace string) *restartCache {
 	return c
 }
 
-func kindOf(resource string) string {
-	switch resource {
-	case "deployments":
-		return "Deployment"
-	case "statefulsets":
-		return "StatefulSet"
-	case "daemonsets":
-		return "DaemonSet"
-	case "replicasets":
-		return "ReplicaSet"
-	case "cronjobs":
-		return "CronJob"
-	case "jobs":
-		return "Job"
-	}
-	return "Pod"
-}
-
-func resourceOf(kind string) string {
-	for _, r := range statusResources {
-		if kindOf(r.gvr.Resource) == kind {
-			return r.gvr.Resource
-		}
-	}
-	return ""
-}
-
 // start lists and watches every kind until ctx is done, and returns
 // once all are listed (or a list is forbidden).
 func (c *restartCache) start(ctx context.Context) error {

@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
@@ -57,15 +56,6 @@ type restartMover struct {
 	// by the Pods drained at once.
 	slicesMu sync.Mutex
 	slices   map[string]listedSlices
-}
-
-func gvrOf(resource string) schema.GroupVersionResource {
-	for _, r := range statusResources {
-		if r.gvr.Resource == resource {
-			return r.gvr
-		}
-	}
-	return schema.GroupVersionResource{}
 }
 
 // Move does s's action and waits until the workload is current.

@@ -317,7 +317,7 @@ func (o *SizeOptions) rows(in *inject.Injector, workloads []fleet.Workload, filt
 	pods := map[string][]string{}
 	for _, w := range workloads {
 		obj := w.Object
-		kindRes := strings.ToLower(obj.GetKind()) + "s"
+		kindRes := resourceOf(obj.GetKind())
 		named := false
 		if filter != nil {
 			want, ok := filter[kindRes]

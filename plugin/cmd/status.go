@@ -37,24 +37,6 @@ const statusExample = `  # Every workload and Pod of the namespace: outdated fir
   # Another profile's sidecar (records under logs.sidecar.kinject.dev/status), with the override values recorded
   kubectl inject status --profile logs --template log-agent.yaml -o wide`
 
-// statusResource is a kind the status command lists.
-type statusResource struct {
-	gvr     schema.GroupVersionResource
-	aliases []string
-}
-
-// statusResources are listed in this order; ReplicaSets and Jobs that a
-// Deployment or CronJob controls are folded into it.
-var statusResources = []statusResource{
-	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, []string{"deployment", "deployments", "deploy"}},
-	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"}, []string{"statefulset", "statefulsets", "sts"}},
-	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}, []string{"daemonset", "daemonsets", "ds"}},
-	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}, []string{"replicaset", "replicasets", "rs"}},
-	{schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "cronjobs"}, []string{"cronjob", "cronjobs", "cj"}},
-	{schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}, []string{"job", "jobs"}},
-	{schema.GroupVersionResource{Version: "v1", Resource: "pods"}, []string{"pod", "pods", "po"}},
-}
-
 // StatusOptions are the flags of kubectl inject status.
 type StatusOptions struct {
 	ConfigFlags *genericclioptions.ConfigFlags
@@ -161,16 +143,9 @@ func parseStatusArgs(args []string) (statusFilter, error) {
 	for _, arg := range args {
 		for _, part := range strings.Split(arg, ",") {
 			typ, name, _ := strings.Cut(part, "/")
-			res := ""
-			for _, r := range statusResources {
-				for _, a := range r.aliases {
-					if strings.EqualFold(typ, a) || strings.EqualFold(typ, a+"."+r.gvr.Group) {
-						res = r.gvr.Resource
-					}
-				}
-			}
+			res := listedResourceOf(typ)
 			if res == "" {
-				return nil, fmt.Errorf("%q is not a kind kubectl inject status shows (deployments, statefulsets, daemonsets, replicasets, cronjobs, jobs, pods)", typ)
+				return nil, fmt.Errorf("%q is not a kind kubectl inject status shows (%s)", typ, strings.Join(resourceNames(statusResources), ", "))
 			}
 			if filter[res] == nil {
 				filter[res] = map[string]bool{}
@@ -296,7 +271,7 @@ func selectRows(rows []fleet.Row, filter statusFilter, labelled map[rowKey]bool)
 			continue
 		}
 		if filter != nil {
-			names, ok := filter[strings.ToLower(r.Kind)+"s"]
+			names, ok := filter[resourceOf(r.Kind)]
 			if !ok || (len(names) > 0 && !names[r.Name]) {
 				continue
 			}

@@ -158,7 +158,7 @@ func TestCheck(t *testing.T) {
 		askAdmin,
 		"  [FAIL] live injection: this user may not get, list, patch deployments, statefulsets, daemonsets (apps, in default); get configmaps (in default)",
 		askAdmin,
-		"  [FAIL] status: this user may not list deployments, statefulsets, daemonsets, replicasets (apps, in default); list jobs, cronjobs (batch, in default); list pods (in default)",
+		"  [FAIL] status: this user may not list deployments, statefulsets, daemonsets, replicasets (apps, in default); list cronjobs, jobs (batch, in default); list pods (in default)",
 		askAdmin,
 		"policy",
 		"  [FAIL] cannot read mutatingadmissionpolicy/kinject-envoy-chk: 403 Forbidden",

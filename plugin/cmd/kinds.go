@@ -1,0 +1,146 @@
+package cmd
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// workloadKind is a kind of object that holds a pod template or is a Pod:
+// one row per kind, read by every command that lists, names, restarts or
+// completes them.
+type workloadKind struct {
+	kind string
+	gvr  schema.GroupVersionResource
+	// aliases are the names it answers to on the command line, as kubectl
+	// spells them (singular, plural, short name); KIND.GROUP too.
+	aliases []string
+	// podTemplate is the path of its pod template, nil for a Pod.
+	podTemplate []string
+	// rolls says how its Pods come to run a new pod template.
+	rolls string
+	// listed: status, restart, size and explain list it, in this order
+	// (ReplicaSets and Jobs a Deployment or CronJob controls are folded
+	// into it); the others are only offered to complete a TYPE.
+	listed bool
+	// records: its pod template carries the status records of injection
+	// (--profile completion reads them).
+	records bool
+}
+
+var (
+	appsV1  = schema.GroupVersion{Group: "apps", Version: "v1"}
+	batchV1 = schema.GroupVersion{Group: "batch", Version: "v1"}
+	coreV1  = schema.GroupVersion{Version: "v1"}
+)
+
+var workloadKinds = []workloadKind{
+	{"Deployment", appsV1.WithResource("deployments"), []string{"deployment", "deployments", "deploy"}, []string{"spec", "template"},
+		"a rollout (kubectl rollout restart)", true, true},
+	{"StatefulSet", appsV1.WithResource("statefulsets"), []string{"statefulset", "statefulsets", "sts"}, []string{"spec", "template"},
+		"a rollout; with updateStrategy OnDelete, its Pods deleted one at a time", true, true},
+	{"DaemonSet", appsV1.WithResource("daemonsets"), []string{"daemonset", "daemonsets", "ds"}, []string{"spec", "template"},
+		"a rollout; with updateStrategy OnDelete, its Pods deleted one at a time", true, true},
+	{"ReplicaSet", appsV1.WithResource("replicasets"), []string{"replicaset", "replicasets", "rs"}, []string{"spec", "template"},
+		"its Pods deleted (or its Deployment's rollout)", true, false},
+	{"CronJob", batchV1.WithResource("cronjobs"), []string{"cronjob", "cronjobs", "cj"}, []string{"spec", "jobTemplate", "spec", "template"},
+		"its next Job", true, true},
+	{"Job", batchV1.WithResource("jobs"), []string{"job", "jobs"}, []string{"spec", "template"},
+		"never: a Job's pod template cannot change", true, false},
+	{"Pod", coreV1.WithResource("pods"), []string{"pod", "pods", "po"}, nil,
+		"deleted, and made again by its controller", true, false},
+	{"ReplicationController", coreV1.WithResource("replicationcontrollers"), []string{"replicationcontroller", "replicationcontrollers", "rc"}, []string{"spec", "template"},
+		"its Pods deleted", false, false},
+	{"PodTemplate", coreV1.WithResource("podtemplates"), []string{"podtemplate", "podtemplates"}, []string{"template"},
+		"never: Pods are made from it by what reads it", false, false},
+}
+
+// statusResources are the listed kinds, in their order.
+var statusResources = kindsWhere(func(k workloadKind) bool { return k.listed })
+
+// profileKinds are the kinds whose pod templates carry status records.
+var profileKinds = gvrsOf(kindsWhere(func(k workloadKind) bool { return k.records }))
+
+// workloadTypes are offered when no TYPE has been typed yet.
+var workloadTypes = resourceNames(workloadKinds)
+
+// podTemplates are the pod templates' paths of the listed kinds (nil for
+// a Pod), by kind.
+var podTemplates = func() map[string][]string {
+	out := map[string][]string{}
+	for _, k := range statusResources {
+		out[k.kind] = k.podTemplate
+	}
+	return out
+}()
+
+func kindsWhere(keep func(workloadKind) bool) []workloadKind {
+	var out []workloadKind
+	for _, k := range workloadKinds {
+		if keep(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func gvrsOf(kinds []workloadKind) []schema.GroupVersionResource {
+	out := make([]schema.GroupVersionResource, len(kinds))
+	for i, k := range kinds {
+		out[i] = k.gvr
+	}
+	return out
+}
+
+func resourceNames(kinds []workloadKind) []string {
+	out := make([]string, len(kinds))
+	for i, k := range kinds {
+		out[i] = k.gvr.Resource
+	}
+	return out
+}
+
+// kindOf is the kind of a listed resource ("deployments": "Deployment");
+// "Pod" for any other.
+func kindOf(resource string) string {
+	for _, k := range statusResources {
+		if k.gvr.Resource == resource {
+			return k.kind
+		}
+	}
+	return "Pod"
+}
+
+// resourceOf is the resource of a listed kind, "" for another.
+func resourceOf(kind string) string {
+	for _, k := range statusResources {
+		if k.kind == kind {
+			return k.gvr.Resource
+		}
+	}
+	return ""
+}
+
+// gvrOf is the resource of a listed kind by its resource name; empty for
+// another.
+func gvrOf(resource string) schema.GroupVersionResource {
+	for _, k := range statusResources {
+		if k.gvr.Resource == resource {
+			return k.gvr
+		}
+	}
+	return schema.GroupVersionResource{}
+}
+
+// listedResourceOf is the resource of a listed kind by any of its names
+// (an alias, or an alias.GROUP), "" for none.
+func listedResourceOf(typ string) string {
+	for _, k := range statusResources {
+		for _, a := range k.aliases {
+			if strings.EqualFold(typ, a) || strings.EqualFold(typ, a+"."+k.gvr.Group) {
+				return k.gvr.Resource
+			}
+		}
+	}
+	return ""
+}
