@@ -308,7 +308,8 @@ func (td *textDoc) flowInsert(e Edit) (change, error) {
 				at = i
 			}
 		}
-		if e.Parent.Kind == yaml.MappingNode {
+		// A pair's index; a node that is not a child stays -1 (-1 / 2 is 0).
+		if e.Parent.Kind == yaml.MappingNode && at >= 0 {
 			at /= 2
 		}
 		if at < 0 || at >= len(children) {
@@ -369,7 +370,7 @@ func (td *textDoc) flowDelete(e Edit) (change, error) {
 		return change{}, err
 	}
 	at := childIndex(e.Parent, e.Target)
-	if e.Parent.Kind == yaml.MappingNode {
+	if e.Parent.Kind == yaml.MappingNode && at >= 0 {
 		at /= 2
 	}
 	if at < 0 || at >= len(children) {

@@ -168,6 +168,19 @@ func TestSpliceFlowRefuses(t *testing.T) {
 	if _, _, err := yamltext.Splice([]byte(src), []yamltext.Edit{yamltext.Insert(field(doc.Content[0], "l"), str("b"), "", str("c"))}, nil); err != yamltext.ErrNotSpliceable {
 		t.Errorf("an insert before a node not in the list: got %v, want ErrNotSpliceable", err)
 	}
+	// Nor in a flow mapping: a node that is not one of its keys is not
+	// its first pair.
+	src = "m: {a: 1, b: 2}\n"
+	if doc, err = yamltext.Decode([]byte(src)); err != nil {
+		t.Fatal(err)
+	}
+	m := field(doc.Content[0], "m")
+	if out, _, err := yamltext.Splice([]byte(src), []yamltext.Edit{yamltext.Insert(m, str("a"), "c", str("d"))}, nil); err != yamltext.ErrNotSpliceable {
+		t.Errorf("an insert before a node not in the mapping: got %q, %v, want ErrNotSpliceable", out, err)
+	}
+	if out, _, err := yamltext.Splice([]byte(src), []yamltext.Edit{yamltext.Delete(m, str("a"))}, nil); err != yamltext.ErrNotSpliceable {
+		t.Errorf("a delete of a node not in the mapping: got %q, %v, want ErrNotSpliceable", out, err)
+	}
 }
 
 // TestEmptyInner: what is between the brackets of an empty collection
