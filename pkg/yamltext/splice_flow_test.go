@@ -130,20 +130,7 @@ func TestSpliceFlow(t *testing.T) {
 			if string(out) != tc.want || sure {
 				t.Errorf("got\n%q (sure %v)\nwant\n%q (not sure)", out, sure, tc.want)
 			}
-			edited, err := yamltext.Decode([]byte(tc.src))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := yamltext.Apply(tc.edits(edited.Content[0])); err != nil {
-				t.Fatal(err)
-			}
-			back, err := yamltext.Decode(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !yamltext.Equal(back, edited) {
-				t.Errorf("the text does not parse as the edited tree")
-			}
+			parsesAsApplied(t, tc.src, out, root, tc.edits)
 		})
 	}
 }

@@ -91,6 +91,33 @@ var spliceCases = []struct {
 	},
 }
 
+// parsesAsApplied checks that out, what Splice wrote for edits of src,
+// parses as the tree Apply gives for the same edits (made on a fresh
+// decoding of src; at picks the node they are made at).
+func parsesAsApplied(t *testing.T, src string, out []byte, at func(root *yaml.Node) *yaml.Node, edits func(*yaml.Node) []yamltext.Edit) {
+	t.Helper()
+	edited, err := yamltext.Decode([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yamltext.Apply(edits(at(edited.Content[0]))); err != nil {
+		t.Fatal(err)
+	}
+	back, err := yamltext.Decode(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !yamltext.Equal(back, edited) {
+		t.Errorf("the text does not parse as the edited tree")
+	}
+}
+
+// root is the node edits are made at when they start from the root.
+func root(r *yaml.Node) *yaml.Node { return r }
+
+// spec is the root's field spec.
+func spec(r *yaml.Node) *yaml.Node { return field(r, "spec") }
+
 // TestSplice: each case gives its text, and the text parses back as the
 // tree that Apply gives for the same edits.
 func TestSplice(t *testing.T) {
@@ -109,20 +136,7 @@ func TestSplice(t *testing.T) {
 			if string(out) != tc.want {
 				t.Errorf("got\n%q\nwant\n%q", out, tc.want)
 			}
-			edited, err := yamltext.Decode([]byte(tc.src))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := yamltext.Apply(tc.edits(field(edited.Content[0], "spec"))); err != nil {
-				t.Fatal(err)
-			}
-			back, err := yamltext.Decode(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !yamltext.Equal(back, edited) {
-				t.Errorf("the text does not parse as the edited tree")
-			}
+			parsesAsApplied(t, tc.src, out, spec, tc.edits)
 		})
 	}
 }
