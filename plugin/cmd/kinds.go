@@ -100,36 +100,37 @@ func resourceNames(kinds []workloadKind) []string {
 	return out
 }
 
+// listedKind is the listed kind whose resource (resource != "") or kind
+// (kind != "") is the one given.
+func listedKind(resource, kind string) (workloadKind, bool) {
+	for _, k := range statusResources {
+		if (resource != "" && k.gvr.Resource == resource) || (kind != "" && k.kind == kind) {
+			return k, true
+		}
+	}
+	return workloadKind{}, false
+}
+
 // kindOf is the kind of a listed resource ("deployments": "Deployment");
 // "Pod" for any other.
 func kindOf(resource string) string {
-	for _, k := range statusResources {
-		if k.gvr.Resource == resource {
-			return k.kind
-		}
+	if k, ok := listedKind(resource, ""); ok {
+		return k.kind
 	}
 	return "Pod"
 }
 
 // resourceOf is the resource of a listed kind, "" for another.
 func resourceOf(kind string) string {
-	for _, k := range statusResources {
-		if k.kind == kind {
-			return k.gvr.Resource
-		}
-	}
-	return ""
+	k, _ := listedKind("", kind)
+	return k.gvr.Resource
 }
 
 // gvrOf is the resource of a listed kind by its resource name; empty for
 // another.
 func gvrOf(resource string) schema.GroupVersionResource {
-	for _, k := range statusResources {
-		if k.gvr.Resource == resource {
-			return k.gvr
-		}
-	}
-	return schema.GroupVersionResource{}
+	k, _ := listedKind(resource, "")
+	return k.gvr
 }
 
 // listedResourceOf is the resource of a listed kind by any of its names
