@@ -6,6 +6,14 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
+// copiers are the two copies of a tree the tests compare: Copy drops the
+// nodes' positions, Clone keeps them.
+var copiers = []struct {
+	name      string
+	copy      func(*yaml.Node) *yaml.Node
+	positions bool
+}{{"Copy", Copy, false}, {"Clone", Clone, true}}
+
 // TestCopyWithoutAliases: a tree without aliases (a template's item) is
 // copied whole, positions dropped by Copy and kept by Clone, into two
 // allocations however many nodes it has. (Not parallel: AllocsPerRun
@@ -16,11 +24,7 @@ func TestCopyWithoutAliases(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := doc.Content[0]
-	for _, c := range []struct {
-		name      string
-		copy      func(*yaml.Node) *yaml.Node
-		positions bool
-	}{{"Copy", Copy, false}, {"Clone", Clone, true}} {
+	for _, c := range copiers {
 		got := c.copy(n)
 		if !Equal(got, n) {
 			t.Fatalf("%s: the copy differs", c.name)
@@ -47,11 +51,7 @@ func TestCopyAliases(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := doc.Content[0]
-	for _, c := range []struct {
-		name      string
-		copy      func(*yaml.Node) *yaml.Node
-		positions bool
-	}{{"Copy", Copy, false}, {"Clone", Clone, true}} {
+	for _, c := range copiers {
 		got := c.copy(n)
 		if !Equal(got, n) {
 			t.Fatalf("%s: the copy differs", c.name)

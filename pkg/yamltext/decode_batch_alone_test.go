@@ -21,20 +21,7 @@ func TestDecodeBatchAloneBytes(t *testing.T) {
 		{[]string{"a: 1\n", "# c\n  b: 2\n", "c: 3\n"}, []int{1}, ""},
 		{[]string{"a: 1\n", "a:\n  # c\n  b: 1\n", "c: 3\n"}, nil, ""},
 	} {
-		srcs := make([][]byte, len(c.texts))
-		for i, text := range c.texts {
-			srcs[i] = []byte(text)
-		}
-		_, alone := decodeStream(srcs)
-		var got []int
-		for i, a := range alone {
-			if a {
-				got = append(got, i)
-			}
-		}
-		if fmt.Sprint(got) != fmt.Sprint(c.alone) {
-			t.Errorf("%q: parsed alone %v, want %v", c.texts, got, c.alone)
-		}
+		srcs := checkParsedAlone(t, c.texts, c.alone)
 		_, errs := DecodeBatch(srcs)
 		for i, err := range errs {
 			want := ""
@@ -51,4 +38,25 @@ func TestDecodeBatchAloneBytes(t *testing.T) {
 		}
 		checkBatch(t, c.texts)
 	}
+}
+
+// checkParsedAlone checks that the stream parses alone exactly the texts
+// at the indices alone, and returns the texts as DecodeBatch takes them.
+func checkParsedAlone(t *testing.T, texts []string, alone []int) [][]byte {
+	t.Helper()
+	srcs := make([][]byte, len(texts))
+	for i, text := range texts {
+		srcs[i] = []byte(text)
+	}
+	_, parsedAlone := decodeStream(srcs)
+	var got []int
+	for i, a := range parsedAlone {
+		if a {
+			got = append(got, i)
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(alone) {
+		t.Errorf("%q: parsed alone %v, want %v", texts, got, alone)
+	}
+	return srcs
 }

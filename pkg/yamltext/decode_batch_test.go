@@ -87,20 +87,7 @@ func TestDecodeBatchAlone(t *testing.T) {
 		{[]string{"a: 1\r\nb: 2\r\n", "c: 3\rd: 4\r\n", "# head\r\ne: 5\r\n", "f: 6 # line\r\n"}, []int{2}},
 		{[]string{"a: 1\n", "b: 2"}, []int{0, 1}}, // one text left: nothing to share
 	} {
-		srcs := make([][]byte, len(c.texts))
-		for i, text := range c.texts {
-			srcs[i] = []byte(text)
-		}
-		_, alone := decodeStream(srcs)
-		var got []int
-		for i, a := range alone {
-			if a {
-				got = append(got, i)
-			}
-		}
-		if fmt.Sprint(got) != fmt.Sprint(c.alone) {
-			t.Errorf("%q: parsed alone %v, want %v", c.texts, got, c.alone)
-		}
+		checkParsedAlone(t, c.texts, c.alone)
 		checkBatch(t, c.texts)
 	}
 }

@@ -738,11 +738,7 @@ func TestSpliceExact(t *testing.T) {
 	for _, tc := range spliceExact {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			doc, err := yamltext.Decode([]byte(tc.src))
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, sure, err := yamltext.Splice([]byte(tc.src), tc.edits(doc.Content[0]), nil)
+			out, sure, err := spliceSource(t, tc.src, tc.edits)
 			if tc.refused {
 				if !errors.Is(err, yamltext.ErrNotSpliceable) {
 					t.Fatalf("got %q, %v, want ErrNotSpliceable", out, err)

@@ -119,11 +119,7 @@ func TestSpliceFlow(t *testing.T) {
 	for _, tc := range spliceFlow {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			doc, err := yamltext.Decode([]byte(tc.src))
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, sure, err := yamltext.Splice([]byte(tc.src), tc.edits(doc.Content[0]), nil)
+			out, sure, err := spliceSource(t, tc.src, tc.edits)
 			if err != nil {
 				t.Fatal(err)
 			}

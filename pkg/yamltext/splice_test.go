@@ -91,6 +91,17 @@ var spliceCases = []struct {
 	},
 }
 
+// spliceSource decodes src and splices into it the edits made at its
+// root node.
+func spliceSource(t *testing.T, src string, edits func(*yaml.Node) []yamltext.Edit) ([]byte, bool, error) {
+	t.Helper()
+	doc, err := yamltext.Decode([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return yamltext.Splice([]byte(src), edits(doc.Content[0]), nil)
+}
+
 // parsesAsApplied checks that out, what Splice wrote for edits of src,
 // parses as the tree Apply gives for the same edits (made on a fresh
 // decoding of src; at picks the node they are made at).
