@@ -58,15 +58,7 @@ func TestSort(t *testing.T) {
 // the command that recreates them, by kind and update strategy, with the
 // profile reported on; a workload with no Pod behind has none.
 func TestRestartHints(t *testing.T) {
-	in := defaultInjector(t)
-	old, err := inject.ParseTemplate([]byte("containers:\n- name: envoy\n  image: envoyproxy/envoy:v1.30.0\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	oldIn, err := inject.New(old, inject.Settings{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	in, oldIn := defaultInjector(t), olderInjector(t)
 	// rolling is a workload of kind injected by in, with one Pod made
 	// from a template without the record: behind.
 	rolling := func(kind string) []*unstructured.Unstructured {
@@ -143,15 +135,7 @@ func TestBuildSkipped(t *testing.T) {
 // whose template has none (injected at admission) is behind only when
 // its own record is outdated, not when it has none.
 func TestPodBehind(t *testing.T) {
-	in := defaultInjector(t)
-	old, err := inject.ParseTemplate([]byte("containers:\n- name: envoy\n  image: envoyproxy/envoy:v1.30.0\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	oldIn, err := inject.New(old, inject.Settings{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	in, oldIn := defaultInjector(t), olderInjector(t)
 	web := injected(t, in, strings.ReplaceAll(deploy, "NAME", "web"))
 	tpl, _, _ := unstructured.NestedStringMap(web.Object, "spec", "template", "metadata", "annotations")
 	rs := object(t, "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: web, namespace: ns, uid: uid-rs}\nspec: {template: {spec: {containers: [{name: app, image: nginx}]}}}\n")
@@ -231,4 +215,19 @@ func TestRevisionLabel(t *testing.T) {
 			}
 		})
 	}
+}
+
+// olderInjector injects an older template (another Envoy image): what a
+// Pod made before the current template runs.
+func olderInjector(t *testing.T) *inject.Injector {
+	t.Helper()
+	old, err := inject.ParseTemplate([]byte("containers:\n- name: envoy\n  image: envoyproxy/envoy:v1.30.0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldIn, err := inject.New(old, inject.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return oldIn
 }
