@@ -2,7 +2,10 @@ package inject
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/kinject/kubectl-inject/pkg/reason"
 )
 
 // Action is what happened to one object.
@@ -18,9 +21,10 @@ const (
 	Failed     Action = "error"      // could not be processed; Message says why
 )
 
-// Reason is a stable snake_case code explaining a skip or an error. Reasons
-// appear in reports, KRM results and golden files, so they never change.
-type Reason string
+// Reason is a stable snake_case code explaining a skip or an error: the
+// code every command reports (reason.Code). Reasons appear in reports, KRM
+// results and golden files, so they never change.
+type Reason = reason.Code
 
 // Reasons for skipping or failing; reasonRules says when each is given.
 const (
@@ -97,9 +101,9 @@ const (
 
 // ReasonRule is one row of the table of reasons: the code, whether it
 // skips or fails the object, when it is given, what the admission policy
-// does with such a Pod, and whether the core or only the live commands
-// give it. The front ends, the policy compiler and
-// the documentation read the same rows.
+// does with such a Pod, and what gives it (the core, or only the live
+// commands, and the other commands that report it too). The front ends,
+// the policy compiler and the documentation read the same rows.
 type ReasonRule struct {
 	Reason Reason
 	// Outcomes are the actions the code comes with: Skipped, Failed, or
@@ -109,41 +113,62 @@ type ReasonRule struct {
 	// When says when the code is given, in a sentence's words.
 	When        string
 	AtAdmission AtAdmission
-	// Live: only the live commands give the code (pkg/live), about an
-	// object in the cluster; the core never does.
-	Live bool
+	// By are what give the code: reason.Core, or reason.Live when only
+	// the live commands give it (pkg/live, about an object in the
+	// cluster), then the other commands that report it too.
+	By []reason.Giver
+}
+
+// LiveOnly: only the live commands give the code; the core never does.
+func (r ReasonRule) LiveOnly() bool { return !slices.Contains(r.By, reason.Core) }
+
+// Row is the rule as the table of every command's reasons shows it.
+func (r ReasonRule) Row() reason.Row {
+	outcomes := make([]string, len(r.Outcomes))
+	for i, a := range r.Outcomes {
+		outcomes[i] = string(a)
+	}
+	return reason.Row{Code: r.Reason, By: r.By, Outcome: strings.Join(outcomes, " or "), When: r.When}
 }
 
 // reasonRules are every reason code, skips first, in the order the core
 // decides them.
 var reasonRules = []ReasonRule{
-	{ReasonNotAWorkload, skipsIt, "the object has no pod template the core knows (and no pod-template path names one)", AdmissionNone, false},
-	{ReasonKindNotSelected, skipsIt, "its kind or API group is not in the settings' kinds or apiGroups", AdmissionNone, false},
-	{ReasonNamespaceNotSelect, skipsIt, "its namespace is not in the settings' namespaces, or is excluded", AdmissionUnseen, false},
-	{ReasonLabelsNotSelected, skipsIt, "its labels do not match the settings' selector", AdmissionUnseen, false},
-	{ReasonOptedOut, skipsIt, `the object or its pod template is annotated sidecar.kinject.dev/inject: "false"`, AdmissionMarked, false},
-	{ReasonNotOptedIn, skipsIt, `opt-in mode, and neither the inject annotation nor the seed's initializer.kubernetes.io/envoy is "true"`, AdmissionUnmarked, false},
-	{ReasonHostNetwork, skipsIt, "the pod uses the host's network (unless injectHostNetwork)", AdmissionMarked, false},
-	{ReasonOtherMesh, skipsIt, "an istio-proxy or linkerd-proxy is already there", AdmissionMarked, false},
-	{ReasonMirrorPod, skipsIt, "the pod is the mirror of a static pod (annotated " + MirrorPodAnnotation + "): the kubelet runs the static pod's manifest, not this object", AdmissionMarked, false},
-	{ReasonNotInjected, skipsIt, "uninject: the object carries no status record", AdmissionNone, false},
-	{ReasonNotAnObject, skipsIt, "a kind: List item that is null or not a mapping (passed through untouched)", AdmissionNone, false},
-	{ReasonNotKubernetes, skipsOrFailsIt, "a mapping with neither apiVersion nor kind: skipped in directory walks, an error for a file named on its own", AdmissionNone, false},
-	{ReasonConflict, failsIt, "a container, volume, port, label or annotation of the template's is already there, not injected by this profile", AdmissionRefused, false},
-	{ReasonInvalidObject, failsIt, "the object cannot be injected as written (an override annotation's value of the wrong type, a malformed field)", AdmissionRefused, false},
-	{ReasonInvalidStatus, failsIt, "a status record that is not as kubectl-inject writes it", AdmissionRefused, false},
-	{ReasonRunsToCompletion, failsIt, "a classic sidecar for a pod that runs to completion (Job, CronJob, restartPolicy Never or OnFailure)", AdmissionRefused, false},
-	{ReasonInvalidYAML, failsIt, "the document is not valid YAML", AdmissionNone, false},
-	{ReasonTooLarge, failsIt, "the document is larger than the limit for one object", AdmissionNone, false},
-	{ReasonSystemNamespace, skipsIt, "the object is in a system namespace (kube-system, kube-public, kube-node-lease) that --all, -A or -l reached without naming it", AdmissionNone, true},
-	{ReasonBarePod, failsIt, "a Pod without a controller: a running Pod cannot gain or lose containers (restart --recreate creates it again)", AdmissionNone, true},
-	{ReasonImmutableTemplate, failsIt, "the kind's pod template cannot change once created (a Job)", AdmissionNone, true},
-	{ReasonOwnerNotFound, failsIt, "following the ownerReferences of a Pod to its workload failed", AdmissionNone, true},
-	{ReasonMissingReference, failsIt, "the injected parts need a ConfigMap, Secret or PersistentVolumeClaim the object's namespace lacks; nothing is sent", AdmissionNone, true},
+	{ReasonNotAWorkload, skipsIt, "the object has no pod template the core knows (and no pod-template path names one)", AdmissionNone, byCore},
+	{ReasonKindNotSelected, skipsIt, "its kind or API group is not in the settings' kinds or apiGroups", AdmissionNone, byCore},
+	{ReasonNamespaceNotSelect, skipsIt, "its namespace is not in the settings' namespaces, or is excluded", AdmissionUnseen, byCoreAndAdmission},
+	{ReasonLabelsNotSelected, skipsIt, "its labels do not match the settings' selector", AdmissionUnseen, byCoreAndAdmission},
+	{ReasonOptedOut, skipsIt, `the object or its pod template is annotated sidecar.kinject.dev/inject: "false"`, AdmissionMarked, byCore},
+	{ReasonNotOptedIn, skipsIt, `opt-in mode, and neither the inject annotation nor the seed's initializer.kubernetes.io/envoy is "true"`, AdmissionUnmarked, byCore},
+	{ReasonHostNetwork, skipsIt, "the pod uses the host's network (unless injectHostNetwork)", AdmissionMarked, byCore},
+	{ReasonOtherMesh, skipsIt, "an istio-proxy or linkerd-proxy is already there", AdmissionMarked, byCore},
+	{ReasonMirrorPod, skipsIt, "the pod is the mirror of a static pod (annotated " + MirrorPodAnnotation + "): the kubelet runs the static pod's manifest, not this object", AdmissionMarked, byCore},
+	{ReasonNotInjected, skipsIt, "uninject: the object carries no status record; restart: the Pod runs no sidecar to upgrade in place", AdmissionNone, byCoreAndRestart},
+	{ReasonNotAnObject, skipsIt, "a kind: List item that is null or not a mapping (passed through untouched)", AdmissionNone, byCore},
+	{ReasonNotKubernetes, skipsOrFailsIt, "a mapping with neither apiVersion nor kind: skipped in directory walks, an error for a file named on its own", AdmissionNone, byCore},
+	{ReasonConflict, failsIt, "a container, volume, port, label or annotation of the template's is already there, not injected by this profile", AdmissionRefused, byCore},
+	{ReasonInvalidObject, failsIt, "the object cannot be injected as written (an override annotation's value of the wrong type, a malformed field); restart: a Pod it could not read or inject", AdmissionRefused, byCoreAndRestart},
+	{ReasonInvalidStatus, failsIt, "a status record that is not as kubectl-inject writes it", AdmissionRefused, byCore},
+	{ReasonRunsToCompletion, failsIt, "a classic sidecar for a pod that runs to completion (Job, CronJob, restartPolicy Never or OnFailure)", AdmissionRefused, byCore},
+	{ReasonInvalidYAML, failsIt, "the document is not valid YAML", AdmissionNone, byCore},
+	{ReasonTooLarge, failsIt, "the document is larger than the limit for one object", AdmissionNone, byCore},
+	{ReasonSystemNamespace, skipsIt, "the object is in a system namespace (kube-system, kube-public, kube-node-lease) that --all, -A or -l reached without naming it (restart and status: -n NAMESPACE names it; the admission policy: --namespaces)", AdmissionNone, byLiveAdmissionRestartAndStatus},
+	{ReasonBarePod, failsIt, "a Pod without a controller: a running Pod cannot gain or lose containers (restart --recreate creates it again)", AdmissionNone, byLiveAndRestart},
+	{ReasonImmutableTemplate, failsIt, "the kind's pod template cannot change once created (a Job)", AdmissionNone, byLive},
+	{ReasonOwnerNotFound, failsIt, "following the ownerReferences of a Pod to its workload failed", AdmissionNone, byLive},
+	{ReasonMissingReference, failsIt, "the injected parts need a ConfigMap, Secret or PersistentVolumeClaim the object's namespace lacks; nothing is sent", AdmissionNone, byLiveExplainAndStatus},
 }
 
-// The outcomes of the table's rows.
+// The outcomes and givers of the table's rows.
 var (
+	byCore                          = []reason.Giver{reason.Core}
+	byLive                          = []reason.Giver{reason.Live}
+	byCoreAndAdmission              = []reason.Giver{reason.Core, reason.Admission}
+	byCoreAndRestart                = []reason.Giver{reason.Core, reason.Restart}
+	byLiveAndRestart                = []reason.Giver{reason.Live, reason.Restart}
+	byLiveAdmissionRestartAndStatus = []reason.Giver{reason.Live, reason.Admission, reason.Restart, reason.Status}
+	byLiveExplainAndStatus          = []reason.Giver{reason.Live, reason.Explain, reason.Status}
+
 	skipsIt        = []Action{Skipped}
 	failsIt        = []Action{Failed}
 	skipsOrFailsIt = []Action{Skipped, Failed}
@@ -188,7 +213,7 @@ func ReasonsMarkdown() string {
 			at = "-"
 		}
 		by := "the core (every front end)"
-		if r.Live {
+		if r.LiveOnly() {
 			by = "the live commands"
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", r.Reason, strings.Join(outcomes, ", "), r.When, at, by)

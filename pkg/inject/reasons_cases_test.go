@@ -120,8 +120,8 @@ func TestEveryReasonHasACase(t *testing.T) {
 			continue
 		}
 		rule, _ := inject.ReasonRuleOf(inject.Reason(code))
-		if rule.Live == byCore[rule.Reason] {
-			t.Errorf("reason %s: the table says the live commands give it: %v; a case of the core gives it: %v", code, rule.Live, byCore[rule.Reason])
+		if rule.LiveOnly() == byCore[rule.Reason] {
+			t.Errorf("reason %s: the table says the live commands give it: %v; a case of the core gives it: %v", code, rule.LiveOnly(), byCore[rule.Reason])
 		}
 		for _, a := range actions {
 			if !slices.Contains(rule.Outcomes, a) {

@@ -1,6 +1,10 @@
 package rollout
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
+)
 
 // TestCount sums a plan: the steps that move workloads, and those
 // reported.
@@ -8,7 +12,7 @@ func TestCount(t *testing.T) {
 	t.Parallel()
 	plan := []Step{
 		{Action: Restart}, {Action: Report, Reason: ReasonJob}, {Action: InPlace},
-		{Action: Report, Reason: ReasonBarePod}, {Action: Report, Reason: ReasonJob}, {Action: Wait},
+		{Action: Report, Reason: inject.ReasonBarePod}, {Action: Report, Reason: ReasonJob}, {Action: Wait},
 	}
 	if moving, reported := Count(plan); moving != 3 || reported != 3 {
 		t.Errorf("%d moving, %d reported; want 3 and 3", moving, reported)

@@ -17,6 +17,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
+
+	"github.com/kinject/kubectl-inject/pkg/reason"
 )
 
 // Reasons a Pod is recreated rather than upgraded in place.
@@ -24,27 +26,23 @@ const (
 	// ReasonNotImageOnly: the current template changes more than the
 	// sidecars' images (an argument, a port, a volume...), which a running
 	// Pod cannot take.
-	ReasonNotImageOnly = "not_image_only"
-	// ReasonNotInjectedPod: the Pod has no sidecar to upgrade.
-	ReasonNotInjectedPod = "not_injected"
+	ReasonNotImageOnly reason.Code = "not_image_only"
 	// ReasonAlreadyCurrent: the Pod runs the current template already.
-	ReasonAlreadyCurrent = "already_current"
-	// ReasonInvalidPod: the Pod could not be read or injected.
-	ReasonInvalidPod = "invalid_object"
+	ReasonAlreadyCurrent reason.Code = "already_current"
 	// ReasonRolledBack: a Pod upgraded in place was not Ready on its new
 	// sidecar within the deadline and was patched back to its old images.
-	ReasonRolledBack = "rolled_back"
+	ReasonRolledBack reason.Code = "rolled_back"
 	// ReasonDrain: a Pod's proxy could not be taken out of service before
 	// its upgrade in place (the drain endpoint failed, or the Pod stayed
 	// in its Services' endpoints); nothing of the Pod was changed.
-	ReasonDrain = "drain_failed"
+	ReasonDrain reason.Code = "drain_failed"
 	// ReasonOldKubelet: the Pod's node runs a kubelet that does not
 	// restart a native sidecar whose image changed.
-	ReasonOldKubelet = "kubelet_too_old"
+	ReasonOldKubelet reason.Code = "kubelet_too_old"
 	// ReasonSingleReplica: a Deployment of one replica, which an upgrade
 	// in place would leave with no Pod serving while it is drained; its
 	// rollout surges a new Pod first.
-	ReasonSingleReplica = "single_replica"
+	ReasonSingleReplica reason.Code = "single_replica"
 )
 
 // upgradedInPlace is the annotation, beside a profile's record, that an
@@ -101,8 +99,8 @@ type Upgrade struct {
 	Labels    map[string]string `json:"-"`
 	OldLabels map[string]string `json:"-"`
 	// Reason and Message say why the Pod is recreated instead.
-	Reason  string `json:"reason,omitempty"`
-	Message string `json:"message,omitempty"`
+	Reason  reason.Code `json:"reason,omitempty"`
+	Message string      `json:"message,omitempty"`
 }
 
 // InPlace reports an upgrade that can be made in place.
@@ -118,7 +116,7 @@ func DecideUpgrade(in *inject.Injector, pod *unstructured.Unstructured) Upgrade 
 	u := Upgrade{Namespace: pod.GetNamespace(), Pod: pod.GetName(), RecordKey: in.StatusAnnotation(), MarkerKey: UpgradedInPlaceAnnotation(in.Profile())}
 	before, after, entry, err := injectCopy(in, pod)
 	if err != nil {
-		u.Reason, u.Message = ReasonInvalidPod, err.Error()
+		u.Reason, u.Message = inject.ReasonInvalidObject, err.Error()
 		return u
 	}
 	switch entry.Action {
@@ -127,25 +125,25 @@ func DecideUpgrade(in *inject.Injector, pod *unstructured.Unstructured) Upgrade 
 		u.Reason, u.Message = ReasonAlreadyCurrent, "the Pod runs the current template"
 		return u
 	case inject.Injected:
-		u.Reason, u.Message = ReasonNotInjectedPod, "the Pod has no sidecar: it gains containers only when created again"
+		u.Reason, u.Message = inject.ReasonNotInjected, "the Pod has no sidecar: it gains containers only when created again"
 		return u
 	case inject.Skipped:
-		u.Reason, u.Message = ReasonNotInjectedPod, fmt.Sprintf("not injected: %s: %s", entry.Reason, entry.Message)
+		u.Reason, u.Message = inject.ReasonNotInjected, fmt.Sprintf("not injected: %s: %s", entry.Reason, entry.Message)
 		return u
 	default:
-		u.Reason, u.Message = ReasonInvalidPod, fmt.Sprintf("%s: %s", entry.Reason, entry.Message)
+		u.Reason, u.Message = inject.ReasonInvalidObject, fmt.Sprintf("%s: %s", entry.Reason, entry.Message)
 		return u
 	}
 	u.OldRecord = pod.GetAnnotations()[u.RecordKey]
 	injected, _, _ := unstructured.NestedString(after, "metadata", "annotations", u.RecordKey)
 	rec, err := record.Parse(u.RecordKey, injected)
 	if err != nil {
-		u.Reason, u.Message = ReasonInvalidPod, err.Error()
+		u.Reason, u.Message = inject.ReasonInvalidObject, err.Error()
 		return u
 	}
 	old, err := record.Parse(u.RecordKey, u.OldRecord)
 	if err != nil {
-		u.Reason, u.Message = ReasonInvalidPod, err.Error()
+		u.Reason, u.Message = inject.ReasonInvalidObject, err.Error()
 		return u
 	}
 	// The Pod keeps what the first injection made (the fields it created,

@@ -1,6 +1,8 @@
 package rollout
 
 import (
+	"github.com/kinject/kubectl-inject/pkg/reason"
+
 	"encoding/json"
 	"testing"
 
@@ -91,7 +93,7 @@ func TestDecideUpgrade(t *testing.T) {
 		name       string
 		pod        func(t *testing.T) *unstructured.Unstructured
 		current    func(t *testing.T) *inject.Injector
-		wantReason string
+		wantReason reason.Code
 		wantImages []ImageChange
 	}{
 		{"image only, native sidecar", func(t *testing.T) *unstructured.Unstructured {
@@ -120,7 +122,7 @@ func TestDecideUpgrade(t *testing.T) {
 		},
 			func(t *testing.T) *inject.Injector { return injector(t, "envoy:a", true) }, ReasonAlreadyCurrent, nil},
 		{"not injected", func(t *testing.T) *unstructured.Unstructured { return object(t, appPod) },
-			func(t *testing.T) *inject.Injector { return injector(t, "envoy:b", true) }, ReasonNotInjectedPod, nil},
+			func(t *testing.T) *inject.Injector { return injector(t, "envoy:b", true) }, inject.ReasonNotInjected, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

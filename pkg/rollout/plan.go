@@ -1,6 +1,8 @@
 package rollout
 
 import (
+	"github.com/kinject/kubectl-inject/pkg/reason"
+
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -42,8 +44,8 @@ type Step struct {
 	StrategyReason string `json:"strategyReason,omitempty"`
 	PodsInPlace    int    `json:"podsInPlace,omitempty"`
 	// Reason and Message say why a Report step is left alone.
-	Reason  string `json:"reason,omitempty"`
-	Message string `json:"message,omitempty"`
+	Reason  reason.Code `json:"reason,omitempty"`
+	Message string      `json:"message,omitempty"`
 }
 
 // Ref names the step's workload as kubectl does: deployment.apps/web.
@@ -111,12 +113,12 @@ func Plan(rows []fleet.Row, objects Object, opts PlanOptions) []Step {
 }
 
 // LeftAlone is the reason a restart leaves a row's Pods as they are
-// without --recreate (ReasonBarePod, ReasonJob), or "" when it brings them
+// without --recreate (inject.ReasonBarePod, ReasonJob), or "" when it brings them
 // to the current template: status --check does not count these rows.
-func LeftAlone(r fleet.Row) string {
+func LeftAlone(r fleet.Row) reason.Code {
 	switch {
 	case r.Kind == "Pod":
-		return ReasonBarePod
+		return inject.ReasonBarePod
 	case r.Kind == "Job", r.Kind == "CronJob" && r.State != fleet.Outdated:
 		return ReasonJob
 	}
@@ -124,21 +126,21 @@ func LeftAlone(r fleet.Row) string {
 }
 
 // leftAloneMessages say why, for the plan and status.
-var leftAloneMessages = map[string]string{
-	ReasonBarePod: "a Pod without a controller cannot gain containers; restart upgrades its sidecar in place when only its image and resources changed, and --recreate deletes it and creates it again",
-	ReasonJob:     "a Job's Pods are not restarted: they finish on their own, and the next Jobs of a CronJob get its template",
+var leftAloneMessages = map[reason.Code]string{
+	inject.ReasonBarePod: "a Pod without a controller cannot gain containers; restart upgrades its sidecar in place when only its image and resources changed, and --recreate deletes it and creates it again",
+	ReasonJob:            "a Job's Pods are not restarted: they finish on their own, and the next Jobs of a CronJob get its template",
 }
 
 // LeftAloneMessage says why a row is left alone (LeftAlone's reason).
-func LeftAloneMessage(reason string) string { return leftAloneMessages[reason] }
+func LeftAloneMessage(code reason.Code) string { return leftAloneMessages[code] }
 
 // plan decides one step's action.
 func plan(s *Step, r fleet.Row, obj *unstructured.Unstructured, opts PlanOptions) {
-	report := func(reason, message string) { s.Action, s.Reason, s.Message = Report, reason, message }
+	report := func(code reason.Code, message string) { s.Action, s.Reason, s.Message = Report, code, message }
 	outdated := r.State == fleet.Outdated
 	switch {
 	case inject.IsSystemNamespace(r.Namespace) && !opts.SystemNamespaces:
-		report(ReasonSystemNamespace, r.Namespace+" is a system namespace; name it with -n "+r.Namespace+" to restart there")
+		report(inject.ReasonSystemNamespace, r.Namespace+" is a system namespace; name it with -n "+r.Namespace+" to restart there")
 	case r.Failed():
 		report(ReasonError, r.State+": "+r.Message)
 	case r.Kind == "Pod" && opts.Strategy != StrategyRecreate && opts.Strategy != "" && strategyFor(s, obj, opts):
@@ -152,7 +154,7 @@ func plan(s *Step, r fleet.Row, obj *unstructured.Unstructured, opts PlanOptions
 	case LeftAlone(r) != "":
 		report(LeftAlone(r), leftAloneMessages[LeftAlone(r)])
 	case !outdated && r.PodsBehind == 0:
-		report(ReasonWaitingForReference, "the sidecar needs "+strings.Join(r.WaitingFor, ", ")+", which the namespace lacks")
+		report(inject.ReasonMissingReference, "the sidecar needs "+strings.Join(r.WaitingFor, ", ")+", which the namespace lacks")
 	case obj != nil && OnDelete(obj):
 		s.Action, s.Inject = DeletePods, outdated
 		inPlaceOr(s, obj, opts)

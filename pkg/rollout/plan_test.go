@@ -1,6 +1,8 @@
 package rollout
 
 import (
+	"github.com/kinject/kubectl-inject/pkg/reason"
+
 	"fmt"
 	"strings"
 	"testing"
@@ -8,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kinject/kubectl-inject/pkg/fleet"
+	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
 // TestPlan gives each kind of row its action.
@@ -68,9 +71,9 @@ kube-system/daemonset.apps/proxy report inject=false system_namespace
 func TestLeftAlone(t *testing.T) {
 	for _, tc := range []struct {
 		row  fleet.Row
-		want string
+		want reason.Code
 	}{
-		{fleet.Row{Kind: "Pod"}, ReasonBarePod},
+		{fleet.Row{Kind: "Pod"}, inject.ReasonBarePod},
 		{fleet.Row{Kind: "Job", State: fleet.Outdated}, ReasonJob},
 		{fleet.Row{Kind: "CronJob", State: fleet.Current}, ReasonJob},
 		{fleet.Row{Kind: "CronJob", State: fleet.Outdated}, ""},

@@ -1,6 +1,8 @@
 package rollout
 
 import (
+	"github.com/kinject/kubectl-inject/pkg/reason"
+
 	"strings"
 	"testing"
 
@@ -68,12 +70,13 @@ func TestDecideResize(t *testing.T) {
 	bigger := func(image string) *inject.Injector { return resized(t, image, "200m", "128Mi", "2", "1Gi", "") }
 	guaranteed := func(cpu, memory string) *inject.Injector { return resized(t, "envoy:a", cpu, memory, cpu, memory, "") }
 	for _, tc := range []struct {
-		name                string
-		was, now            *inject.Injector
-		edit                func(map[string]any)
-		wantReason, wantMsg string
-		wantImages          int
-		wantTo              string
+		name       string
+		was, now   *inject.Injector
+		edit       func(map[string]any)
+		wantReason reason.Code
+		wantMsg    string
+		wantImages int
+		wantTo     string
 	}{
 		{"cpu and memory, Burstable stays Burstable", injector(t, "envoy:a", true), bigger("envoy:a"), nil,
 			"", "", 0, "requests cpu=200m,memory=128Mi; limits cpu=2,memory=1Gi"},

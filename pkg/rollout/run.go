@@ -1,6 +1,8 @@
 package rollout
 
 import (
+	"github.com/kinject/kubectl-inject/pkg/reason"
+
 	"context"
 	"errors"
 	"fmt"
@@ -25,16 +27,16 @@ func (f MoverFunc) Move(ctx context.Context, s Step) error { return f(ctx, s) }
 
 // Failure is a Move error with a reason code (ReasonProgressDeadline, ...).
 type Failure struct {
-	Reason string
+	Reason reason.Code
 	Err    error
 }
 
 func (f *Failure) Error() string { return f.Err.Error() }
 func (f *Failure) Unwrap() error { return f.Err }
 
-// Fail returns a Failure of reason.
-func Fail(reason string, format string, args ...any) error {
-	return &Failure{Reason: reason, Err: fmt.Errorf(format, args...)}
+// Fail returns a Failure of code.
+func Fail(code reason.Code, format string, args ...any) error {
+	return &Failure{Reason: code, Err: fmt.Errorf(format, args...)}
 }
 
 // States of an Outcome.
@@ -124,7 +126,7 @@ func (r *Runner) Run(ctx context.Context, steps []Step) Result {
 			r.Progress(e)
 		}
 	}
-	stopped := func() string {
+	stopped := func() reason.Code {
 		mu.Lock()
 		defer mu.Unlock()
 		if failed {
@@ -197,7 +199,7 @@ func (r *Runner) Run(ctx context.Context, steps []Step) Result {
 	return res
 }
 
-func reasonOf(err error, ctx context.Context) string {
+func reasonOf(err error, ctx context.Context) reason.Code {
 	var f *Failure
 	if errors.As(err, &f) {
 		return f.Reason

@@ -1,6 +1,8 @@
 package rollout
 
 import (
+	"github.com/kinject/kubectl-inject/pkg/reason"
+
 	"context"
 	"errors"
 	"testing"
@@ -33,7 +35,7 @@ func TestRunFailureReason(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		cancel bool
-		want   string
+		want   reason.Code
 	}{
 		{"running", false, ReasonAPI},
 		{"stopped", true, ReasonInterrupted},

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kinject/kubectl-inject/pkg/reason"
 )
 
 // Reasons a workload is not brought to current (stable snake_case codes:
@@ -11,35 +13,26 @@ import (
 const (
 	// ReasonProgressDeadline: the rollout made no progress within its
 	// deadline (a Deployment's progressDeadlineSeconds, or --progress-deadline).
-	ReasonProgressDeadline = "progress_deadline_exceeded"
+	ReasonProgressDeadline reason.Code = "progress_deadline_exceeded"
 	// ReasonPaused: a paused Deployment never rolls.
-	ReasonPaused = "paused"
+	ReasonPaused reason.Code = "paused"
 	// ReasonGone: the workload was deleted while it was waited on.
-	ReasonGone = "deleted"
+	ReasonGone reason.Code = "deleted"
 	// ReasonInjection: injecting the current template failed.
-	ReasonInjection = "injection_failed"
+	ReasonInjection reason.Code = "injection_failed"
 	// ReasonAPI: a request failed.
-	ReasonAPI = "api_error"
+	ReasonAPI reason.Code = "api_error"
 	// ReasonInterrupted: the run was interrupted (the workload was not
 	// started, or not waited on to the end).
-	ReasonInterrupted = "interrupted"
+	ReasonInterrupted reason.Code = "interrupted"
 	// ReasonNotStarted: an earlier workload failed, so this one was left
 	// as it was.
-	ReasonNotStarted = "not_started"
-	// ReasonBarePod: a Pod without a controller cannot gain containers
-	// (--recreate deletes and creates it again).
-	ReasonBarePod = "bare_pod"
+	ReasonNotStarted reason.Code = "not_started"
 	// ReasonJob: a Job's Pods are not restarted; they finish on their own.
-	ReasonJob = "job"
-	// ReasonSystemNamespace: selected by -A in a system namespace, which
-	// only -n NAMESPACE reaches.
-	ReasonSystemNamespace = "system_namespace"
+	ReasonJob reason.Code = "job"
 	// ReasonError: status could not classify the workload (a conflict, an
 	// invalid object): fix it first.
-	ReasonError = "error"
-	// ReasonWaitingForReference: the sidecar needs an object the namespace
-	// lacks; restarting would not help.
-	ReasonWaitingForReference = "missing_reference"
+	ReasonError reason.Code = "error"
 )
 
 // Progress is a workload's rollout as Status judges it.
@@ -51,7 +44,7 @@ type Progress struct {
 	Done bool
 	// Failed is a reason code (ReasonProgressDeadline, ReasonPaused)
 	// when the rollout cannot complete by itself.
-	Failed string
+	Failed reason.Code
 	// Message says where the rollout is ("1 of 3 updated Pods are
 	// available"), as kubectl rollout status does.
 	Message string

@@ -10,6 +10,8 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/fleet"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+
+	"github.com/kinject/kubectl-inject/pkg/reason"
 )
 
 // Strategies of --strategy: how a workload's Pods get the current sidecar.
@@ -29,11 +31,11 @@ var Strategies = []string{StrategyAuto, StrategyInPlace, StrategyRecreate}
 
 // ReasonRollsOnChange: the workload's template carries the sidecar and its
 // controller rolls on a template change, so it is recreated.
-const ReasonRollsOnChange = "rolls_on_change"
+const ReasonRollsOnChange reason.Code = "rolls_on_change"
 
 // ReasonInPlaceNotPossible: --strategy in-place, and the workload cannot be
 // upgraded in place (the step's message says why).
-const ReasonInPlaceNotPossible = "in_place_not_possible"
+const ReasonInPlaceNotPossible reason.Code = "in_place_not_possible"
 
 // Pods finds the live Pods a workload's controllers made (a Deployment's
 // through its ReplicaSets).
@@ -140,9 +142,9 @@ func (d *Decisions) PodUpgrades(in *inject.Injector, workload *unstructured.Unst
 		case u.Reason == ReasonAlreadyCurrent && fleet.OlderRevision(workload, p):
 			return nil, fmt.Sprintf("Pod %s was made from an older revision of the template, with the current sidecar", p.GetName())
 		case u.Reason == ReasonAlreadyCurrent:
-		case u.Reason == ReasonNotInjectedPod && fleet.PodBehind(in, workload, p):
+		case u.Reason == inject.ReasonNotInjected && fleet.PodBehind(in, workload, p):
 			return nil, fmt.Sprintf("Pod %s: %s: %s", p.GetName(), u.Reason, u.Message)
-		case u.Reason == ReasonNotInjectedPod:
+		case u.Reason == inject.ReasonNotInjected:
 		case !u.InPlace():
 			return nil, fmt.Sprintf("Pod %s: %s: %s", p.GetName(), u.Reason, u.Message)
 		default:

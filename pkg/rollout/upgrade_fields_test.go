@@ -1,6 +1,8 @@
 package rollout
 
 import (
+	"github.com/kinject/kubectl-inject/pkg/reason"
+
 	"reflect"
 	"strings"
 	"testing"
@@ -42,7 +44,7 @@ func TestDecideUpgradeAnnotations(t *testing.T) {
 		name       string
 		was, now   *inject.Injector
 		marker     bool // the Pod was upgraded in place before
-		wantReason string
+		wantReason reason.Code
 		wantMsg    string
 	}{
 		{"the template's annotation changes", annotated(t, "proxy:a", "v1"), annotated(t, "proxy:b", "v2"), false,

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/kinject/kubectl-inject/pkg/reason"
 )
 
 // Usage is what one sidecar container of one workload used: a CPU rate
@@ -51,10 +53,21 @@ type Resources struct {
 // Reasons a container is not sized.
 const (
 	// ReasonTooFewSamples: fewer samples than Options.MinSamples.
-	ReasonTooFewSamples = "too_few_samples"
+	ReasonTooFewSamples reason.Code = "too_few_samples"
 	// ReasonBelowThreshold: the change is smaller than Options.Threshold.
-	ReasonBelowThreshold = "below_threshold"
+	ReasonBelowThreshold reason.Code = "below_threshold"
 )
+
+// reasonRows describe the codes this package declares.
+var reasonRows = []reason.Row{
+	reason.NewRow(ReasonTooFewSamples, bySize, "not sized", "fewer usage samples of the container than --min-samples"),
+	reason.NewRow(ReasonBelowThreshold, bySize, "not sized", "the recommendation differs from what the container reserves by less than --threshold"),
+}
+
+var bySize = []reason.Giver{reason.Size}
+
+// ReasonRows returns the rows of the codes this package declares.
+func ReasonRows() []reason.Row { return append([]reason.Row(nil), reasonRows...) }
 
 // Recommendation is the sizing of one container.
 type Recommendation struct {
@@ -69,7 +82,7 @@ type Recommendation struct {
 	// Capped says Options.MaxCPU or MaxMemory lowered the recommendation.
 	Capped bool `json:"capped,omitempty"`
 	// Reason says why nothing is recommended (Recommended is then Now).
-	Reason string `json:"reason,omitempty"`
+	Reason reason.Code `json:"reason,omitempty"`
 	// Message says it in words.
 	Message string `json:"message,omitempty"`
 }

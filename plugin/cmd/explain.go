@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"github.com/kinject/kubectl-inject/pkg/reason"
+
 	"context"
 	"errors"
 	"fmt"
@@ -137,10 +139,10 @@ type Verdict struct {
 	// core's reason code (opted_out, conflict, ...) or one of the
 	// binding's (namespace_not_enabled, system_namespace,
 	// namespace_excluded, labels_not_selected, missing_reference).
-	Injected bool   `json:"injected"`
-	Reason   string `json:"reason,omitempty"`
-	Message  string `json:"message"`
-	Hint     string `json:"hint,omitempty"`
+	Injected bool        `json:"injected"`
+	Reason   reason.Code `json:"reason,omitempty"`
+	Message  string      `json:"message"`
+	Hint     string      `json:"hint,omitempty"`
 	// Notes are what else is worth knowing (an outdated policy, a
 	// reference --local could not check).
 	Notes []string `json:"notes,omitempty"`

@@ -60,7 +60,7 @@ func TestExplainLocal(t *testing.T) {
 	}
 	var reasons []string
 	for _, v := range list.Items {
-		reasons = append(reasons, v.Object+"="+v.Reason)
+		reasons = append(reasons, v.Object+"="+string(v.Reason))
 	}
 	if got, want := strings.Join(reasons, " "), "pod/plain=namespace_not_enabled pod/optout=namespace_not_enabled pod/hostnet=namespace_not_enabled pod/istio=namespace_not_enabled pod/port=namespace_not_enabled pod/badvalue=namespace_not_enabled deployment/web=system_namespace"; got != want || code != 1 {
 		t.Errorf("-o json, no label: exit %d, reasons\n%s\nwant\n%s", code, got, want)

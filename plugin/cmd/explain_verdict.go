@@ -150,8 +150,8 @@ func (ev *explainer) explain(ctx context.Context, t explainTarget) (Verdict, err
 	if err != nil {
 		return v, err
 	}
-	if reason, msg, hint := ev.binding.Explain(v.Namespace, nsLabels, pod.GetLabels(), ev.in); reason != "" {
-		v.Reason, v.Message, v.Hint = reason, msg, hint
+	if code, msg, hint := ev.binding.Explain(v.Namespace, nsLabels, pod.GetLabels(), ev.in); code != "" {
+		v.Reason, v.Message, v.Hint = code, msg, hint
 		return v, nil
 	}
 	var param runtime.Object
@@ -164,7 +164,7 @@ func (ev *explainer) explain(ctx context.Context, t explainTarget) (Verdict, err
 		case !checked:
 			v.Notes = append(v.Notes, fmt.Sprintf("assumes %s exists in namespace %s (--local reads no cluster): without it the policy leaves new Pods as created", p.Requires, v.Namespace))
 		case !present:
-			v.Reason = "missing_reference"
+			v.Reason = inject.ReasonMissingReference
 			v.Message = fmt.Sprintf("namespace %s has no %s, which the sidecar needs (%s): the policy leaves new Pods as created", v.Namespace, p.Requires, p.Requires.Field)
 			v.Hint = fmt.Sprintf("create %s in %s", p.Requires, v.Namespace)
 			return v, nil
@@ -192,18 +192,18 @@ func (ev *explainer) explain(ctx context.Context, t explainTarget) (Verdict, err
 		}
 	}
 	if !res.Matched {
-		v.Reason, v.Message = "already_injected", "the Pod already carries a record of "+naming.ProfileName(ev.in.Profile())+" (injected when built): the policy leaves it as it is"
+		v.Reason, v.Message = reasonAlreadyInjected, "the Pod already carries a record of "+naming.ProfileName(ev.in.Profile())+" (injected when built): the policy leaves it as it is"
 		return v, nil
 	}
 	if res.MutationError != nil {
-		v.Reason, v.Message = "error", "the policy fails on this Pod and leaves it as created: "+res.MutationError.Error()
+		v.Reason, v.Message = rollout.ReasonError, "the policy fails on this Pod and leaves it as created: "+res.MutationError.Error()
 		return v, nil
 	}
 	code, why := admission.MarkReason(ann[naming.SkippedAnnotationFor(ev.in.Profile())])
 	if code == "" {
 		code = string(inject.ReasonNotOptedIn)
 	}
-	v.Reason = code
+	v.Reason = inject.Reason(code)
 	v.Message, v.Hint = skipWords(code, why, ev.in)
 	return v, nil
 }
@@ -230,9 +230,9 @@ func skipWords(code, why string, in *inject.Injector) (message, hint string) {
 	case inject.ReasonInvalidStatus:
 		return "a record it cannot read: " + why, "remove or repair the annotation the message names"
 	}
-	if rule, ok := inject.ReasonRuleOf(inject.Reason(code)); ok {
+	if row, ok := reasonRowOf(inject.Reason(code)); ok {
 		// A reason without words of its own here: the table's.
-		return "left alone (" + code + "): " + rule.When, ""
+		return "left alone (" + code + "): " + row.When, ""
 	}
 	return "left alone (" + code + ")", ""
 }

@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"github.com/kinject/kubectl-inject/pkg/reason"
+
 	"errors"
 	"fmt"
 	"sync"
@@ -218,7 +220,7 @@ func TestDeletePodsFails(t *testing.T) {
 		replace func(client *dynamicfake.FakeDynamicClient, name string, n int) error
 		timeout time.Duration
 		deleted []string
-		reason  string
+		reason  reason.Code
 		want    string
 	}{
 		{"the same name, still behind", sts(), deleteDB, func(client *dynamicfake.FakeDynamicClient, name string, n int) error {

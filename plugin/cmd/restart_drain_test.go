@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"github.com/kinject/kubectl-inject/pkg/reason"
+
 	"context"
 	"errors"
 	"fmt"
@@ -378,7 +380,7 @@ func TestPatchDrained(t *testing.T) {
 		conflicts int
 		edit      func(*unstructured.Unstructured)
 		patches   int
-		want      string // "" for success, else the Failure's reason
+		want      reason.Code // "" for success, else the Failure's reason
 		drained   bool
 		gets      int
 	}{

@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"github.com/kinject/kubectl-inject/pkg/reason"
+
 	"context"
 	"errors"
 	"fmt"
@@ -156,12 +158,12 @@ func answerPatches(t *testing.T, client *dynamicfake.FakeDynamicClient, gvr sche
 	}
 }
 
-// failure asserts err is a rollout.Failure of reason whose text is want.
-func failure(t *testing.T, err error, reason, want string) {
+// failure asserts err is a rollout.Failure of code whose text is want.
+func failure(t *testing.T, err error, code reason.Code, want string) {
 	t.Helper()
 	var f *rollout.Failure
-	if !errors.As(err, &f) || f.Reason != reason || err.Error() != want {
-		t.Errorf("error %v\nwant %s: %s", err, reason, want)
+	if !errors.As(err, &f) || f.Reason != code || err.Error() != want {
+		t.Errorf("error %v\nwant %s: %s", err, code, want)
 	}
 }
 

@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"github.com/kinject/kubectl-inject/pkg/reason"
+
 	"context"
 	"testing"
 	"time"
@@ -33,7 +35,7 @@ metadata: {name: `+name+`, namespace: ns, uid: rs-`+name+`, annotations: {deploy
 		name   string
 		objs   []runtime.Object
 		gen    int64
-		reason string // "" for done
+		reason reason.Code // "" for done
 		want   string
 	}{
 		{"done", []runtime.Object{deployment(t, 2, 2, 3)}, 2, "", ""},

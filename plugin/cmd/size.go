@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"github.com/kinject/kubectl-inject/pkg/reason"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -183,14 +185,15 @@ type sized struct {
 	inTemplate bool
 }
 
-// Reasons of kubectl inject size besides sizing's.
+// Reasons of kubectl inject size besides sizing's (their rows are in
+// reasons.go).
 const (
-	reasonNoSidecar    = "no_sidecar"
-	reasonNoParameters = "no_resource_parameters"
+	reasonNoSidecar    reason.Code = "no_sidecar"
+	reasonNoParameters reason.Code = "no_resource_parameters"
 	// reasonInPodTemplate: the sidecar is in the workload's pod template
 	// (injected by kubectl inject or inject-fn), whose values a resize of
 	// its Pods would contradict: the annotations belong in the template.
-	reasonInPodTemplate = "in_pod_template"
+	reasonInPodTemplate reason.Code = "in_pod_template"
 )
 
 // templateInjected reports whether the workload's pod template carries

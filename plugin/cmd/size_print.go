@@ -29,7 +29,7 @@ func (o *SizeOptions) print(rows []sized) error {
 	fmt.Fprintln(w, "NAMESPACE\tWORKLOAD\tCONTAINER\tPODS\tSAMPLES\tCPU NOW\tCPU REC\tMEMORY NOW\tMEMORY REC\tLIMIT REC\tCHANGE (CPU, MEMORY)\tFREES (CPU, MEMORY)\tNOTE")
 	var freedCPU, freedMemory float64
 	for _, r := range rows {
-		note := r.Reason
+		note := string(r.Reason)
 		if r.Capped {
 			note = "capped"
 		}

@@ -112,11 +112,11 @@ func valuesCell(values map[string]string) string {
 	return strings.Join(keys, ",")
 }
 
-func orNone(s string) string {
+func orNone[S ~string](s S) string {
 	if s == "" {
 		return "<none>"
 	}
-	return s
+	return string(s)
 }
 
 // summary says which restarts are due, and fails --check when anything

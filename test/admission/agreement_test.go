@@ -85,7 +85,7 @@ func agreeWithExplain(t *testing.T, in *inject.Injector, runs []podRun, verdicts
 			t.Errorf("pod %d (%s): the API server left it alone, unmarked, for no reason the test knows (explain: %s %s)", i, u.GetName(), v.Reason, v.Message)
 			continue
 		}
-		if v.Injected != injected || v.Reason != want {
+		if v.Injected != injected || string(v.Reason) != want {
 			t.Errorf("pod %d (%s): explain says injected=%v %s (%s); the API server injected=%v, reason %q (core: %s %s)",
 				i, u.GetName(), v.Injected, v.Reason, v.Message, injected, want, r.entry.Action, r.entry.Reason)
 			continue

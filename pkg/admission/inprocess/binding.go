@@ -3,7 +3,6 @@ package inprocess
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -58,7 +57,7 @@ func namespaceSet(ns string, nsLabels map[string]string) labels.Set {
 // Explain says why the binding leaves a Pod out, in the terms of the
 // settings it was compiled from: a reason code, a message and the command
 // that changes it; "" when it selects the Pod.
-func (b Binding) Explain(ns string, nsLabels, podLabels map[string]string, in *inject.Injector) (reason, message, hint string) {
+func (b Binding) Explain(ns string, nsLabels, podLabels map[string]string, in *inject.Injector) (code inject.Reason, message, hint string) {
 	sel := in.Settings().Policy
 	profileFlag := ""
 	if in.Profile() != "" {
@@ -67,21 +66,21 @@ func (b Binding) Explain(ns string, nsLabels, podLabels map[string]string, in *i
 	if !b.Namespaces.Matches(namespaceSet(ns, nsLabels)) {
 		key := naming.NamespaceLabelFor(in.Profile())
 		switch {
-		case slices.Contains(sel.ExcludeNamespaces, ns):
-			return "namespace_excluded", fmt.Sprintf("namespace %s is excluded (--exclude-namespaces)", ns), "apply the policy without it in --exclude-namespaces"
+		case sel.ExcludesNamespace(ns):
+			return ReasonNamespaceExcluded, fmt.Sprintf("namespace %s is excluded (--exclude-namespaces)", ns), "apply the policy without it in --exclude-namespaces"
 		case len(sel.Namespaces) > 0:
-			return "namespace_not_selected", fmt.Sprintf("namespace %s is not among the policy's namespaces (%s)", ns, strings.Join(sel.Namespaces, ", ")),
+			return inject.ReasonNamespaceNotSelect, fmt.Sprintf("namespace %s is not among the policy's namespaces (%s)", ns, strings.Join(sel.Namespaces, ", ")),
 				"apply the policy with --namespaces " + strings.Join(append(append([]string(nil), sel.Namespaces...), ns), ",")
 		case inject.IsSystemNamespace(ns):
-			return "system_namespace", fmt.Sprintf("%s is a system namespace: the policy never injects there unless --namespaces names it", ns),
+			return inject.ReasonSystemNamespace, fmt.Sprintf("%s is a system namespace: the policy never injects there unless --namespaces names it", ns),
 				"apply the policy with --namespaces " + ns + " (its Pods run the cluster)"
 		default:
-			return "namespace_not_enabled", fmt.Sprintf("namespace %s is not enabled: it lacks the label %s=%s", ns, key, naming.NamespaceEnabled),
+			return ReasonNamespaceNotEnabled, fmt.Sprintf("namespace %s is not enabled: it lacks the label %s=%s", ns, key, naming.NamespaceEnabled),
 				"kubectl inject enable " + ns + profileFlag
 		}
 	}
 	if !b.Objects.Matches(labels.Set(podLabels)) {
-		return "labels_not_selected", fmt.Sprintf("the Pod's labels do not match the policy's selector %q", sel.Selector), "label the Pod's template to match, or apply the policy with another --selector"
+		return inject.ReasonLabelsNotSelected, fmt.Sprintf("the Pod's labels do not match the policy's selector %q", sel.Selector), "label the Pod's template to match, or apply the policy with another --selector"
 	}
 	return "", "", ""
 }
