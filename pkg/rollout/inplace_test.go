@@ -1,8 +1,6 @@
 package rollout
 
 import (
-	"github.com/kinject/kubectl-inject/pkg/reason"
-
 	"encoding/json"
 	"testing"
 
@@ -13,6 +11,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/reason"
 )
 
 const appPod = `{apiVersion: v1, kind: Pod, metadata: {name: web-0, namespace: shop, labels: {app: web}},

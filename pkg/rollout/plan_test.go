@@ -1,8 +1,6 @@
 package rollout
 
 import (
-	"github.com/kinject/kubectl-inject/pkg/reason"
-
 	"fmt"
 	"strings"
 	"testing"
@@ -11,6 +9,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/fleet"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/reason"
 )
 
 // TestPlan gives each kind of row its action.

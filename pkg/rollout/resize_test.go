@@ -1,12 +1,11 @@
 package rollout
 
 import (
-	"github.com/kinject/kubectl-inject/pkg/reason"
-
 	"strings"
 	"testing"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/reason"
 )
 
 // defaultResources is the default template's resources block, which

@@ -1,13 +1,13 @@
 package rollout
 
 import (
-	"github.com/kinject/kubectl-inject/pkg/reason"
-
 	"context"
 	"errors"
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/kinject/kubectl-inject/pkg/reason"
 )
 
 // DefaultMaxInFlight is how many workloads move at once unless told.

@@ -1,11 +1,11 @@
 package rollout
 
 import (
-	"github.com/kinject/kubectl-inject/pkg/reason"
-
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/kinject/kubectl-inject/pkg/reason"
 )
 
 // TestRunEventIndex numbers the steps that move from 1, leaving out

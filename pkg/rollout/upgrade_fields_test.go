@@ -1,13 +1,12 @@
 package rollout
 
 import (
-	"github.com/kinject/kubectl-inject/pkg/reason"
-
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/reason"
 )
 
 // annotated is a template of one native sidecar of image whose Pods get

@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"github.com/kinject/kubectl-inject/pkg/reason"
-
 	"context"
 	"errors"
 	"fmt"
@@ -22,6 +20,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/fleet"
+	"github.com/kinject/kubectl-inject/pkg/reason"
 )
 
 const explainExample = `  # Why was this Pod (not) injected, and is its sidecar current?

@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"github.com/kinject/kubectl-inject/pkg/reason"
-
 	"errors"
 	"fmt"
 	"sync"
@@ -18,6 +16,7 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/kinject/kubectl-inject/pkg/reason"
 	"github.com/kinject/kubectl-inject/pkg/rollout"
 )
 

@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"github.com/kinject/kubectl-inject/pkg/reason"
-
 	"context"
 	"errors"
 	"fmt"
@@ -22,6 +20,7 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/live"
+	"github.com/kinject/kubectl-inject/pkg/reason"
 	"github.com/kinject/kubectl-inject/pkg/rollout"
 )
 

@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"github.com/kinject/kubectl-inject/pkg/reason"
-
 	"context"
 	"testing"
 	"time"
@@ -11,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kinject/kubectl-inject/pkg/reason"
 	"github.com/kinject/kubectl-inject/pkg/rollout"
 )
 

@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"github.com/kinject/kubectl-inject/pkg/reason"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -30,6 +28,7 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/fleet"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/inject/naming"
+	"github.com/kinject/kubectl-inject/pkg/reason"
 	"github.com/kinject/kubectl-inject/pkg/sizing"
 )
 
