@@ -206,3 +206,53 @@ func TestRunsResources(t *testing.T) {
 		}
 	}
 }
+
+// fromTemplate is an injector of the template text, whose sidecar is a
+// native proxy (cpu limit as annotated's, which injectedPod wants).
+func fromTemplate(t *testing.T, text string) *inject.Injector {
+	t.Helper()
+	tmpl, err := inject.ParseTemplate([]byte(text))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	in, err := inject.New(tmpl, inject.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// TestDecideUpgradeNamesTheField: a template that changes more than the
+// sidecars' images and resources has the Pod recreated, and the message
+// names the first field a running Pod cannot take: a label, a volume, a
+// sidecar more or renamed, an argument; an image alone is in place.
+func TestDecideUpgradeNamesTheField(t *testing.T) {
+	t.Parallel()
+	const proxy = "- name: proxy\n  image: proxy:IMAGE\n  restartPolicy: Always\n  resources: {limits: {cpu: 1000m}}\n"
+	base := "initContainers:\n" + strings.ReplaceAll(proxy, "IMAGE", "a")
+	next := "initContainers:\n" + strings.ReplaceAll(proxy, "IMAGE", "b")
+	for _, tc := range []struct {
+		name, now, want string
+	}{
+		{"a label", "metadata:\n  labels: {mesh: \"on\"}\n" + next, "metadata.labels changes"},
+		{"a volume", next + "volumes:\n- name: v\n  emptyDir: {}\n", "spec.volumes changes"},
+		{"a sidecar more", next + strings.ReplaceAll(strings.ReplaceAll(proxy, "IMAGE", "b"), "name: proxy", "name: agent"), "spec.initContainers changes"},
+		{"a sidecar renamed", strings.ReplaceAll(next, "name: proxy", "name: agent"), "spec.initContainers changes"},
+		{"an argument", next + "  args: [--verbose]\n", "spec.initContainers[proxy].args changes"},
+		{"the image alone", next, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			u := DecideUpgrade(fromTemplate(t, tc.now), injectedPod(t, fromTemplate(t, base), nil))
+			if tc.want == "" {
+				if !u.InPlace() {
+					t.Fatalf("%s: %s, want in place", u.Reason, u.Message)
+				}
+				return
+			}
+			if u.Reason != ReasonNotImageOnly || !strings.HasPrefix(u.Message, tc.want) {
+				t.Errorf("%s: %s\nwant %s: %s", u.Reason, u.Message, ReasonNotImageOnly, tc.want)
+			}
+		})
+	}
+}
