@@ -312,10 +312,21 @@ func restartCommand(r Row) string {
 			cmd += " --profile " + r.Profile
 		}
 		return cmd
-	case r.Kind == "Deployment", r.Kind == "StatefulSet", r.Kind == "DaemonSet":
+	case Rolls(r.Kind):
 		return fmt.Sprintf("kubectl rollout restart %s -n %s", r.Ref(), r.Namespace)
 	}
 	return fmt.Sprintf("delete the Pods of %s in %s; its controller creates them again", r.Ref(), r.Namespace)
+}
+
+// Rolls reports a kind whose pod template change is rolled out by its
+// controller: kubectl rollout restart rolls it, and restart's Restart and
+// Reinject apply.
+func Rolls(kind string) bool {
+	switch kind {
+	case "Deployment", "StatefulSet", "DaemonSet":
+		return true
+	}
+	return false
 }
 
 // PodBehind reports whether pod, made by workload's controller, runs

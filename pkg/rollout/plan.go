@@ -157,13 +157,13 @@ func plan(s *Step, r fleet.Row, obj *unstructured.Unstructured, opts PlanOptions
 	case obj != nil && OnDelete(obj):
 		s.Action, s.Inject = DeletePods, outdated
 		inPlaceOr(s, obj, opts)
-	case !outdated && obj != nil && Rolls(obj.GetKind()) && !Status(obj).Done:
+	case !outdated && obj != nil && fleet.Rolls(obj.GetKind()) && !Status(obj).Done:
 		// under way (or stuck): restarting again would only start
 		// another rollout; waiting resumes it, or names why it fails.
 		s.Action = Wait
 	case outdated:
 		s.Action = Reinject
-		if Rolls(r.Kind) {
+		if fleet.Rolls(r.Kind) {
 			s.Strategy, s.StrategyReason = StrategyRecreate, "the template carries the sidecar and the "+r.Kind+" rolls on a template change"
 			if opts.Strategy == StrategyInPlace {
 				report(ReasonInPlaceNotPossible, s.StrategyReason)

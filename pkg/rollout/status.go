@@ -163,16 +163,6 @@ func OnDelete(obj *unstructured.Unstructured) bool {
 	return false
 }
 
-// Rolls reports a kind whose pod template change is rolled out by its
-// controller (Restart and Reinject apply).
-func Rolls(kind string) bool {
-	switch kind {
-	case "Deployment", "StatefulSet", "DaemonSet":
-		return true
-	}
-	return false
-}
-
 // DesiredPods is how many Pods a workload's controller keeps: spec.replicas,
 // or for a DaemonSet the Nodes it is scheduled on.
 func DesiredPods(obj *unstructured.Unstructured) int64 {

@@ -72,7 +72,7 @@ func (m *restartMover) Move(ctx context.Context, s rollout.Step) error {
 		return m.waitRollout(ctx, resource, s, gen)
 	case rollout.Reinject:
 		out, err := m.reinject(ctx, resource, s, false)
-		if err != nil || !rollout.Rolls(s.Kind) {
+		if err != nil || !fleet.Rolls(s.Kind) {
 			return err
 		}
 		return m.waitRollout(ctx, resource, s, generation(out))
