@@ -13,6 +13,16 @@ import (
 // as it is.
 const reasonAlreadyInjected reason.Code = "already_injected"
 
+// Reasons of kubectl inject size besides sizing's.
+const (
+	reasonNoSidecar    reason.Code = "no_sidecar"
+	reasonNoParameters reason.Code = "no_resource_parameters"
+	// reasonInPodTemplate: the sidecar is in the workload's pod template
+	// (injected by kubectl inject or inject-fn), whose values a resize of
+	// its Pods would contradict: the annotations belong in the template.
+	reasonInPodTemplate reason.Code = "in_pod_template"
+)
+
 // commandReasonRows describe the codes the commands of this package
 // declare (explain's, and size's besides pkg/sizing's).
 var commandReasonRows = []reason.Row{

@@ -28,7 +28,6 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/fleet"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/inject/naming"
-	"github.com/kinject/kubectl-inject/pkg/reason"
 	"github.com/kinject/kubectl-inject/pkg/sizing"
 )
 
@@ -183,17 +182,6 @@ type sized struct {
 	// inTemplate: the workload's pod template carries the sidecar.
 	inTemplate bool
 }
-
-// Reasons of kubectl inject size besides sizing's (their rows are in
-// reasons.go).
-const (
-	reasonNoSidecar    reason.Code = "no_sidecar"
-	reasonNoParameters reason.Code = "no_resource_parameters"
-	// reasonInPodTemplate: the sidecar is in the workload's pod template
-	// (injected by kubectl inject or inject-fn), whose values a resize of
-	// its Pods would contradict: the annotations belong in the template.
-	reasonInPodTemplate reason.Code = "in_pod_template"
-)
 
 // templateInjected reports whether the workload's pod template carries
 // the profile's status record (the sidecar is part of the template).
