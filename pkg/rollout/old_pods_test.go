@@ -52,3 +52,32 @@ func TestOldPodsMessageThree(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// TestNewestReplicaSet: the ReplicaSet of the highest revision is the
+// newest, the first listed of two that name the same revision, and none
+// names a revision below the first (0, or a negative number).
+func TestNewestReplicaSet(t *testing.T) {
+	t.Parallel()
+	rs := func(name, revision string) *unstructured.Unstructured {
+		return object(t, `{kind: ReplicaSet, metadata: {name: `+name+`, annotations: {deployment.kubernetes.io/revision: "`+revision+`"}}}`)
+	}
+	for _, tc := range []struct {
+		name string
+		sets []*unstructured.Unstructured
+		want string // "" for none
+	}{
+		{"the highest", []*unstructured.Unstructured{rs("a", "2"), rs("b", "10"), rs("c", "3")}, "b"},
+		{"the first of the same revision", []*unstructured.Unstructured{rs("a", "4"), rs("b", "4")}, "a"},
+		{"a negative revision", []*unstructured.Unstructured{rs("a", "-1")}, ""},
+		{"no number", []*unstructured.Unstructured{rs("a", "x")}, ""},
+		{"none", nil, ""},
+	} {
+		got := ""
+		if n := newestReplicaSet(tc.sets); n != nil {
+			got = n.GetName()
+		}
+		if got != tc.want {
+			t.Errorf("%s: newest %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
