@@ -84,34 +84,17 @@ func TestObjectSelectorAsAPIServer(t *testing.T) {
 	// on each side, so that a case left out of the comparison shows.
 	compared, refused, wantCompared, wantRefused := 0, 0, 0, 0
 	for _, s := range cases {
-		want, wantErr := apiServerSelector(s)
-		accepted := inject.Settings{Policy: inject.Policy{Selector: s}}.Validate() == nil
-		got, err := objectSelector(s)
-		switch {
-		case wantErr != nil:
-			wantRefused++
-			if accepted && err == nil {
-				t.Errorf("%q: the API server refuses it (%v), but the settings accept it and objectSelector gives %+v", s, wantErr, got)
-				continue
-			}
-			refused++
-		case !accepted:
-			// kyaml's copy of the parser, which the settings use, and
-			// the API server's disagree: nothing reaches objectSelector.
-		case want == nil:
-			if err == nil || !strings.Contains(err.Error(), "has no equivalent") {
-				t.Errorf("%q: got %+v, %v; want gt and lt refused", s, got, err)
-			}
-		default:
+		switch checkSelectorAsAPIServer(t, s) {
+		case selectorComparedAlike:
 			wantCompared++
-			switch {
-			case err != nil:
-				t.Errorf("%q: %v; the API server reads %+v", s, err, want)
-			case !reflect.DeepEqual(got, want):
-				t.Errorf("%q: got %+v, the API server reads %+v", s, got, want)
-			default:
-				compared++
-			}
+			compared++
+		case selectorComparedApart:
+			wantCompared++
+		case selectorRefusedAlike:
+			wantRefused++
+			refused++
+		case selectorRefusedApart:
+			wantRefused++
 		}
 	}
 	t.Logf("%d selectors read alike, %d refused by the API server", compared, refused)
@@ -122,4 +105,61 @@ func TestObjectSelectorAsAPIServer(t *testing.T) {
 	if wantCompared < len(cases)/10 || wantRefused < len(cases)/10 {
 		t.Errorf("the API server reads %d and refuses %d of %d selectors: the generator misses a side", wantCompared, wantRefused, len(cases))
 	}
+}
+
+// How checkSelectorAsAPIServer found a selector: read by the API server
+// (compared) or refused by it, alike or apart; outside the comparison
+// when the settings refuse what the API server reads, or it has no
+// equivalent in a binding.
+type selectorOutcome int
+
+const (
+	selectorOutside selectorOutcome = iota
+	selectorComparedAlike
+	selectorComparedApart
+	selectorRefusedAlike
+	selectorRefusedApart
+)
+
+// checkSelectorAsAPIServer compares objectSelector with the API server's
+// parser on s, failing t where they differ.
+func checkSelectorAsAPIServer(t *testing.T, s string) selectorOutcome {
+	t.Helper()
+	want, wantErr := apiServerSelector(s)
+	accepted := inject.Settings{Policy: inject.Policy{Selector: s}}.Validate() == nil
+	got, err := objectSelector(s)
+	switch {
+	case wantErr != nil:
+		if accepted && err == nil {
+			t.Errorf("%q: the API server refuses it (%v), but the settings accept it and objectSelector gives %+v", s, wantErr, got)
+			return selectorRefusedApart
+		}
+		return selectorRefusedAlike
+	case !accepted:
+		// kyaml's copy of the parser, which the settings use, and the
+		// API server's disagree: nothing reaches objectSelector.
+		return selectorOutside
+	case want == nil:
+		if err == nil || !strings.Contains(err.Error(), "has no equivalent") {
+			t.Errorf("%q: got %+v, %v; want gt and lt refused", s, got, err)
+		}
+		return selectorOutside
+	case err != nil:
+		t.Errorf("%q: %v; the API server reads %+v", s, err, want)
+		return selectorComparedApart
+	case !reflect.DeepEqual(got, want):
+		t.Errorf("%q: got %+v, the API server reads %+v", s, got, want)
+		return selectorComparedApart
+	}
+	return selectorComparedAlike
+}
+
+// FuzzObjectSelectorAsAPIServer: for any selector, objectSelector (the
+// parser kept so that inject-fn starts without apimachinery's) reads it
+// as the API server's parser does, or both refuse it.
+func FuzzObjectSelectorAsAPIServer(f *testing.F) {
+	for _, s := range selectorCorpus {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) { checkSelectorAsAPIServer(t, s) })
 }
