@@ -90,6 +90,7 @@ fuzz:
 	hack/fuzz.sh ./fn/processor FuzzResourceList $(FUZZTIME)
 	hack/fuzz.sh ./pkg/yamltext FuzzDecodeBatch $(FUZZTIME)
 	hack/fuzz.sh ./pkg/admission FuzzObjectSelectorAsAPIServer $(FUZZTIME)
+	hack/fuzz.sh ./pkg/inject/grammar FuzzSameQuantityAsKubernetes $(FUZZTIME)
 
 ## mutate: mutation testing (gremlins, pinned) of the packages of hack/mutate-gate.txt; prints the
 ## mutants that survive and fails when a package's test efficacy is below its minimum there.

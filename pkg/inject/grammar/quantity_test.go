@@ -1,6 +1,9 @@
 package grammar
 
 import (
+	"math/big"
+	"strconv"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -36,4 +39,70 @@ func TestQuantityValue(t *testing.T) {
 	if pairs < 60 {
 		t.Fatalf("only %d equal pairs: the sample compares little", pairs)
 	}
+}
+
+// FuzzSameQuantityAsKubernetes: for any two texts, SameQuantity (the
+// core's comparison, kept so that the core links no API machinery) says
+// what the Kubernetes parser says, but where listed:
+//   - a text without digits before its suffix or exponent ("e3", "+",
+//     "Ki"), which Kubernetes reads as zero and the core refuses (the API
+//     server stores "0");
+//   - a decimal exponent past 100 either way ("0E1000"), which the core
+//     refuses to bound the work of one comparison;
+//   - a value Kubernetes rounds: it keeps nine decimal places (1n) and
+//     rounds up past them, where the core compares exact values.
+func FuzzSameQuantityAsKubernetes(f *testing.F) {
+	for _, s := range [][2]string{{"1", "1000m"}, {"1Gi", "1024Mi"}, {"5e-1", ".5"}, {"1E", "1e18"}, {"-1", "-1000m"}, {"1 Gi", "1Gi"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if pastExponentBound(a) || pastExponentBound(b) {
+			// Not given to Kubernetes: its parser runs for minutes on
+			// "1e7777700010".
+			if SameQuantity(a, b) {
+				t.Errorf("SameQuantity(%q, %q): a value past the exponent bound compared", a, b)
+			}
+			return
+		}
+		qa, errA := resource.ParseQuantity(a)
+		qb, errB := resource.ParseQuantity(b)
+		if errA == nil && errB == nil && (!exactInKubernetes(a, qa) || !exactInKubernetes(b, qb)) {
+			return
+		}
+		want := errA == nil && errB == nil && qa.Cmp(qb) == 0
+		if got := SameQuantity(a, b); got != want {
+			t.Errorf("SameQuantity(%q, %q) = %v, the Kubernetes parser says %v", a, b, got, want)
+		}
+	})
+}
+
+// exactInKubernetes: the Kubernetes quantity q parsed from s holds the
+// value the text says (the core's QuantityValue), not a rounded one, and s
+// has digits before its exponent.
+func exactInKubernetes(s string, q resource.Quantity) bool {
+	v, ok := QuantityValue(s)
+	if !ok {
+		// compared: the core refuses what Kubernetes reads, but a
+		// number without digits
+		number := s[:len(s)-len(strings.TrimLeft(s, "+-.0123456789"))]
+		return strings.ContainsAny(number, "0123456789")
+	}
+	k, ok := new(big.Rat).SetString(q.AsDec().String())
+	return ok && k.Cmp(v) == 0
+}
+
+// pastExponentBound: s is a number with a decimal exponent past 100 either
+// way, which the core refuses.
+func pastExponentBound(s string) bool {
+	number := s[:len(s)-len(strings.TrimLeft(s, "+-.0123456789"))]
+	rest := s[len(number):]
+	if len(rest) < 2 || (rest[0] != 'e' && rest[0] != 'E') || !strings.ContainsAny(number, "0123456789") {
+		return false
+	}
+	digits := strings.TrimLeft(rest[1:], "+-")
+	if len(rest[1:])-len(digits) > 1 || digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return false
+	}
+	e, err := strconv.ParseInt(strings.TrimLeft(digits, "0")+"0", 10, 64)
+	return err != nil || e/10 > 100
 }
