@@ -21,30 +21,6 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/reason"
 )
 
-// Reasons a Pod is recreated rather than upgraded in place.
-const (
-	// ReasonNotImageOnly: the current template changes more than the
-	// sidecars' images (an argument, a port, a volume...), which a running
-	// Pod cannot take.
-	ReasonNotImageOnly reason.Code = "not_image_only"
-	// ReasonAlreadyCurrent: the Pod runs the current template already.
-	ReasonAlreadyCurrent reason.Code = "already_current"
-	// ReasonRolledBack: a Pod upgraded in place was not Ready on its new
-	// sidecar within the deadline and was patched back to its old images.
-	ReasonRolledBack reason.Code = "rolled_back"
-	// ReasonDrain: a Pod's proxy could not be taken out of service before
-	// its upgrade in place (the drain endpoint failed, or the Pod stayed
-	// in its Services' endpoints); nothing of the Pod was changed.
-	ReasonDrain reason.Code = "drain_failed"
-	// ReasonOldKubelet: the Pod's node runs a kubelet that does not
-	// restart a native sidecar whose image changed.
-	ReasonOldKubelet reason.Code = "kubelet_too_old"
-	// ReasonSingleReplica: a Deployment of one replica, which an upgrade
-	// in place would leave with no Pod serving while it is drained; its
-	// rollout surges a new Pod first.
-	ReasonSingleReplica reason.Code = "single_replica"
-)
-
 // upgradedInPlace is the annotation, beside a profile's record, that an
 // upgrade in place writes: the template hash the Pod was created with.
 const upgradedInPlace = "upgraded-in-place"

@@ -8,33 +8,6 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/reason"
 )
 
-// Reasons a workload is not brought to current (stable snake_case codes:
-// they appear in reports).
-const (
-	// ReasonProgressDeadline: the rollout made no progress within its
-	// deadline (a Deployment's progressDeadlineSeconds, or --progress-deadline).
-	ReasonProgressDeadline reason.Code = "progress_deadline_exceeded"
-	// ReasonPaused: a paused Deployment never rolls.
-	ReasonPaused reason.Code = "paused"
-	// ReasonGone: the workload was deleted while it was waited on.
-	ReasonGone reason.Code = "deleted"
-	// ReasonInjection: injecting the current template failed.
-	ReasonInjection reason.Code = "injection_failed"
-	// ReasonAPI: a request failed.
-	ReasonAPI reason.Code = "api_error"
-	// ReasonInterrupted: the run was interrupted (the workload was not
-	// started, or not waited on to the end).
-	ReasonInterrupted reason.Code = "interrupted"
-	// ReasonNotStarted: an earlier workload failed, so this one was left
-	// as it was.
-	ReasonNotStarted reason.Code = "not_started"
-	// ReasonJob: a Job's Pods are not restarted; they finish on their own.
-	ReasonJob reason.Code = "job"
-	// ReasonError: status could not classify the workload (a conflict, an
-	// invalid object): fix it first.
-	ReasonError reason.Code = "error"
-)
-
 // Progress is a workload's rollout as Status judges it.
 type Progress struct {
 	// Done: every Pod runs the current pod template and is available,

@@ -10,8 +10,6 @@ import (
 
 	"github.com/kinject/kubectl-inject/pkg/fleet"
 	"github.com/kinject/kubectl-inject/pkg/inject"
-
-	"github.com/kinject/kubectl-inject/pkg/reason"
 )
 
 // Strategies of --strategy: how a workload's Pods get the current sidecar.
@@ -28,14 +26,6 @@ const (
 
 // Strategies lists the values of --strategy.
 var Strategies = []string{StrategyAuto, StrategyInPlace, StrategyRecreate}
-
-// ReasonRollsOnChange: the workload's template carries the sidecar and its
-// controller rolls on a template change, so it is recreated.
-const ReasonRollsOnChange reason.Code = "rolls_on_change"
-
-// ReasonInPlaceNotPossible: --strategy in-place, and the workload cannot be
-// upgraded in place (the step's message says why).
-const ReasonInPlaceNotPossible reason.Code = "in_place_not_possible"
 
 // Pods finds the live Pods a workload's controllers made (a Deployment's
 // through its ReplicaSets).
