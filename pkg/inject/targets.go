@@ -29,6 +29,17 @@ var builtinPaths = []PodTemplatePath{
 	{Group: "batch", Kind: "CronJob", Path: []string{"spec", "jobTemplate", "spec", "template"}},
 }
 
+// BuiltinPodTemplatePath is where a kind injected without configuration
+// keeps its pod template (nil for a Pod); false for another kind.
+func BuiltinPodTemplatePath(group, kind string) ([]string, bool) {
+	for _, p := range builtinPaths {
+		if p.Group == group && p.Kind == kind {
+			return p.Path, true
+		}
+	}
+	return nil, false
+}
+
 // ParsePodTemplatePath reads "Kind[.group]=field.path", for example
 // "Rollout.argoproj.io=spec.template".
 func ParsePodTemplatePath(s string) (PodTemplatePath, error) {

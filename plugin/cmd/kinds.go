@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
 // workloadKind is a kind of object that holds a pod template or is a Pod:
@@ -15,8 +17,6 @@ type workloadKind struct {
 	// aliases are the names it answers to on the command line, as kubectl
 	// spells them (singular, plural, short name); KIND.GROUP too.
 	aliases []string
-	// podTemplate is the path of its pod template, nil for a Pod.
-	podTemplate []string
 	// rolls says how its Pods come to run a new pod template.
 	rolls string
 	// listed: status, restart, size and explain list it, in this order
@@ -35,23 +35,23 @@ var (
 )
 
 var workloadKinds = []workloadKind{
-	{"Deployment", appsV1.WithResource("deployments"), []string{"deployment", "deployments", "deploy"}, []string{"spec", "template"},
+	{"Deployment", appsV1.WithResource("deployments"), []string{"deployment", "deployments", "deploy"},
 		"a rollout (kubectl rollout restart)", true, true},
-	{"StatefulSet", appsV1.WithResource("statefulsets"), []string{"statefulset", "statefulsets", "sts"}, []string{"spec", "template"},
+	{"StatefulSet", appsV1.WithResource("statefulsets"), []string{"statefulset", "statefulsets", "sts"},
 		"a rollout; with updateStrategy OnDelete, its Pods deleted one at a time", true, true},
-	{"DaemonSet", appsV1.WithResource("daemonsets"), []string{"daemonset", "daemonsets", "ds"}, []string{"spec", "template"},
+	{"DaemonSet", appsV1.WithResource("daemonsets"), []string{"daemonset", "daemonsets", "ds"},
 		"a rollout; with updateStrategy OnDelete, its Pods deleted one at a time", true, true},
-	{"ReplicaSet", appsV1.WithResource("replicasets"), []string{"replicaset", "replicasets", "rs"}, []string{"spec", "template"},
+	{"ReplicaSet", appsV1.WithResource("replicasets"), []string{"replicaset", "replicasets", "rs"},
 		"its Pods deleted (or its Deployment's rollout)", true, false},
-	{"CronJob", batchV1.WithResource("cronjobs"), []string{"cronjob", "cronjobs", "cj"}, []string{"spec", "jobTemplate", "spec", "template"},
+	{"CronJob", batchV1.WithResource("cronjobs"), []string{"cronjob", "cronjobs", "cj"},
 		"its next Job", true, true},
-	{"Job", batchV1.WithResource("jobs"), []string{"job", "jobs"}, []string{"spec", "template"},
+	{"Job", batchV1.WithResource("jobs"), []string{"job", "jobs"},
 		"never: a Job's pod template cannot change", true, false},
-	{"Pod", coreV1.WithResource("pods"), []string{"pod", "pods", "po"}, nil,
+	{"Pod", coreV1.WithResource("pods"), []string{"pod", "pods", "po"},
 		"deleted, and made again by its controller", true, false},
-	{"ReplicationController", coreV1.WithResource("replicationcontrollers"), []string{"replicationcontroller", "replicationcontrollers", "rc"}, []string{"spec", "template"},
+	{"ReplicationController", coreV1.WithResource("replicationcontrollers"), []string{"replicationcontroller", "replicationcontrollers", "rc"},
 		"its Pods deleted", false, false},
-	{"PodTemplate", coreV1.WithResource("podtemplates"), []string{"podtemplate", "podtemplates"}, []string{"template"},
+	{"PodTemplate", coreV1.WithResource("podtemplates"), []string{"podtemplate", "podtemplates"},
 		"never: Pods are made from it by what reads it", false, false},
 }
 
@@ -65,11 +65,13 @@ var profileKinds = gvrsOf(kindsWhere(func(k workloadKind) bool { return k.record
 var workloadTypes = resourceNames(workloadKinds)
 
 // podTemplates are the pod templates' paths of the listed kinds (nil for
-// a Pod), by kind.
+// a Pod), by kind: the core's.
 var podTemplates = func() map[string][]string {
 	out := map[string][]string{}
 	for _, k := range statusResources {
-		out[k.kind] = k.podTemplate
+		// TestWorkloadKinds holds every kind of the table to one the
+		// core injects.
+		out[k.kind], _ = inject.BuiltinPodTemplatePath(k.gvr.Group, k.kind)
 	}
 	return out
 }()

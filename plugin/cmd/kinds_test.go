@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
 // Every name of a listed kind resolves to it, with or without its group,
@@ -27,6 +29,9 @@ func TestWorkloadKinds(t *testing.T) {
 					t.Errorf("listedResourceOf(%q) = %q, want %q", typ, got, want)
 				}
 			}
+		}
+		if _, ok := inject.BuiltinPodTemplatePath(k.gvr.Group, k.kind); !ok {
+			t.Errorf("%s: the core injects no such kind (pkg/inject's builtinPaths), so its pod template is not known", k.kind)
 		}
 		if k.listed {
 			if kindOf(k.gvr.Resource) != k.kind || resourceOf(k.kind) != k.gvr.Resource || gvrOf(k.gvr.Resource) != k.gvr {
