@@ -84,3 +84,26 @@ func TestLeftAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanReports: a row status could not classify is reported as an
+// error with its state and message, and a current workload whose Pods wait
+// for an object the namespace lacks with what it waits for; restarting
+// would help neither.
+func TestPlanReports(t *testing.T) {
+	t.Parallel()
+	rows := []fleet.Row{
+		{Namespace: "a", Kind: "Deployment", Group: "apps", Name: "broken", State: "error:conflict", Message: "container envoy exists"},
+		{Namespace: "a", Kind: "Deployment", Group: "apps", Name: "waiting", State: fleet.Current, Pods: 1, WaitingFor: []string{"configmap/envoy", "secret/certs"}},
+	}
+	var got []string
+	for _, s := range Plan(rows, nil, PlanOptions{}) {
+		got = append(got, fmt.Sprintf("%s %s %s: %s", s.Ref(), s.Action, s.Reason, s.Message))
+	}
+	want := []string{
+		"deployment.apps/broken report error: error:conflict: container envoy exists",
+		"deployment.apps/waiting report missing_reference: the sidecar needs configmap/envoy, secret/certs, which the namespace lacks",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("plan:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
