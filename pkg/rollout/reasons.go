@@ -55,9 +55,6 @@ const (
 
 // Reasons restart chooses a strategy for.
 const (
-	// ReasonRollsOnChange: the workload's template carries the sidecar and its
-	// controller rolls on a template change, so it is recreated.
-	ReasonRollsOnChange reason.Code = "rolls_on_change"
 	// ReasonInPlaceNotPossible: --strategy in-place, and the workload cannot be
 	// upgraded in place (the step's message says why).
 	ReasonInPlaceNotPossible reason.Code = "in_place_not_possible"
@@ -84,7 +81,6 @@ var reasonRows = []reason.Row{
 	reason.NewRow(ReasonDrain, byRestart, "failed, left as it was", "the Pod's proxy could not be taken out of service before its upgrade in place (the drain step failed, or the Pod stayed in its Services' endpoints)"),
 	reason.NewRow(ReasonOldKubelet, byRestart, "recreated", "the Pod's node runs a kubelet that does not restart a native sidecar whose image changed"),
 	reason.NewRow(ReasonSingleReplica, byRestart, "recreated", "a Deployment of one replica, which an upgrade in place would leave with no Pod serving while it is drained; its rollout surges a new Pod first"),
-	reason.NewRow(ReasonRollsOnChange, byRestart, "recreated", "the workload's template carries the sidecar, and its controller rolls on a template change"),
 	reason.NewRow(ReasonInPlaceNotPossible, byRestart, "left alone", "--strategy in-place, and the workload cannot be upgraded in place (the message says why)"),
 }
 

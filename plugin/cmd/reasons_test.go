@@ -27,10 +27,12 @@ func TestReasonsOfEveryCommandDocumented(t *testing.T) {
 // any command reports to one constant of the one code type and one row:
 // a code without a row, a row without a code, a code with two rows, an
 // untyped reason constant, or a code written as a literal where it is
-// given (a Reason field or a conversion) fails it.
+// given (a Reason field or a conversion) fails it; so does a code that no
+// code gives (named only in its declaration and its row), or that no test
+// names.
 func TestReasonTables(t *testing.T) {
 	t.Parallel()
-	declared, problems := declaredCodes(t, mddoc.Root())
+	declared, names, problems := declaredCodes(t, mddoc.Root())
 	for _, p := range problems {
 		t.Error(p)
 	}
@@ -56,6 +58,79 @@ func TestReasonTables(t *testing.T) {
 			t.Errorf("%s (%s): declared, but in no table of reasons", code, at)
 		}
 	}
+	given, tested := codeUses(t, mddoc.Root(), names)
+	for code, at := range declared {
+		if given[code] == 0 {
+			t.Errorf("%s (%s): declared, but no code gives it (its constant is named only where it is declared and in its row)", code, at)
+		}
+		if !tested[code] {
+			t.Errorf("%s (%s): no test names it (its constant, or the code in a string): give it a case", code, at)
+		}
+	}
+}
+
+// rowTables are the variables that hold the tables of rows.
+var rowTables = map[string]bool{"reasonRules": true, "reasonRows": true, "commandReasonRows": true}
+
+// codeUses reads every Go file below root's pkg, plugin, fn, internal and
+// test: how many times each code's constant (names: code by constant name)
+// is named in non-test code outside its declaration and its row, and
+// whether a test names the constant or holds the code in a string.
+func codeUses(t *testing.T, root string, names map[string]reason.Code) (given map[reason.Code]int, tested map[reason.Code]bool) {
+	t.Helper()
+	given, tested = map[reason.Code]int{}, map[reason.Code]bool{}
+	fset := token.NewFileSet()
+	for _, dir := range []string{"pkg", "plugin", "fn", "internal", "test"} {
+		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
+				return err
+			}
+			f, err := parser.ParseFile(fset, path, nil, 0)
+			if err != nil {
+				return err
+			}
+			isTest := strings.HasSuffix(path, "_test.go")
+			ast.Inspect(f, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.ValueSpec:
+					// a code's declaration does not use it, nor does a
+					// table of rows
+					for _, name := range n.Names {
+						if _, ok := names[name.Name]; ok || rowTables[name.Name] {
+							return false
+						}
+					}
+				case *ast.CallExpr:
+					// nor does its row, reason.NewRow(code, ...)
+					if typeName(n.Fun) == "reason.NewRow" {
+						return false
+					}
+				case *ast.Ident:
+					if code, ok := names[n.Name]; ok {
+						if isTest {
+							tested[code] = true
+						} else {
+							given[code]++
+						}
+					}
+				case *ast.BasicLit:
+					if isTest && n.Kind == token.STRING {
+						for _, code := range names {
+							if strings.Contains(n.Value, string(code)) {
+								tested[code] = true
+							}
+						}
+					}
+				}
+				return true
+			})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return given, tested
 }
 
 var (
@@ -71,10 +146,11 @@ var codeTypes = map[string]bool{"reason.Code": true, "inject.Reason": true, "Rea
 
 // declaredCodes reads every non-test Go file below root's pkg, plugin, fn
 // and internal: the codes declared as constants of the code type (with
-// where), and what breaks the rule of one constant per code.
-func declaredCodes(t *testing.T, root string) (declared map[reason.Code]string, problems []string) {
+// where, and by constant name), and what breaks the rule of one constant
+// per code.
+func declaredCodes(t *testing.T, root string) (declared map[reason.Code]string, names map[string]reason.Code, problems []string) {
 	t.Helper()
-	declared = map[reason.Code]string{}
+	declared, names = map[reason.Code]string{}, map[string]reason.Code{}
 	fset := token.NewFileSet()
 	for _, dir := range []string{"pkg", "plugin", "fn", "internal"} {
 		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
@@ -106,6 +182,7 @@ func declaredCodes(t *testing.T, root string) (declared map[reason.Code]string, 
 									problems = append(problems, at(vs)+": "+lit+" is declared again (first at "+earlier+")")
 								}
 								declared[reason.Code(lit)] = at(vs)
+								names[vs.Names[i].Name] = reason.Code(lit)
 							case vs.Type == nil && reasonName.MatchString(vs.Names[i].Name) && codeLike.MatchString(lit):
 								problems = append(problems, at(vs)+": "+vs.Names[i].Name+" is an untyped reason constant: give it the type reason.Code")
 							}
@@ -134,7 +211,7 @@ func declaredCodes(t *testing.T, root string) (declared map[reason.Code]string, 
 			t.Fatal(err)
 		}
 	}
-	return declared, problems
+	return declared, names, problems
 }
 
 // typeName is a type expression as written: Name or pkg.Name.
