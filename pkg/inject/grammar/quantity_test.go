@@ -103,6 +103,10 @@ func pastExponentBound(s string) bool {
 	if len(rest[1:])-len(digits) > 1 || digits == "" || strings.Trim(digits, "0123456789") != "" {
 		return false
 	}
-	e, err := strconv.ParseInt(strings.TrimLeft(digits, "0")+"0", 10, 64)
-	return err != nil || e/10 > 100
+	digits = strings.TrimLeft(digits, "0")
+	if len(digits) > 3 {
+		return true
+	}
+	e, _ := strconv.Atoi("0" + digits)
+	return e > 100
 }
