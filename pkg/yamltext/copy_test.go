@@ -19,16 +19,9 @@ var copiers = []struct {
 // allocations however many nodes it has. (Not parallel: AllocsPerRun
 // counts the allocations of the whole program.)
 func TestCopyWithoutAliases(t *testing.T) {
-	doc, err := Decode([]byte("a:\n  b: [1, 2, 3]\n  c: {d: e}\nf:\n- g\n- h: i\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := doc.Content[0]
+	n := decodeRoot(t, "a:\n  b: [1, 2, 3]\n  c: {d: e}\nf:\n- g\n- h: i\n")
 	for _, c := range copiers {
-		got := c.copy(n)
-		if !Equal(got, n) {
-			t.Fatalf("%s: the copy differs", c.name)
-		}
+		got := copyEqual(t, c.name, c.copy, n)
 		h := got.Content[3].Content[1].Content[0] // the key h
 		if h == n.Content[3].Content[1].Content[0] || h.Value != "h" {
 			t.Fatalf("%s: the node h is %p %q, want a copy", c.name, h, h.Value)
@@ -46,16 +39,9 @@ func TestCopyWithoutAliases(t *testing.T) {
 // the anchor is copied once.
 func TestCopyAliases(t *testing.T) {
 	t.Parallel()
-	doc, err := Decode([]byte("a: &x\n  b: 1\nc: *x\nd: [*x, *x]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := doc.Content[0]
+	n := decodeRoot(t, "a: &x\n  b: 1\nc: *x\nd: [*x, *x]\n")
 	for _, c := range copiers {
-		got := c.copy(n)
-		if !Equal(got, n) {
-			t.Fatalf("%s: the copy differs", c.name)
-		}
+		got := copyEqual(t, c.name, c.copy, n)
 		anchor, alias := got.Content[1], got.Content[3]
 		if anchor == n.Content[1] || anchor.Content[1].Value != "1" || alias == n.Content[3] {
 			t.Fatalf("%s: the anchor and the alias are not copies", c.name)
@@ -75,4 +61,24 @@ func TestCopyAliases(t *testing.T) {
 	if Copy(nil) != nil || Clone(nil) != nil {
 		t.Errorf("a copy of nil is not nil")
 	}
+}
+
+// decodeRoot is the root node of src.
+func decodeRoot(t *testing.T, src string) *yaml.Node {
+	t.Helper()
+	doc, err := Decode([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc.Content[0]
+}
+
+// copyEqual is copy's copy of n, which must equal n.
+func copyEqual(t *testing.T, name string, copy func(*yaml.Node) *yaml.Node, n *yaml.Node) *yaml.Node {
+	t.Helper()
+	got := copy(n)
+	if !Equal(got, n) {
+		t.Fatalf("%s: the copy differs", name)
+	}
+	return got
 }
