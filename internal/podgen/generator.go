@@ -178,7 +178,7 @@ func (g Generator) pod(r *rand.Rand, name string) map[string]any {
 		meta["labels"] = d.emptyMap()
 	}
 	ann := map[string]any{}
-	d.maybe(ann, "sidecar.kinject.dev/inject", 0.3, func() any { return d.pick("true", "false", "TRUE", "False", "") })
+	d.maybe(ann, "sidecar.kinject.dev/inject", 0.3, func() any { return d.pick("true", "false", "TRUE", "False", "", "falſe") })
 	if g.Profile != "" {
 		d.maybe(ann, naming.InjectAnnotationFor(g.Profile), 0.3, func() any { return d.pick("true", "false", "True", "") })
 	}

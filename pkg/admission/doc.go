@@ -25,8 +25,10 @@
 //     or an error of the mutating policy (validating.go).
 //
 // The core's pod-level skips (opted out, not opted in, hostNetwork,
-// another mesh's proxy, the profile's own status record already there)
-// are match conditions. Conflicts (a container or volume of the template's
+// another mesh's proxy, a static pod's mirror) are the core's own data
+// (inject.Policy.PodSkips), compiled to CEL by selection.go: the
+// conditions of the skip mark, beside the match condition of the
+// profile's own status record already there. Conflicts (a container or volume of the template's
 // name that differs, a port a container already uses) are computed in CEL
 // in the core's order with the core's message; a Pod with one is never half
 // injected: it is left as created, marked with the reason and the message,

@@ -113,51 +113,62 @@ func objectSelector(s string) (*labelSelector, error) {
 	return out, nil
 }
 
-// matchConditions are the core's pod-level skips (selectPod and the status
-// check) as CEL: a Pod for which any is false is left as created. They use
+// matchConditions are the status check and the core's pod-level skips
+// (inject.Policy.PodSkips, which the core evaluates itself) as CEL: a Pod
+// for which any is false is left as created. They use
 // the profile's own status and inject annotations; the seed's annotation
 // opts in the default profile only, as in the core. Other profiles'
 // records do not stop the policy: they are handled by the variables.
 // allContainers is the variable of the Pod's containers and init
 // containers, nil when the policy has none (a template of volumes only).
 func matchConditions(p inject.Policy, profile string, allContainers expr.Expr) []matchCondition {
-	value := func(key string) expr.Expr { return expr.Method(annotation(key), "lowerAscii") }
-	injectKey := naming.InjectAnnotationFor(profile)
 	conds := []matchCondition{
 		{"not-injected", expr.Or(expr.Not(expr.Has(metadata, "annotations")),
 			expr.Not(expr.In(expr.Str(naming.StatusAnnotationFor(profile)), annotations))), ""},
-		{"not-opted-out", expr.Ne(value(injectKey), expr.Str("false")), inject.ReasonOptedOut},
 	}
-	if p.Mode == inject.OptIn {
-		in := expr.Eq(value(injectKey), expr.Str("true"))
-		if profile == "" {
-			in = expr.Or(in, expr.Eq(value(naming.SeedAnnotation), expr.Str("true")))
-		}
-		conds = append(conds, matchCondition{"opted-in", in, inject.ReasonNotOptedIn})
+	for _, s := range p.PodSkips(profile) {
+		conds = append(conds, matchCondition{s.Name, expr.Not(holds(s.When, allContainers)), s.Reason})
 	}
-	if !p.InjectHostNetwork {
-		conds = append(conds, matchCondition{"not-host-network", expr.Or(expr.Not(expr.Has(spec, "hostNetwork")), expr.Not(expr.Field(spec, "hostNetwork"))), inject.ReasonHostNetwork})
-	}
-	noProxy := expr.And(expr.Not(hasProxy(expr.Field(spec, "containers"))),
-		expr.Not(expr.And(expr.Has(spec, "initContainers"), hasProxy(expr.Field(spec, "initContainers")))))
-	if allContainers != nil {
-		noProxy = expr.Not(hasProxy(allContainers))
-	}
-	conds = append(conds, matchCondition{"no-other-mesh", noProxy, inject.ReasonOtherMesh})
-	conds = append(conds, matchCondition{"not-a-mirror-pod", expr.Or(expr.Not(expr.Has(metadata, "annotations")),
-		expr.Not(expr.In(expr.Str(inject.MirrorPodAnnotation), annotations))), inject.ReasonMirrorPod})
 	return conds
 }
 
-// hasProxy is true when the list of containers holds another mesh's
-// proxy.
-func hasProxy(containers expr.Expr) expr.Expr {
-	var proxies []expr.Expr
-	for _, n := range inject.OtherMeshProxies() {
-		proxies = append(proxies, expr.Str(n))
+// holds is the pod condition c of the core (pkg/inject's PodSkips) as
+// CEL on the Pod, with the core's meaning for each kind of condition.
+func holds(c inject.PodCondition, allContainers expr.Expr) expr.Expr {
+	switch c := c.(type) {
+	case inject.AnnotationIs:
+		return expr.Eq(expr.Method(annotation(c.Key), "lowerAscii"), expr.Str(strings.ToLower(c.Value)))
+	case inject.HasPodAnnotation:
+		return expr.And(expr.Has(metadata, "annotations"), expr.In(expr.Str(c.Key), annotations))
+	case inject.SpecIsTrue:
+		return expr.And(expr.Has(spec, c.Field), expr.Field(spec, c.Field))
+	case inject.HasContainer:
+		if allContainers != nil {
+			return namedIn(allContainers, c.Names)
+		}
+		return expr.Or(namedIn(expr.Field(spec, "containers"), c.Names),
+			expr.And(expr.Has(spec, "initContainers"), namedIn(expr.Field(spec, "initContainers"), c.Names)))
+	case inject.AnyOf:
+		each := make([]expr.Expr, len(c))
+		for i, x := range c {
+			each[i] = holds(x, allContainers)
+		}
+		return expr.Or(each...)
+	case inject.Not:
+		return expr.Not(holds(c.Of, allContainers))
+	}
+	panic(fmt.Sprintf("admission: no CEL for the pod condition %T", c))
+}
+
+// namedIn is true when the list of containers holds one named one of
+// names.
+func namedIn(containers expr.Expr, names []string) expr.Expr {
+	quoted := make([]expr.Expr, len(names))
+	for i, n := range names {
+		quoted[i] = expr.Str(n)
 	}
 	c := expr.Ident("c")
-	return expr.Method(containers, "exists", c, expr.In(expr.Field(c, "name"), expr.List(proxies...)))
+	return expr.Method(containers, "exists", c, expr.In(expr.Field(c, "name"), expr.List(quoted...)))
 }
 
 // matchCondition is one of the conditions a Pod meets to be injected,

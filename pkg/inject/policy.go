@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"github.com/kinject/kubectl-inject/pkg/internal/nodes"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -61,44 +60,6 @@ func (p Policy) selectObject(obj *yaml.Node) (Reason, string) {
 		if err != nil || !ok {
 			return ReasonLabelsNotSelected, fmt.Sprintf("labels do not match %q", p.Selector)
 		}
-	}
-	return "", ""
-}
-
-// selectPod applies the opt-in/out policy of the profile and the pod-level
-// skips. The seed's annotation opts in the default profile only.
-func (p Policy) selectPod(t *podTarget, profile string) (Reason, string) {
-	objAnn := nodes.MapValue(nodes.MapValue(t.obj, "metadata"), "annotations")
-	podAnn := nodes.MapValue(t.meta, "annotations")
-	key := naming.InjectAnnotationFor(profile)
-	inject := firstNonEmpty(nodes.ScalarField(podAnn, key), nodes.ScalarField(objAnn, key))
-	seed := ""
-	if profile == "" {
-		seed = firstNonEmpty(nodes.ScalarField(podAnn, naming.SeedAnnotation), nodes.ScalarField(objAnn, naming.SeedAnnotation))
-	}
-	switch {
-	case strings.EqualFold(inject, "false"):
-		return ReasonOptedOut, key + ` is "false"`
-	case p.Mode == OptIn && !strings.EqualFold(inject, "true") && !strings.EqualFold(seed, "true"):
-		if profile != "" {
-			return ReasonNotOptedIn, fmt.Sprintf(`mode is opt-in and %s is not "true"`, key)
-		}
-		return ReasonNotOptedIn, fmt.Sprintf(`mode is opt-in and neither %s nor %s is "true"`, naming.InjectAnnotation, naming.SeedAnnotation)
-	}
-	if !p.InjectHostNetwork && nodes.ScalarField(t.spec, "hostNetwork") == "true" {
-		return ReasonHostNetwork, "the pod uses the host's network; a sidecar would share the node's ports"
-	}
-	for _, list := range []string{"containers", "initContainers"} {
-		for _, name := range nodes.ItemNames(nodes.MapValue(t.spec, list)) {
-			for _, proxy := range otherMeshProxies {
-				if name == proxy {
-					return ReasonOtherMesh, fmt.Sprintf("the pod already has %s", proxy)
-				}
-			}
-		}
-	}
-	if nodes.MapValue(podAnn, MirrorPodAnnotation) != nil {
-		return ReasonMirrorPod, "the pod is a static pod's mirror (" + MirrorPodAnnotation + "): a sidecar added here would never run"
 	}
 	return "", ""
 }

@@ -118,6 +118,12 @@ var reasonCases = []reasonCase{{
 	action: inject.Skipped, reason: inject.ReasonOptedOut,
 	message: `sidecar.kinject.dev/inject is "false"`,
 }, {
+	// Without ASCII case only, as the admission policy's lowerAscii:
+	// "ſ" (U+017F) is not an "s" there, so it is not here either.
+	name: "a value that folds to false outside ASCII only", config: podgen.ReasonsProxy,
+	object: pod("namespace: ns-a, annotations: {sidecar.kinject.dev/inject: \"falſe\"}", appContainer),
+	action: inject.Injected,
+}, {
 	name: "opted out on the workload", config: podgen.ReasonsProxy,
 	object: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, annotations: {sidecar.kinject.dev/inject: \"false\"}}\nspec:\n  template:\n    spec:\n" + templateContainer,
 	action: inject.Skipped, reason: inject.ReasonOptedOut,

@@ -35,3 +35,25 @@ func All(s string, ok func(byte) bool) bool {
 	}
 	return true
 }
+
+// EqualFold reports whether a and b are equal without ASCII case, as CEL's
+// lowerAscii compares them: no other letter folds (strings.EqualFold
+// takes "ſ" for "s", which the API server's CEL does not).
+func EqualFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		if lower(a[i]) != lower(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func lower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}

@@ -1,0 +1,91 @@
+package inject_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/kinject/kubectl-inject/pkg/inject"
+)
+
+// TestPodSkipsAreTheSkipRows holds the pod-level skips (the conditions the
+// core and the admission policy both evaluate) to the table of reasons:
+// every skip row that admission marks or leaves unmarked has one pod
+// skip under some policy, and every pod skip has such a row, a match
+// condition's name of its own, and a message.
+func TestPodSkipsAreTheSkipRows(t *testing.T) {
+	t.Parallel()
+	given := map[inject.Reason]string{} // reason: its condition's name
+	for _, p := range []inject.Policy{{}, {Mode: inject.OptIn}, {InjectHostNetwork: true}} {
+		for _, profile := range []string{"", "mesh"} {
+			names := map[string]bool{}
+			for _, s := range p.PodSkips(profile) {
+				if names[s.Name] {
+					t.Errorf("%+v, profile %q: two skips named %s", p, profile, s.Name)
+				}
+				names[s.Name] = true
+				if s.Name == "" || s.When == nil || s.Message("x") == "" {
+					t.Errorf("%s: a skip without its name, condition or message", s.Reason)
+				}
+				if was, ok := given[s.Reason]; ok && was != s.Name {
+					t.Errorf("%s: named %s and %s", s.Reason, was, s.Name)
+				}
+				given[s.Reason] = s.Name
+			}
+		}
+	}
+	for _, r := range inject.ReasonRules() {
+		podLevel := slices.Contains(r.Outcomes, inject.Skipped) && (r.AtAdmission == inject.AdmissionMarked || r.AtAdmission == inject.AdmissionUnmarked)
+		if _, ok := given[r.Reason]; ok != podLevel {
+			t.Errorf("%s: a pod skip %v, a pod-level skip row %v", r.Reason, ok, podLevel)
+		}
+	}
+	if want := 5; len(given) != want {
+		t.Errorf("%d pod skips, want %d: %v", len(given), want, given)
+	}
+}
+
+// TestPodSkipsFollowThePolicy: opt-in adds its skip, injectHostNetwork
+// drops the host network's, and the seed's annotation opts in the default
+// profile only.
+func TestPodSkipsFollowThePolicy(t *testing.T) {
+	t.Parallel()
+	reasons := func(p inject.Policy, profile string) []inject.Reason {
+		var out []inject.Reason
+		for _, s := range p.PodSkips(profile) {
+			out = append(out, s.Reason)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		policy  inject.Policy
+		profile string
+		want    []inject.Reason
+	}{
+		{inject.Policy{}, "", []inject.Reason{inject.ReasonOptedOut, inject.ReasonHostNetwork, inject.ReasonOtherMesh, inject.ReasonMirrorPod}},
+		{inject.Policy{Mode: inject.OptIn}, "", []inject.Reason{inject.ReasonOptedOut, inject.ReasonNotOptedIn, inject.ReasonHostNetwork, inject.ReasonOtherMesh, inject.ReasonMirrorPod}},
+		{inject.Policy{InjectHostNetwork: true}, "mesh", []inject.Reason{inject.ReasonOptedOut, inject.ReasonOtherMesh, inject.ReasonMirrorPod}},
+	} {
+		if got := reasons(c.policy, c.profile); !slices.Equal(got, c.want) {
+			t.Errorf("%+v, profile %q: %v, want %v", c.policy, c.profile, got, c.want)
+		}
+	}
+	optIn := func(profile string) inject.PodCondition {
+		return inject.Policy{Mode: inject.OptIn}.PodSkips(profile)[1].When
+	}
+	seed := inject.AnnotationIs{Key: "initializer.kubernetes.io/envoy", Value: "true"}
+	if got, want := optIn(""), (inject.Not{Of: inject.AnyOf{inject.AnnotationIs{Key: "sidecar.kinject.dev/inject", Value: "true"}, seed}}); !equalCondition(got, want) {
+		t.Errorf("default profile's opt-in: %#v, want %#v", got, want)
+	}
+	if got, want := optIn("mesh"), (inject.Not{Of: inject.AnyOf{inject.AnnotationIs{Key: "mesh.sidecar.kinject.dev/inject", Value: "true"}}}); !equalCondition(got, want) {
+		t.Errorf("profile mesh's opt-in: %#v, want %#v", got, want)
+	}
+}
+
+func equalCondition(a, b inject.PodCondition) bool {
+	na, okA := a.(inject.Not)
+	nb, okB := b.(inject.Not)
+	if okA && okB {
+		return slices.EqualFunc(na.Of.(inject.AnyOf), nb.Of.(inject.AnyOf), func(x, y inject.PodCondition) bool { return x == y })
+	}
+	return false
+}
