@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kinject/kubectl-inject/pkg/inject/naming"
 	"github.com/kinject/kubectl-inject/pkg/reason"
 )
 
@@ -117,6 +118,26 @@ type ReasonRule struct {
 	// the live commands give it (pkg/live, about an object in the
 	// cluster), then the other commands that report it too.
 	By []reason.Giver
+	// Explain and ExplainHint are what kubectl inject explain says of a
+	// Pod the admission policy left alone with the code, and what to do:
+	// {annotation} is the profile's inject annotation, {profile-flag} its
+	// --profile flag (none for the default profile), {why} the core's
+	// message. Without them, explain says when the code is given.
+	Explain, ExplainHint string
+}
+
+// Explained is what explain says of a Pod the admission policy of profile
+// left alone with the rule's code, the core's message why, and the hint.
+func (r ReasonRule) Explained(profile, why string) (message, hint string) {
+	if r.Explain == "" {
+		return "left alone (" + string(r.Reason) + "): " + r.When, r.ExplainHint
+	}
+	flag := ""
+	if profile != "" {
+		flag = " --profile " + profile
+	}
+	fill := strings.NewReplacer("{annotation}", naming.InjectAnnotationFor(profile), "{profile-flag}", flag, "{why}", why)
+	return fill.Replace(r.Explain), fill.Replace(r.ExplainHint)
 }
 
 // LiveOnly: only the live commands give the code; the core never does.
@@ -134,29 +155,114 @@ func (r ReasonRule) Row() reason.Row {
 // reasonRules are every reason code, skips first, in the order the core
 // decides them.
 var reasonRules = []ReasonRule{
-	{ReasonNotAWorkload, skipsIt, "the object has no pod template the core knows (and no pod-template path names one)", AdmissionNone, byCore},
-	{ReasonKindNotSelected, skipsIt, "its kind or API group is not in the settings' kinds or apiGroups", AdmissionNone, byCore},
-	{ReasonNamespaceNotSelect, skipsIt, "its namespace is not in the settings' namespaces, or is excluded", AdmissionUnseen, byCoreAndAdmission},
-	{ReasonLabelsNotSelected, skipsIt, "its labels do not match the settings' selector", AdmissionUnseen, byCoreAndAdmission},
-	{ReasonOptedOut, skipsIt, `the object or its pod template is annotated sidecar.kinject.dev/inject: "false"`, AdmissionMarked, byCore},
-	{ReasonNotOptedIn, skipsIt, `opt-in mode, and neither the inject annotation nor the seed's initializer.kubernetes.io/envoy is "true"`, AdmissionUnmarked, byCore},
-	{ReasonHostNetwork, skipsIt, "the pod uses the host's network (unless injectHostNetwork)", AdmissionMarked, byCore},
-	{ReasonOtherMesh, skipsIt, "an istio-proxy or linkerd-proxy is already there", AdmissionMarked, byCore},
-	{ReasonMirrorPod, skipsIt, "the pod is the mirror of a static pod (annotated " + MirrorPodAnnotation + "): the kubelet runs the static pod's manifest, not this object", AdmissionMarked, byCore},
-	{ReasonNotInjected, skipsIt, "uninject: the object carries no status record; restart: the Pod runs no sidecar to upgrade in place", AdmissionNone, byCoreAndRestart},
-	{ReasonNotAnObject, skipsIt, "a kind: List item that is null or not a mapping (passed through untouched)", AdmissionNone, byCore},
-	{ReasonNotKubernetes, skipsOrFailsIt, "a mapping with neither apiVersion nor kind: skipped in directory walks, an error for a file named on its own", AdmissionNone, byCore},
-	{ReasonConflict, failsIt, "a container, volume, port, label or annotation of the template's is already there, not injected by this profile", AdmissionRefused, byCore},
-	{ReasonInvalidObject, failsIt, "the object cannot be injected as written (an override annotation's value of the wrong type, a malformed field); restart: a Pod it could not read or inject", AdmissionRefused, byCoreAndRestart},
-	{ReasonInvalidStatus, failsIt, "a status record that is not as kubectl-inject writes it", AdmissionRefused, byCore},
-	{ReasonRunsToCompletion, failsIt, "a classic sidecar for a pod that runs to completion (Job, CronJob, restartPolicy Never or OnFailure)", AdmissionRefused, byCore},
-	{ReasonInvalidYAML, failsIt, "the document is not valid YAML", AdmissionNone, byCore},
-	{ReasonTooLarge, failsIt, "the document is larger than the limit for one object", AdmissionNone, byCore},
-	{ReasonSystemNamespace, skipsIt, "the object is in a system namespace (kube-system, kube-public, kube-node-lease) that --all, -A or -l reached without naming it (restart and status: -n NAMESPACE names it; the admission policy: --namespaces)", AdmissionNone, byLiveAdmissionRestartAndStatus},
-	{ReasonBarePod, failsIt, "a Pod without a controller: a running Pod cannot gain or lose containers (restart --recreate creates it again)", AdmissionNone, byLiveAndRestart},
-	{ReasonImmutableTemplate, failsIt, "the kind's pod template cannot change once created (a Job)", AdmissionNone, byLive},
-	{ReasonOwnerNotFound, failsIt, "following the ownerReferences of a Pod to its workload failed", AdmissionNone, byLive},
-	{ReasonMissingReference, failsIt, "the injected parts need a ConfigMap, Secret or PersistentVolumeClaim the object's namespace lacks; nothing is sent", AdmissionNone, byLiveExplainAndStatus},
+	{
+		Reason: ReasonNotAWorkload, Outcomes: skipsIt, AtAdmission: AdmissionNone, By: byCore,
+		When: "the object has no pod template the core knows (and no pod-template path names one)",
+	},
+	{
+		Reason: ReasonKindNotSelected, Outcomes: skipsIt, AtAdmission: AdmissionNone, By: byCore,
+		When: "its kind or API group is not in the settings' kinds or apiGroups",
+	},
+	{
+		Reason: ReasonNamespaceNotSelect, Outcomes: skipsIt, AtAdmission: AdmissionUnseen, By: byCoreAndAdmission,
+		When: "its namespace is not in the settings' namespaces, or is excluded",
+	},
+	{
+		Reason: ReasonLabelsNotSelected, Outcomes: skipsIt, AtAdmission: AdmissionUnseen, By: byCoreAndAdmission,
+		When: "its labels do not match the settings' selector",
+	},
+	{
+		Reason: ReasonOptedOut, Outcomes: skipsIt, AtAdmission: AdmissionMarked, By: byCore,
+		When:        `the object or its pod template is annotated sidecar.kinject.dev/inject: "false"`,
+		Explain:     `opted out: the annotation {annotation} is "false"`,
+		ExplainHint: "remove the annotation {annotation} from the Pod (its workload's pod template)",
+	},
+	{
+		Reason: ReasonNotOptedIn, Outcomes: skipsIt, AtAdmission: AdmissionUnmarked, By: byCore,
+		When:        `opt-in mode, and neither the inject annotation nor the seed's initializer.kubernetes.io/envoy is "true"`,
+		Explain:     `not opted in: the policy's mode is opt-in and the annotation {annotation} is not "true"`,
+		ExplainHint: `annotate the Pod's template {annotation}: "true"`,
+	},
+	{
+		Reason: ReasonHostNetwork, Outcomes: skipsIt, AtAdmission: AdmissionMarked, By: byCore,
+		When:        "the pod uses the host's network (unless injectHostNetwork)",
+		Explain:     "the Pod uses the host's network: a sidecar would share the node's ports",
+		ExplainHint: "kubectl inject policy --apply --inject-host-network{profile-flag} (for every such Pod)",
+	},
+	{
+		Reason: ReasonOtherMesh, Outcomes: skipsIt, AtAdmission: AdmissionMarked, By: byCore,
+		When:        "an istio-proxy or linkerd-proxy is already there",
+		Explain:     "the Pod already has another mesh's proxy (" + strings.Join(otherMeshProxies, " or ") + ")",
+		ExplainHint: "remove the other mesh's injection first",
+	},
+	{
+		Reason: ReasonMirrorPod, Outcomes: skipsIt, AtAdmission: AdmissionMarked, By: byCore,
+		When: "the pod is the mirror of a static pod (annotated " + MirrorPodAnnotation + "): the kubelet runs the static pod's manifest, not this object",
+	},
+	{
+		Reason: ReasonNotInjected, Outcomes: skipsIt, AtAdmission: AdmissionNone, By: byCoreAndRestart,
+		When: "uninject: the object carries no status record; restart: the Pod runs no sidecar to upgrade in place",
+	},
+	{
+		Reason: ReasonNotAnObject, Outcomes: skipsIt, AtAdmission: AdmissionNone, By: byCore,
+		When: "a kind: List item that is null or not a mapping (passed through untouched)",
+	},
+	{
+		Reason: ReasonNotKubernetes, Outcomes: skipsOrFailsIt, AtAdmission: AdmissionNone, By: byCore,
+		When: "a mapping with neither apiVersion nor kind: skipped in directory walks, an error for a file named on its own",
+	},
+	{
+		Reason: ReasonConflict, Outcomes: failsIt, AtAdmission: AdmissionRefused, By: byCore,
+		When:        "a container, volume, port, label or annotation of the template's is already there, not injected by this profile",
+		Explain:     "conflict: {why}",
+		ExplainHint: "change the Pod (or the template) so that they do not clash",
+	},
+	{
+		Reason: ReasonInvalidObject, Outcomes: failsIt, AtAdmission: AdmissionRefused, By: byCoreAndRestart,
+		When:        "the object cannot be injected as written (an override annotation's value of the wrong type, a malformed field); restart: a Pod it could not read or inject",
+		Explain:     "a value the core refuses: {why}",
+		ExplainHint: "fix the annotation the message names",
+	},
+	{
+		Reason: ReasonInvalidStatus, Outcomes: failsIt, AtAdmission: AdmissionRefused, By: byCore,
+		When:        "a status record that is not as kubectl-inject writes it",
+		Explain:     "a record it cannot read: {why}",
+		ExplainHint: "remove or repair the annotation the message names",
+	},
+	{
+		Reason: ReasonRunsToCompletion, Outcomes: failsIt, AtAdmission: AdmissionRefused, By: byCore,
+		When:        "a classic sidecar for a pod that runs to completion (Job, CronJob, restartPolicy Never or OnFailure)",
+		Explain:     "a classic sidecar would keep a Pod that runs to completion running: {why}",
+		ExplainHint: "kubectl inject policy --apply --native{profile-flag} (a native sidecar stops once the app has exited)",
+	},
+	{
+		Reason: ReasonInvalidYAML, Outcomes: failsIt, AtAdmission: AdmissionNone, By: byCore,
+		When: "the document is not valid YAML",
+	},
+	{
+		Reason: ReasonTooLarge, Outcomes: failsIt, AtAdmission: AdmissionNone, By: byCore,
+		When: "the document is larger than the limit for one object",
+	},
+	{
+		Reason: ReasonSystemNamespace, Outcomes: skipsIt, AtAdmission: AdmissionNone, By: byLiveAdmissionRestartAndStatus,
+		When: "the object is in a system namespace (kube-system, kube-public, kube-node-lease) that --all, -A or -l reached without naming it (restart and status: -n NAMESPACE names it; the admission policy: --namespaces)",
+	},
+	{
+		Reason: ReasonBarePod, Outcomes: failsIt, AtAdmission: AdmissionNone, By: byLiveAndRestart,
+		When: "a Pod without a controller: a running Pod cannot gain or lose containers (restart --recreate creates it again)",
+	},
+	{
+		Reason: ReasonImmutableTemplate, Outcomes: failsIt, AtAdmission: AdmissionNone, By: byLive,
+		When: "the kind's pod template cannot change once created (a Job)",
+	},
+	{
+		Reason: ReasonOwnerNotFound, Outcomes: failsIt, AtAdmission: AdmissionNone, By: byLive,
+		When: "following the ownerReferences of a Pod to its workload failed",
+	},
+	{
+		Reason: ReasonMissingReference, Outcomes: failsIt, AtAdmission: AdmissionNone, By: byLiveExplainAndStatus,
+		When: "the injected parts need a ConfigMap, Secret or PersistentVolumeClaim the object's namespace lacks; nothing is sent",
+	},
 }
 
 // The outcomes and givers of the table's rows.

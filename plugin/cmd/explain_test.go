@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/reason"
+	"github.com/kinject/kubectl-inject/pkg/rollout"
 )
 
 // TestExplainLocal: explain --local over one Pod per reason, the lines
@@ -108,4 +110,49 @@ func TestSkipWordsFromTable(t *testing.T) {
 	if message, _ := skipWords(string(inject.ReasonNotInjected), "", in); message != "left alone (not_injected): "+rule.When {
 		t.Errorf("got %q", message)
 	}
+}
+
+// TestSkipWords: explain's words for each code that has its own, for the
+// default profile and a named one, written out.
+func TestSkipWords(t *testing.T) {
+	t.Parallel()
+	const why = "spec.containers: the core's message"
+	cases := []struct {
+		code          inject.Reason
+		profile       string
+		message, hint string
+	}{
+		{inject.ReasonOptedOut, "", `opted out: the annotation sidecar.kinject.dev/inject is "false"`, "remove the annotation sidecar.kinject.dev/inject from the Pod (its workload's pod template)"},
+		{inject.ReasonOptedOut, "mesh", `opted out: the annotation mesh.sidecar.kinject.dev/inject is "false"`, "remove the annotation mesh.sidecar.kinject.dev/inject from the Pod (its workload's pod template)"},
+		{inject.ReasonNotOptedIn, "mesh", `not opted in: the policy's mode is opt-in and the annotation mesh.sidecar.kinject.dev/inject is not "true"`, `annotate the Pod's template mesh.sidecar.kinject.dev/inject: "true"`},
+		{inject.ReasonHostNetwork, "", "the Pod uses the host's network: a sidecar would share the node's ports", "kubectl inject policy --apply --inject-host-network (for every such Pod)"},
+		{inject.ReasonHostNetwork, "mesh", "the Pod uses the host's network: a sidecar would share the node's ports", "kubectl inject policy --apply --inject-host-network --profile mesh (for every such Pod)"},
+		{inject.ReasonOtherMesh, "", "the Pod already has another mesh's proxy (istio-proxy or linkerd-proxy)", "remove the other mesh's injection first"},
+		{inject.ReasonRunsToCompletion, "mesh", "a classic sidecar would keep a Pod that runs to completion running: " + why, "kubectl inject policy --apply --native --profile mesh (a native sidecar stops once the app has exited)"},
+		{inject.ReasonConflict, "", "conflict: " + why, "change the Pod (or the template) so that they do not clash"},
+		{inject.ReasonInvalidObject, "", "a value the core refuses: " + why, "fix the annotation the message names"},
+		{inject.ReasonInvalidStatus, "", "a record it cannot read: " + why, "remove or repair the annotation the message names"},
+		{inject.ReasonMirrorPod, "", "left alone (mirror_pod): the pod is the mirror of a static pod (annotated kubernetes.io/config.mirror): the kubelet runs the static pod's manifest, not this object", ""},
+		{rollout.ReasonPaused, "", "left alone (paused): " + mustRow(t, rollout.ReasonPaused).When, ""},
+		{"no_such_code", "", "left alone (no_such_code)", ""},
+	}
+	for _, c := range cases {
+		in, err := inject.New(inject.DefaultTemplate(), inject.Settings{Profile: c.profile})
+		if err != nil {
+			t.Fatal(err)
+		}
+		message, hint := skipWords(string(c.code), why, in)
+		if message != c.message || hint != c.hint {
+			t.Errorf("%s, profile %q:\n got %q, %q\nwant %q, %q", c.code, c.profile, message, hint, c.message, c.hint)
+		}
+	}
+}
+
+func mustRow(t *testing.T, code inject.Reason) reason.Row {
+	t.Helper()
+	row, ok := reasonRowOf(code)
+	if !ok {
+		t.Fatalf("%s: no row", code)
+	}
+	return row
 }

@@ -209,29 +209,12 @@ func (ev *explainer) explain(ctx context.Context, t explainTarget) (Verdict, err
 }
 
 // skipWords says in words why the policy left a Pod alone (code, and the
-// core's message why for a refusal or a conflict), and what changes it.
+// core's message why), and what to do: the words of the code's row.
 func skipWords(code, why string, in *inject.Injector) (message, hint string) {
-	key := naming.InjectAnnotationFor(in.Profile())
-	switch inject.Reason(code) {
-	case inject.ReasonOptedOut:
-		return fmt.Sprintf("opted out: the annotation %s is \"false\"", key), "remove the annotation " + key + " from the Pod (its workload's pod template)"
-	case inject.ReasonNotOptedIn:
-		return fmt.Sprintf("not opted in: the policy's mode is opt-in and the annotation %s is not \"true\"", key), "annotate the Pod's template " + key + `: "true"`
-	case inject.ReasonHostNetwork:
-		return "the Pod uses the host's network: a sidecar would share the node's ports", "kubectl inject policy --apply --inject-host-network" + profileFlag(in.Profile()) + " (for every such Pod)"
-	case inject.ReasonOtherMesh:
-		return "the Pod already has another mesh's proxy (" + strings.Join(inject.OtherMeshProxies(), " or ") + ")", "remove the other mesh's injection first"
-	case inject.ReasonRunsToCompletion:
-		return "a classic sidecar would keep a Pod that runs to completion running: " + why, "kubectl inject policy --apply --native" + profileFlag(in.Profile()) + " (a native sidecar stops once the app has exited)"
-	case inject.ReasonConflict:
-		return "conflict: " + why, "change the Pod (or the template) so that they do not clash"
-	case inject.ReasonInvalidObject:
-		return "a value the core refuses: " + why, "fix the annotation the message names"
-	case inject.ReasonInvalidStatus:
-		return "a record it cannot read: " + why, "remove or repair the annotation the message names"
+	if rule, ok := inject.ReasonRuleOf(inject.Reason(code)); ok {
+		return rule.Explained(in.Profile(), why)
 	}
 	if row, ok := reasonRowOf(inject.Reason(code)); ok {
-		// A reason without words of its own here: the table's.
 		return "left alone (" + code + "): " + row.When, ""
 	}
 	return "left alone (" + code + ")", ""
