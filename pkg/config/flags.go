@@ -69,10 +69,12 @@ type Flags struct {
 	profileSet  bool
 }
 
-// settingFlags are the template flags that set one setting each, and the
-// setting's name in inject.Settings: a flag given overrides the
-// template's setting, whatever its value (--inject-host-network=false
-// too). The values are decoded and validated by the settings' own schema.
+// settingFlags are the flags that set one setting each, and the
+// setting's name in the schema (inject.Settings). Each is declared from
+// the schema (AddSettingFlag): a boolean, a list or a string as the
+// setting is, with the setting's doc as its help. A flag given overrides
+// the template's setting, whatever its value (--inject-host-network=false
+// too); the values are decoded and validated by the schema.
 var settingFlags = []struct{ flag, setting string }{
 	{"mode", "mode"},
 	{"kinds", "kinds"},
@@ -82,6 +84,50 @@ var settingFlags = []struct{ flag, setting string }{
 	{"pod-template-path", "podTemplatePaths"},
 	{"inject-host-network", "injectHostNetwork"},
 	{"strict", "strict"},
+	// policy's and check's only (AddTemplateFlags leaves it out): the
+	// namespaces a policy injects.
+	{"namespaces", "namespaces"},
+}
+
+// templateSettingFlags are the flags of settingFlags every command that
+// takes the template flags declares.
+var templateSettingFlags = []string{"mode", "kinds", "exclude-namespaces", "native", "image", "pod-template-path", "inject-host-network", "strict"}
+
+// AddSettingFlag declares the flag of settingFlags named flag on fs, as
+// its setting is in the schema, with note (what more the flag means for
+// the command, "" for nothing) after the setting's doc.
+func AddSettingFlag(fs *pflag.FlagSet, flag, note string) {
+	doc, ok := settingFlagDoc(flag)
+	if !ok {
+		panic("config: no setting for the flag --" + flag)
+	}
+	usage := strings.ToUpper(doc.Doc[:1]) + doc.Doc[1:]
+	if note != "" {
+		usage += "; " + note
+	}
+	switch doc.Kind {
+	case inject.BoolSetting:
+		fs.Bool(flag, false, usage)
+	case inject.ListSetting:
+		fs.StringSlice(flag, nil, usage+" (comma-separated, or the flag repeated)")
+	default:
+		fs.String(flag, "", usage)
+	}
+}
+
+// settingFlagDoc is the schema's documentation of the setting flag sets.
+func settingFlagDoc(flag string) (inject.SettingDoc, bool) {
+	for _, sf := range settingFlags {
+		if sf.flag != flag {
+			continue
+		}
+		for _, d := range inject.SettingDocs() {
+			if d.Name == sf.setting {
+				return d, true
+			}
+		}
+	}
+	return inject.SettingDoc{}, false
 }
 
 // NewFlags returns Flags with their defaults.
@@ -113,14 +159,9 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 func (f *Flags) AddTemplateFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.TemplateFile, "template", "", "Template file: a SidecarInjection, a template ConfigMap (data.config) or a partial Pod spec (default: the installed admission policy's for status, restart and check, else the embedded Envoy sidecar)")
 	fs.StringVar(&f.TemplateConfigMap, "template-configmap", "", "Read the template from a ConfigMap in the cluster: [NAMESPACE/]NAME[:KEY] (key default: config)")
-	fs.String("mode", "", `"opt-out" (inject unless annotated sidecar.kinject.dev/inject: "false", NAME.sidecar.kinject.dev/inject with --profile NAME; default) or "opt-in"`)
-	fs.StringSlice("kinds", nil, "Inject only these kinds (comma-separated)")
-	fs.StringSlice("exclude-namespaces", nil, "Leave the objects and Pods of these namespaces alone (comma-separated; skipped: namespace_not_selected)")
-	fs.Bool("native", false, "Inject the sidecar as a native sidecar (an init container with restartPolicy: Always; the embedded default is one already); --native=false makes it a classic container, for Kubernetes 1.28 and older (refused for Pods that run to completion)")
-	fs.String("image", "", "Override the sidecar's image")
-	fs.StringSlice("pod-template-path", nil, "Where a custom kind keeps its pod template: Kind[.group]=field.path (repeatable)")
-	fs.Bool("inject-host-network", false, "Inject pods that use the host network too")
-	fs.Bool("strict", false, "Refuse a template that widens privileges (privileged, added capabilities, root, hostPath) instead of warning")
+	for _, flag := range templateSettingFlags {
+		AddSettingFlag(fs, flag, "")
+	}
 	f.AddProfileFlag(fs)
 }
 

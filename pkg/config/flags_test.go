@@ -26,17 +26,18 @@ func parsedFlags(t *testing.T, args ...string) *Flags {
 	return &f
 }
 
-// TestSettingFlagsNameSettings: every flag of the table is registered and
-// names a setting of the schema, and every setting a flag could set is
-// in the table or listed here with why it is not.
+// TestSettingFlagsNameSettings: every flag of the table is registered
+// (policy's --namespaces by policy alone) and names a setting of the
+// schema, and every setting a flag could set is in the table or listed
+// here with why it is not.
 func TestSettingFlagsNameSettings(t *testing.T) {
 	f := NewFlags()
 	fs := pflag.NewFlagSet("inject", pflag.ContinueOnError)
 	f.AddFlags(fs)
 	covered := map[string]bool{}
 	for _, sf := range settingFlags {
-		if fs.Lookup(sf.flag) == nil {
-			t.Errorf("--%s is in settingFlags but not registered", sf.flag)
+		if registered := fs.Lookup(sf.flag) != nil; registered != (sf.flag != "namespaces") {
+			t.Errorf("--%s: registered by AddFlags %v", sf.flag, registered)
 		}
 		if name, ok := inject.SettingName(sf.setting); !ok || name != sf.setting {
 			t.Errorf("--%s sets %q, which is not a setting's name", sf.flag, sf.setting)
@@ -49,7 +50,6 @@ func TestSettingFlagsNameSettings(t *testing.T) {
 		"allProfiles":       "--all-profiles is checked against --uninject and --profile (applyProfile)",
 		"templateConfigMap": "--template-configmap is a template source, resolved before the settings",
 		"apiGroups":         "no flag: set in a template file",
-		"namespaces":        "no flag for inject: policy's --namespaces is a flag of its own",
 	}
 	for _, name := range inject.SettingNames() {
 		if !covered[name] && notFlags[name] == "" {
@@ -116,5 +116,34 @@ func TestTemplateFlagErrors(t *testing.T) {
 		if len(got) != 1 || !strings.HasPrefix(got[0], c.want) {
 			t.Errorf("%q: errors %q, want one starting %q", c.args, got, c.want)
 		}
+	}
+}
+
+// TestSettingFlagsFromTheSchema: each setting flag is declared as its
+// setting is in the schema: a boolean, a list or a string, with the
+// setting's doc as its help.
+func TestSettingFlagsFromTheSchema(t *testing.T) {
+	fs := pflag.NewFlagSet("policy", pflag.ContinueOnError)
+	for _, sf := range settingFlags {
+		AddSettingFlag(fs, sf.flag, "")
+	}
+	docs := map[string]inject.SettingDoc{}
+	for _, d := range inject.SettingDocs() {
+		docs[d.Name] = d
+	}
+	wantType := map[inject.SettingKind]string{inject.TextSetting: "string", inject.BoolSetting: "bool", inject.ListSetting: "stringSlice"}
+	for _, sf := range settingFlags {
+		fl, d := fs.Lookup(sf.flag), docs[sf.setting]
+		if got := fl.Value.Type(); got != wantType[d.Kind] {
+			t.Errorf("--%s is a %s, its setting %s a %s", sf.flag, got, sf.setting, wantType[d.Kind])
+		}
+		if !strings.Contains(strings.ToLower(fl.Usage), strings.ToLower(d.Doc)) {
+			t.Errorf("--%s's help %q lacks its setting's doc %q", sf.flag, fl.Usage, d.Doc)
+		}
+	}
+	note := pflag.NewFlagSet("note", pflag.ContinueOnError)
+	AddSettingFlag(note, "namespaces", "the policy's meaning")
+	if got, want := note.Lookup("namespaces").Usage, "Inject only objects of these namespaces (an object without one counts as default); the policy's meaning (comma-separated, or the flag repeated)"; got != want {
+		t.Errorf("--namespaces' help %q, want %q", got, want)
 	}
 }

@@ -78,7 +78,7 @@ type Settings struct {
 	Image string `json:"image,omitempty" doc:"replaces the image of the template's first sidecar"`
 	// Native, when set, moves the template's sidecars to native form (true)
 	// or to classic containers (false).
-	Native *bool `json:"native,omitempty" doc:"true moves the template's sidecars to native sidecars (init containers with restartPolicy: Always), false to classic containers (refused for Pods that run to completion); unset keeps the template's"`
+	Native *bool `json:"native,omitempty" doc:"true moves the template's sidecars to native sidecars (init containers with restartPolicy: Always), false to classic containers, for Kubernetes 1.28 and older (refused for Pods that run to completion); unset keeps the template's (the embedded default's are native)"`
 	// AllProfiles makes uninject remove every profile's injection.
 	AllProfiles bool `json:"allProfiles,omitempty" doc:"with uninject: remove every profile's injection"`
 	// TemplateConfigMap names a ConfigMap holding the template
@@ -88,7 +88,7 @@ type Settings struct {
 
 // Policy selects the objects to inject.
 type Policy struct {
-	Mode Mode `json:"mode,omitempty" doc:"opt-out (default: inject unless annotated sidecar.kinject.dev/inject: \"false\") or opt-in (only what is annotated \"true\")"`
+	Mode Mode `json:"mode,omitempty" doc:"opt-out (default: inject unless annotated sidecar.kinject.dev/inject: \"false\", NAME.sidecar.kinject.dev/inject for the profile NAME) or opt-in (only what is annotated \"true\")"`
 	// Kinds limits injection to these kinds (case-insensitive); empty means all
 	// kinds that have a pod template.
 	Kinds []string `json:"kinds,omitempty" doc:"inject only these kinds (without case; default: every kind with a pod template)"`
@@ -99,7 +99,7 @@ type Policy struct {
 	Namespaces []string `json:"namespaces,omitempty" doc:"inject only objects of these namespaces (an object without one counts as default)"`
 	// ExcludeNamespaces leaves these namespaces out, whatever else selects
 	// them.
-	ExcludeNamespaces []string `json:"excludeNamespaces,omitempty" doc:"leave these namespaces alone, whatever else selects them"`
+	ExcludeNamespaces []string `json:"excludeNamespaces,omitempty" doc:"leave these namespaces alone, whatever else selects them (skipped: namespace_not_selected)"`
 	// Selector is a label selector on the object's labels.
 	Selector string `json:"selector,omitempty" doc:"inject only objects whose labels match this label selector"`
 	// InjectHostNetwork injects pods that use the host's network too.
@@ -259,21 +259,33 @@ func (s Settings) Override(o Settings, names ...string) Settings {
 // what it does (its doc tag).
 type SettingDoc struct {
 	Name, Value, Doc string
+	Kind             SettingKind
 }
+
+// SettingKind is the kind of value a setting takes: what a command-line
+// flag that sets it is.
+type SettingKind int
+
+// The kinds of settings.
+const (
+	TextSetting SettingKind = iota // a string
+	BoolSetting                    // true or false
+	ListSetting                    // a list of strings
+)
 
 // SettingDocs documents every setting, in the schema's order: the
 // documentation's table and inject-fn --help are written from it.
 func SettingDocs() []SettingDoc {
 	var out []SettingDoc
 	for _, f := range settingFields().fields {
-		value := "a string"
+		value, kind := "a string", TextSetting
 		switch f.shape {
 		case flagSetting:
-			value = "true or false"
+			value, kind = "true or false", BoolSetting
 		case listSetting:
-			value = "a list (or one comma-separated string)"
+			value, kind = "a list (or one comma-separated string)", ListSetting
 		}
-		out = append(out, SettingDoc{Name: f.name, Value: value, Doc: f.doc})
+		out = append(out, SettingDoc{Name: f.name, Value: value, Doc: f.doc, Kind: kind})
 	}
 	return out
 }

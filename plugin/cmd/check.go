@@ -105,7 +105,6 @@ func (o *CheckOptions) Validate() error {
 	if o.Output != "" && o.Output != "json" {
 		errs = append(errs, fmt.Errorf("--output must be json, not %q", o.Output))
 	}
-	errs = append(errs, validateNamespaceFlag("--namespaces", o.Policy.Namespaces)...)
 	errs = append(errs, o.Policy.Flags.ValidateTemplateFlags()...)
 	return errors.Join(errs...)
 }

@@ -55,7 +55,6 @@ type PolicyOptions struct {
 
 	// Flags holds the template and policy flags, shared with injection.
 	Flags          config.Flags
-	Namespaces     []string
 	Name           string
 	Apply, Delete  bool
 	ForceConflicts bool
@@ -146,7 +145,7 @@ object of the Pod's namespace has no static form (no paramRef there).`,
 func (o *PolicyOptions) addCompileFlags(c *cobra.Command) {
 	f := c.Flags()
 	o.Flags.AddTemplateFlags(f)
-	f.StringSliceVar(&o.Namespaces, "namespaces", nil, "Inject Pods in these namespaces, labelled or not (comma-separated; default: the namespaces kubectl inject enable labelled)")
+	config.AddSettingFlag(f, "namespaces", "the policy injects their Pods, labelled or not (default: the namespaces kubectl inject enable labelled)")
 	f.StringVarP(&o.Flags.Selector, "selector", "l", "", "Inject only Pods whose labels match this selector (=, !=, in, notin, KEY, !KEY)")
 	f.StringVar(&o.Name, "name", o.Name, "Base name of the objects: kinject-NAME and kinject-NAME-conflicts (with --profile P: kinject-NAME-P and kinject-NAME-P-conflicts, beside the default profile's)")
 	_ = c.RegisterFlagCompletionFunc("profile", completeProfiles(o.ConfigFlags))
@@ -191,7 +190,6 @@ func (o *PolicyOptions) Validate() error {
 	if o.Flags.StaticDir != "" && (o.Apply || o.Delete || o.Flags.Diff || o.Flags.Output != "") {
 		add("--static writes files for the API server to load; it cannot be combined with --apply, --delete, --diff or --output")
 	}
-	errs = append(errs, validateNamespaceFlag("--namespaces", o.Namespaces)...)
 	errs = append(errs, o.Flags.ValidateTemplateFlags()...)
 	return errors.Join(errs...)
 }
@@ -214,9 +212,6 @@ func (o *PolicyOptions) compileWith(compile func(*inject.Injector, string) (*adm
 	tmpl, settings, err := o.Flags.LoadTemplateOver(o.base, clusterConfigMaps(o.ConfigFlags))
 	if err != nil {
 		return nil, nil, err
-	}
-	if len(o.Namespaces) > 0 {
-		settings.Policy.Namespaces = o.Namespaces
 	}
 	if o.Flags.Selector != "" {
 		settings.Policy.Selector = o.Flags.Selector
