@@ -9,14 +9,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// otherMeshProxies are containers of other meshes; a pod that has one is
-// already meshed and is left alone.
-var otherMeshProxies = []string{"istio-proxy", "linkerd-proxy"}
-
-// OtherMeshProxies returns the container names of other meshes' proxies: a
-// pod that has one is skipped (ReasonOtherMesh).
-func OtherMeshProxies() []string { return append([]string(nil), otherMeshProxies...) }
-
 // SelectsKind reports whether the policy's kinds take kind (compared
 // without case; no kinds take every kind).
 func (p Policy) SelectsKind(kind string) bool {

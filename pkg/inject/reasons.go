@@ -78,6 +78,14 @@ const (
 // the kubelet creates from a manifest of its own (ReasonMirrorPod).
 const MirrorPodAnnotation = "kubernetes.io/config.mirror"
 
+// otherMeshProxies are containers of other meshes; a pod that has one is
+// already meshed and is left alone.
+var otherMeshProxies = []string{"istio-proxy", "linkerd-proxy"}
+
+// OtherMeshProxies returns the container names of other meshes' proxies: a
+// pod that has one is skipped (ReasonOtherMesh).
+func OtherMeshProxies() []string { return append([]string(nil), otherMeshProxies...) }
+
 // AtAdmission is what the admission policy does with a Pod the core
 // reports with a reason.
 type AtAdmission string
