@@ -51,9 +51,6 @@ type compiler struct {
 	params  []param
 	vars    []variable
 	names   names
-	// refusedReason is the reason code of a record or an override value
-	// the core refuses first (CEL, read when variables.refusal is set).
-	refusedReason expr.Expr
 	// literals are the long literals the policy writes once
 	// (bindRepeated).
 	literals []namedLiteral
@@ -107,18 +104,14 @@ func compile(in *inject.Injector, name string, static bool) (*Policy, error) {
 	}
 	c.addParamVariables()
 	c.addOtherVariables()
-	c.addPodVariables()
+	allContainers := c.addPodVariables()
 	// The items as added come first: the conflict checks compare the
 	// Pod's items with them.
 	c.addItemVariables()
-	c.addConflictVariable()
+	refusedReason := c.addConflictVariable()
 	c.addStatusVariables()
-	var allContainers expr.Expr
-	if c.declares("allContainers") {
-		allContainers = expr.Var("allContainers")
-	}
 	conds := matchConditions(settings.Policy, c.profile, allContainers)
-	c.addSkipVariable(conds[1:])
+	c.addSkipVariable(conds[1:], refusedReason)
 	patch := expr.Pretty(c.bindRepeated(c.patchExpression()))
 
 	labels := map[string]string{"app.kubernetes.io/managed-by": FieldManager}
@@ -308,7 +301,9 @@ func (c *compiler) itemsOf(list string) []item {
 	return out
 }
 
-// declares reports whether the policy has a variable of that name.
+// declares reports whether the policy has a variable of that name: the
+// steps that declare a variable several steps may need (portTaken,
+// addOtherSidecars) declare it once.
 func (c *compiler) declares(name string) bool {
 	for _, v := range c.vars {
 		if v.name == name {
@@ -321,10 +316,11 @@ func (c *compiler) declares(name string) bool {
 // addPodVariables declares the Pod's containers (init containers
 // included: they share one name space) and volumes, and for every
 // template item whether the Pod lacks an item of that name (then it is
-// added).
-func (c *compiler) addPodVariables() {
+// added). It returns the variable of the Pod's containers, nil when the
+// template has none (a template of volumes only declares none).
+func (c *compiler) addPodVariables() (allContainers expr.Expr) {
 	if len(c.itemsOf("containers"))+len(c.itemsOf("initContainers")) > 0 {
-		c.variable(expr.Var("allContainers"), "the Pod's containers and init containers",
+		allContainers = c.variable(expr.Var("allContainers"), "the Pod's containers and init containers",
 			expr.Concat(expr.Field(spec, "containers"), expr.Cond(expr.Has(spec, "initContainers"), expr.Field(spec, "initContainers"), expr.List())))
 	}
 	if len(c.itemsOf("volumes")) > 0 {
@@ -335,6 +331,7 @@ func (c *compiler) addPodVariables() {
 		c.variable(it.missing, fmt.Sprintf("the Pod has no %s named %q: the template's is added", it.kind().Name, it.name),
 			expr.Not(expr.Method(it.podItems(), "exists", x, expr.Eq(expr.Field(x, "name"), expr.Str(it.name)))))
 	}
+	return allContainers
 }
 
 // names hands out variable names, each once.

@@ -35,8 +35,10 @@ func chainOr(checks []check, otherwise expr.Expr) expr.Expr {
 // order (another profile's record it cannot read, an override value of
 // the wrong type, then containers, init containers, volumes, the added
 // sidecars' ports, and the template's labels and annotations), so the
-// first problem named is the core's.
-func (c *compiler) addConflictVariable() {
+// first problem named is the core's. It returns the reason code of a Pod
+// the core refuses before its selection (CEL, read when
+// variables.refusal is set): invalid_status or invalid_object.
+func (c *compiler) addConflictVariable() (refusedReason expr.Expr) {
 	// Records and overrides are annotations: a Pod without any (the
 	// most common) reads none of their variables.
 	checks := []check{{
@@ -49,7 +51,7 @@ func (c *compiler) addConflictVariable() {
 	// policy marks such a Pod even when it would skip it.
 	refusal := c.variable(expr.Var("refusal"), "why the core refuses the Pod before its selection (a record it cannot read, a bad override value), or \"\"", chain(checks))
 	unreadable := checks[0].when
-	c.refusedReason = expr.Cond(unreadable, expr.Str(string(inject.ReasonInvalidStatus)), expr.Str(string(inject.ReasonInvalidObject)))
+	refusedReason = expr.Cond(unreadable, expr.Str(string(inject.ReasonInvalidStatus)), expr.Str(string(inject.ReasonInvalidObject)))
 	checks = []check{{expr.Ne(refusal, expr.Str("")), refusal}}
 	for _, it := range c.items {
 		checks = append(checks, c.itemChecks(it)...)
@@ -67,6 +69,7 @@ func (c *compiler) addConflictVariable() {
 		}
 	}
 	c.variable(conflict, "why the Pod is left as created (the core's message), or \"\" when the sidecar is added", chain(checks))
+	return refusedReason
 }
 
 // itemChecks are the conflicts of one template item: another profile

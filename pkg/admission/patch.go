@@ -45,11 +45,11 @@ func (c *compiler) patchExpression() expr.Expr {
 // the Pod instead of deriving it again. The message is cut to
 // MarkMessageLimit characters, so that a long override value echoed in it
 // cannot take the Pod's annotations past the API server's limit.
-func (c *compiler) addSkipVariable(conds []matchCondition) {
+func (c *compiler) addSkipVariable(conds []matchCondition, refusedReason expr.Expr) {
 	why := c.variable(expr.Var("why"), fmt.Sprintf("the core's message, cut to %d characters", MarkMessageLimit),
 		expr.Cond(expr.Gt(expr.Call("size", conflict), expr.Int(MarkMessageLimit)),
 			expr.Concat(expr.Method(conflict, "substring", expr.Int(0), expr.Int(MarkMessageLimit)), expr.Str("...")), conflict))
-	checks := []check{{expr.Ne(expr.Var("refusal"), expr.Str("")), expr.Concat(c.refusedReason, expr.Str(": "), why)}}
+	checks := []check{{expr.Ne(expr.Var("refusal"), expr.Str("")), expr.Concat(refusedReason, expr.Str(": "), why)}}
 	for _, mc := range conds {
 		checks = append(checks, check{expr.Not(mc.cond), expr.Str(string(mc.reason))})
 	}
