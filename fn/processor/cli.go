@@ -111,7 +111,7 @@ func (m FileMode) Run(stdout, stderr io.Writer) (failed bool, err error) {
 	named := nameProfiles(configs)
 	for _, cfg := range configs {
 		if m.Uninject {
-			cfg.Op = inject.OpUninject
+			cfg.Op = inject.UninjectOp(cfg.AllProfiles)
 		}
 		for _, w := range cfg.Injector.Template().Warnings() {
 			fmt.Fprintf(stderr, "warning: %stemplate widens privileges: %s\n", profilePrefix(cfg, named), w)

@@ -119,7 +119,7 @@ func checkProfiles(configs []*config.Function) Results {
 	}
 	if len(configs) > 1 {
 		for _, cfg := range configs {
-			if cfg.Op == inject.OpUninject && cfg.Injector.Settings().AllProfiles {
+			if cfg.Op == inject.OpUninjectAll {
 				errs = append(errs, configResult(cfg.Source, &config.FunctionError{Field: "spec.allProfiles", Err: fmt.Errorf("%s removes every profile's injection: it cannot run beside %s",
 					describeConfig(cfg), describeOthers(configs, cfg))}))
 			}
@@ -135,7 +135,7 @@ func nameProfiles(configs []*config.Function) bool {
 		return true
 	}
 	cfg := configs[0]
-	return cfg.Injector.Profile() != "" || (cfg.Op == inject.OpUninject && cfg.Injector.Settings().AllProfiles)
+	return cfg.Injector.Profile() != "" || (cfg.Op == inject.OpUninjectAll)
 }
 
 // profilePrefix starts the messages about cfg's profile: `profile "mesh": `,
@@ -145,7 +145,7 @@ func profilePrefix(cfg *config.Function, named bool) string {
 	switch {
 	case !named:
 		return ""
-	case cfg.Op == inject.OpUninject && cfg.Injector.Settings().AllProfiles:
+	case cfg.Op == inject.OpUninjectAll:
 		return "all profiles: "
 	}
 	return profileLabel(cfg.Injector.Profile()) + ": "

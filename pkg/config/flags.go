@@ -190,7 +190,7 @@ func (f *Flags) Complete(fs *pflag.FlagSet) {
 // Op is the operation the flags ask for.
 func (f *Flags) Op() inject.Op {
 	if f.Uninject {
-		return inject.OpUninject
+		return inject.UninjectOp(f.AllProfiles)
 	}
 	return inject.OpInject
 }
@@ -309,8 +309,11 @@ func (f *Flags) LoadTemplateOver(base *inject.Config, lookup inject.ConfigMapLoo
 			return nil, settings, err
 		}
 		tmpl, settings, declared = cfg.Template, cfg.Settings, d
-		if tmpl == nil && settings.TemplateConfigMap != "" {
-			if tmpl, err = templateFromConfigMap(settings.TemplateConfigMap, lookup); err != nil {
+		// The file's options: uninject's reach, as --all-profiles, and
+		// where its template is.
+		f.AllProfiles = f.AllProfiles || cfg.Options.AllProfiles
+		if tmpl == nil && cfg.Options.TemplateConfigMap != "" {
+			if tmpl, err = templateFromConfigMap(cfg.Options.TemplateConfigMap, lookup); err != nil {
 				return nil, settings, fmt.Errorf("%s: templateConfigMap: %w", f.TemplateFile, err)
 			}
 		}

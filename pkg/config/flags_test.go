@@ -147,3 +147,30 @@ func TestSettingFlagsFromTheSchema(t *testing.T) {
 		t.Errorf("--namespaces' help %q, want %q", got, want)
 	}
 }
+
+// TestTemplateFileUninjectReach: a template file's allProfiles makes
+// --uninject remove every profile, as --all-profiles does; without
+// --uninject it changes nothing.
+func TestTemplateFileUninjectReach(t *testing.T) {
+	template := filepath.Join(t.TempDir(), "template.yaml")
+	if err := os.WriteFile(template, []byte("apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: t}\nspec: {allProfiles: true}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want inject.Op
+	}{
+		{[]string{"--template", template, "--uninject"}, inject.OpUninjectAll},
+		{[]string{"--template", template}, inject.OpInject},
+		{[]string{"--uninject"}, inject.OpUninject},
+		{[]string{"--uninject", "--all-profiles"}, inject.OpUninjectAll},
+	} {
+		f := parsedFlags(t, c.args...)
+		if _, _, err := f.LoadTemplate(nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := f.Op(); got != c.want {
+			t.Errorf("%q: op %v, want %v", c.args, got, c.want)
+		}
+	}
+}

@@ -28,6 +28,9 @@ const StaticAdmissionPolicyKey = "staticAdmissionPolicy"
 type Function struct {
 	Op       inject.Op
 	Injector *inject.Injector
+	// AllProfiles is the config's allProfiles: an uninject (the config's,
+	// or inject-fn's --uninject) removes every profile's injection.
+	AllProfiles bool
 	// AdmissionPolicy, when set, asks for the admission policy objects
 	// named after PolicyName; the items are then left as they are.
 	AdmissionPolicy bool
@@ -99,7 +102,10 @@ func LoadFunction(fc *yaml.RNode, lookup inject.ConfigMapLookup) (*Function, err
 			return nil, &FunctionError{Field: key, Err: fmt.Errorf("cannot be combined with %s", UninjectKey)}
 		}
 	}
-	return &Function{Op: fe.op, Injector: in, AdmissionPolicy: fe.admissionPolicy || fe.staticPolicy, StaticPolicy: fe.staticPolicy, PolicyName: fe.policyName, Source: fc}, nil
+	if fe.op == inject.OpUninject {
+		fe.op = inject.UninjectOp(cfg.Options.AllProfiles)
+	}
+	return &Function{Op: fe.op, AllProfiles: cfg.Options.AllProfiles, Injector: in, AdmissionPolicy: fe.admissionPolicy || fe.staticPolicy, StaticPolicy: fe.staticPolicy, PolicyName: fe.policyName, Source: fc}, nil
 }
 
 // frontEnd holds the settings the function reads itself.
@@ -165,14 +171,14 @@ func loadConfigMap(cm *yaml.RNode, lookup inject.ConfigMapLookup) (*inject.Confi
 		}
 		settings = append(settings, [2]string{key, value})
 	}
-	s, err := inject.DecodeSettings(inject.FlatSettings(settings), "data", UninjectKey, AdmissionPolicyKey, StaticAdmissionPolicyKey, inject.DefaultConfigKey)
+	s, o, err := inject.DecodeSpec(inject.FlatSettings(settings), "data", UninjectKey, AdmissionPolicyKey, StaticAdmissionPolicyKey, inject.DefaultConfigKey)
 	if fieldErr := (*inject.FieldError)(nil); errors.As(err, &fieldErr) {
 		return nil, fe, &FunctionError{Field: fieldErr.Field, Err: fieldErr.Err}
 	}
 	if err != nil {
 		return nil, fe, &FunctionError{Err: err}
 	}
-	cfg.Settings = s
+	cfg.Settings, cfg.Options = s, o
 	return cfg, fe, nil
 }
 
@@ -205,7 +211,7 @@ func splitSidecarInjection(fc *yaml.RNode, lookup inject.ConfigMapLookup) (*inje
 // resolveTemplateConfigMap loads the template named by the
 // templateConfigMap setting.
 func resolveTemplateConfigMap(cfg *inject.Config, lookup inject.ConfigMapLookup) error {
-	name := cfg.Settings.TemplateConfigMap
+	name := cfg.Options.TemplateConfigMap
 	if name == "" {
 		return nil
 	}

@@ -97,9 +97,6 @@ func readDeclaredProfile(path string, data []byte) *declaredProfile {
 // an error rather than a silent choice, since the two would write
 // different annotations.
 func (f *Flags) applyProfile(s *inject.Settings, declared *declaredProfile) error {
-	if f.AllProfiles {
-		s.AllProfiles = true
-	}
 	if !f.profileSet {
 		return nil
 	}

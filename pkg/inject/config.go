@@ -19,6 +19,9 @@ type ConfigMapLookup func(namespace, name string) (*yaml.RNode, error)
 type Config struct {
 	Template *template.Template
 	Settings Settings
+	// Options are the document's options for the front end that reads
+	// it (allProfiles, templateConfigMap).
+	Options Options
 }
 
 // LoadConfig reads any document that configures injection: a
@@ -116,11 +119,11 @@ func loadSidecarInjection(node *yaml.Node, lookup ConfigMapLookup) (*Config, err
 			settings.Content = append(settings.Content, spec.Content[i], value)
 		}
 	}
-	s, err := DecodeSettings(settings, "spec", "template", "templateRef")
+	s, o, err := DecodeSpec(settings, "spec", "template", "templateRef")
 	if err != nil {
 		return fail(err)
 	}
-	cfg.Settings = s
+	cfg.Settings, cfg.Options = s, o
 	if cfg.Template != nil && ref != nil {
 		return fail(fmt.Errorf("spec.template and spec.templateRef: set one, not both"))
 	}

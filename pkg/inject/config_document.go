@@ -23,9 +23,6 @@ import (
 // operator reads the policy, not the default twice.
 func (in *Injector) Document() ([]byte, error) {
 	written := in.given
-	// Uninject's reach and the template's ConfigMap (resolved into the
-	// template by now) are not what a policy injects.
-	written.AllProfiles, written.TemplateConfigMap = false, ""
 	builtin := in.isBuiltinDefault()
 	if !builtin {
 		// Applied to the template, which the document spells out.

@@ -1,6 +1,7 @@
 package inject_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -92,7 +93,7 @@ func TestNewRejectsBadSettings(t *testing.T) {
 
 func TestDecodeFlatSettings(t *testing.T) {
 	t.Parallel()
-	s, err := inject.DecodeSettings(inject.FlatSettings([][2]string{
+	s, o, err := inject.DecodeSpec(inject.FlatSettings([][2]string{
 		{"mode", "opt-in"}, {"native", "true"}, {"image", "envoyproxy/envoy:v1.37.0"}, {"kinds", "Deployment, StatefulSet"},
 		{"namespaces", "a,b"}, {"selector", "app=web"}, {"inject-host-network", "true"},
 		{"pod-template-paths", "Rollout.argoproj.io=spec.template"}, {"template-configmap", "mesh/envoy-initializer:config"},
@@ -102,7 +103,7 @@ func TestDecodeFlatSettings(t *testing.T) {
 	}
 	if s.Policy.Mode != inject.OptIn || s.Native == nil || !*s.Native || len(s.Policy.Kinds) != 2 || s.Policy.Kinds[1] != "StatefulSet" ||
 		!s.Policy.InjectHostNetwork || len(s.PodTemplatePaths) != 1 || s.PodTemplatePaths[0].String() != "Rollout.argoproj.io=spec.template" ||
-		s.TemplateConfigMap != "mesh/envoy-initializer:config" || s.Image != "envoyproxy/envoy:v1.37.0" || s.Policy.Selector != "app=web" {
+		o.TemplateConfigMap != "mesh/envoy-initializer:config" || s.Image != "envoyproxy/envoy:v1.37.0" || s.Policy.Selector != "app=web" {
 		t.Errorf("settings not applied: %+v", s)
 	}
 }
@@ -228,5 +229,25 @@ func TestParseConfigResolvesLaterConfigMaps(t *testing.T) {
 				t.Errorf("image %q, want %q", got, c.wantImage)
 			}
 		})
+	}
+}
+
+// TestDecodeSettingsRefusesOptions: the front ends' options share the
+// document's schema but are not settings of what is injected:
+// DecodeSettings names one given to it, DecodeSpec returns it apart.
+func TestDecodeSettingsRefusesOptions(t *testing.T) {
+	t.Parallel()
+	flat := inject.FlatSettings([][2]string{{"all-profiles", "true"}, {"mode", "opt-in"}})
+	_, err := inject.DecodeSettings(flat, "data")
+	var fe *inject.FieldError
+	if !errors.As(err, &fe) || fe.Field != "data.allProfiles" || !strings.Contains(fe.Err.Error(), "front end's option") {
+		t.Errorf("DecodeSettings: %v, want a field error at data.allProfiles", err)
+	}
+	s, o, err := inject.DecodeSpec(flat, "data")
+	if err != nil || !o.AllProfiles || s.Policy.Mode != inject.OptIn {
+		t.Errorf("DecodeSpec: %+v, %+v, %v", s, o, err)
+	}
+	if _, _, err := inject.DecodeSpec(inject.FlatSettings([][2]string{{"templateConfigMap", "a:"}}), "spec"); !errors.As(err, &fe) || fe.Field != "spec.templateConfigMap" {
+		t.Errorf("DecodeSpec of a bad templateConfigMap: %v", err)
 	}
 }

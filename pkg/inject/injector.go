@@ -19,9 +19,26 @@ type Op int
 const (
 	// OpInject adds the template, replacing an older injection.
 	OpInject Op = iota
-	// OpUninject removes exactly what an earlier injection added.
+	// OpUninject removes exactly what an earlier injection of the
+	// injector's profile added.
 	OpUninject
+	// OpUninjectAll removes exactly what the earlier injections of every
+	// profile added (allProfiles, --all-profiles).
+	OpUninjectAll
 )
+
+// UninjectOp is the uninject of the injector's profile, or with
+// allProfiles of every profile.
+func UninjectOp(allProfiles bool) Op {
+	if allProfiles {
+		return OpUninjectAll
+	}
+	return OpUninject
+}
+
+// Uninjects reports whether op removes injections (of one profile or of
+// every profile).
+func (op Op) Uninjects() bool { return op == OpUninject || op == OpUninjectAll }
 
 // Injector applies one template with one set of settings. It is immutable
 // and safe for concurrent use.

@@ -209,11 +209,11 @@ func (in *Injector) decide(op Op, ref objectRef, docIndex int) plan {
 	}
 	profile := in.settings.Profile
 	own, rest := findRecord(records, profile), others(records).without(profile)
-	if op == OpUninject {
+	if op.Uninjects() {
 		switch {
-		case in.settings.AllProfiles && len(records) > 0:
+		case op == OpUninjectAll && len(records) > 0:
 			p.strip = planUninjectAll(t, records)
-		case in.settings.AllProfiles || own == nil:
+		case op == OpUninjectAll || own == nil:
 			return skip(ReasonNotInjected, "")
 		default:
 			p.strip = planUninject(t, *own, rest)

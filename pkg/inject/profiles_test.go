@@ -149,11 +149,11 @@ func checkProfileProperties(t *testing.T, profiles []*inject.Injector, input, ou
 			t.Errorf("uninject of profile %s != injecting only the others:\n%s\nwant:\n%s", profileLabel(in), back, want)
 		}
 	}
-	all, err := inject.New(inject.DefaultTemplate(), inject.Settings{AllProfiles: true})
+	all, err := inject.New(inject.DefaultTemplate(), inject.Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back, _ := run(t, all, inject.OpUninject, out); clean && !bytes.Equal(back, input) {
+	if back, _ := run(t, all, inject.OpUninjectAll, out); clean && !bytes.Equal(back, input) {
 		t.Errorf("uninject of every profile != input:\n%s\nwant:\n%s", back, input)
 	}
 }
@@ -270,7 +270,7 @@ func FuzzProfiles(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	all, err := inject.New(inject.DefaultTemplate(), inject.Settings{AllProfiles: true})
+	all, err := inject.New(inject.DefaultTemplate(), inject.Settings{})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -318,7 +318,7 @@ func FuzzProfiles(f *testing.F) {
 				t.Fatalf("uninject of the first profile != the second alone:\n%s\nwant:\n%s", back, onlyB)
 			}
 		}
-		if back, _ := all.ProcessText(inject.OpUninject, both, 0); !bytes.Equal(back, doc) {
+		if back, _ := all.ProcessText(inject.OpUninjectAll, both, 0); !bytes.Equal(back, doc) {
 			t.Fatalf("uninject of every profile != the document:\n%q\nwant:\n%q", back, doc)
 		}
 	})

@@ -79,11 +79,42 @@ type Settings struct {
 	// Native, when set, moves the template's sidecars to native form (true)
 	// or to classic containers (false).
 	Native *bool `json:"native,omitempty" doc:"true moves the template's sidecars to native sidecars (init containers with restartPolicy: Always), false to classic containers, for Kubernetes 1.28 and older (refused for Pods that run to completion); unset keeps the template's (the embedded default's are native)"`
+}
+
+// Options are the settings of a configuration document that say how a
+// front end runs rather than what is injected: where the template comes
+// from, and how far uninject reaches. They share the document's schema
+// with Settings (SettingDocs lists both) but are not an injector's: the
+// front ends read them (uninject's reach as OpUninjectAll).
+type Options struct {
 	// AllProfiles makes uninject remove every profile's injection.
 	AllProfiles bool `json:"allProfiles,omitempty" doc:"with uninject: remove every profile's injection"`
 	// TemplateConfigMap names a ConfigMap holding the template
 	// ("[NAMESPACE/]NAME[:KEY]"); front ends resolve it.
 	TemplateConfigMap string `json:"templateConfigMap,omitempty" doc:"read the template from a ConfigMap: [NAMESPACE/]NAME[:KEY] (key default: config)"`
+}
+
+// spec is the schema of a configuration document's settings: what is
+// injected, then the front ends' options.
+type spec struct {
+	Settings
+	Options
+}
+
+// The fields of spec, first in a schema field's index.
+const (
+	settingsIndex = 0
+	optionsIndex  = 1
+)
+
+// Validate checks the options; the error is a *FieldError.
+func (o Options) Validate() error {
+	if ref := o.TemplateConfigMap; ref != "" {
+		if _, err := ParseTemplateRef(ref); err != nil {
+			return &FieldError{Field: "templateConfigMap", Err: err}
+		}
+	}
+	return nil
 }
 
 // Policy selects the objects to inject.
@@ -174,11 +205,6 @@ func (s Settings) Validate() error {
 	if err := naming.ValidateProfile(s.Profile); err != nil {
 		return fail("profile", err)
 	}
-	if ref := s.TemplateConfigMap; ref != "" {
-		if _, err := ParseTemplateRef(ref); err != nil {
-			return fail("templateConfigMap", err)
-		}
-	}
 	return nil
 }
 
@@ -192,15 +218,29 @@ func (s Settings) Validate() error {
 // setting's. also lists the keys beside the settings that the caller has
 // taken out of m (spec.template), for the message about an unknown one.
 func DecodeSettings(m *yaml.Node, at string, also ...string) (Settings, error) {
-	var s Settings
+	s, o, err := DecodeSpec(m, at, also...)
+	if err == nil && o != (Options{}) {
+		for _, f := range settingFields().fields {
+			if f.index[0] == optionsIndex && !reflect.ValueOf(o).FieldByIndex(f.index[1:]).IsZero() {
+				return s, &FieldError{Field: nodes.JoinField(at, f.name), Err: fmt.Errorf("is a front end's option, not a setting of what is injected")}
+			}
+		}
+	}
+	return s, err
+}
+
+// DecodeSpec is DecodeSettings of a configuration document's whole
+// spec: the settings, and the front ends' options beside them.
+func DecodeSpec(m *yaml.Node, at string, also ...string) (Settings, Options, error) {
+	var s spec
 	if m == nil || nodes.IsNull(m) {
-		return s, nil
+		return s.Settings, s.Options, nil
 	}
 	if m.Kind != yaml.MappingNode {
-		return s, fmt.Errorf("%s: must be a mapping, not %s", at, nodes.DescribeNonObject(m))
+		return s.Settings, s.Options, fmt.Errorf("%s: must be a mapping, not %s", at, nodes.DescribeNonObject(m))
 	}
 	if len(m.Content) == 0 {
-		return s, nil // nothing to decode: every run without settings starts here
+		return s.Settings, s.Options, nil // nothing to decode: every run without settings starts here
 	}
 	fields := settingFields()
 	canonical := nodes.NewMapping()
@@ -210,33 +250,37 @@ func DecodeSettings(m *yaml.Node, at string, also ...string) (Settings, error) {
 		f, ok := fields.byKey[settingKey(key)]
 		if !ok {
 			known := append(append([]string(nil), fields.names...), also...)
-			return s, &FieldError{Field: nodes.JoinField(at, key), Err: fmt.Errorf("unknown setting %q (known: %s)", key, strings.Join(known, ", "))}
+			return s.Settings, s.Options, &FieldError{Field: nodes.JoinField(at, key), Err: fmt.Errorf("unknown setting %q (known: %s)", key, strings.Join(known, ", "))}
 		}
 		if first, twice := given[f.name]; twice {
-			return s, &FieldError{Field: nodes.JoinField(at, key), Err: fmt.Errorf("%s is set already (as %s): set it once", f.name, nodes.JoinField(at, first))}
+			return s.Settings, s.Options, &FieldError{Field: nodes.JoinField(at, key), Err: fmt.Errorf("%s is set already (as %s): set it once", f.name, nodes.JoinField(at, first))}
 		}
 		given[f.name] = key
 		v, err := f.coerce(value)
 		if err != nil {
-			return s, &FieldError{Field: nodes.JoinField(at, key), Err: err}
+			return s.Settings, s.Options, &FieldError{Field: nodes.JoinField(at, key), Err: err}
 		}
 		canonical.Content = append(canonical.Content, nodes.NewString(f.name), v)
 	}
 	data, err := yaml.Marshal(canonical)
 	if err != nil {
-		return s, fmt.Errorf("%s: %w", at, err)
+		return s.Settings, s.Options, fmt.Errorf("%s: %w", at, err)
 	}
 	if err := sigsyaml.UnmarshalStrict(data, &s); err != nil {
-		return s, fmt.Errorf("%s: %s", at, strings.TrimPrefix(err.Error(), "error converting YAML to JSON: yaml: "))
+		return s.Settings, s.Options, fmt.Errorf("%s: %s", at, strings.TrimPrefix(err.Error(), "error converting YAML to JSON: yaml: "))
 	}
-	if err := s.Validate(); err != nil {
+	err = s.Settings.Validate()
+	if err == nil {
+		err = s.Options.Validate()
+	}
+	if err != nil {
 		var fe *FieldError
 		if errors.As(err, &fe) {
-			return s, &FieldError{Field: nodes.JoinField(at, fe.Field), Err: fe.Err}
+			return s.Settings, s.Options, &FieldError{Field: nodes.JoinField(at, fe.Field), Err: fe.Err}
 		}
-		return s, err
+		return s.Settings, s.Options, err
 	}
-	return s, nil
+	return s.Settings, s.Options, nil
 }
 
 // Override returns s with the named settings (as SettingNames names them)
@@ -247,10 +291,10 @@ func (s Settings) Override(o Settings, names ...string) Settings {
 	to, from := reflect.ValueOf(&s).Elem(), reflect.ValueOf(o)
 	for _, name := range names {
 		f, ok := fields.byKey[settingKey(name)]
-		if !ok {
+		if !ok || f.index[0] != settingsIndex {
 			panic(fmt.Sprintf("settings: Override of an unknown setting %q", name))
 		}
-		to.FieldByIndex(f.index).Set(from.FieldByIndex(f.index))
+		to.FieldByIndex(f.index[1:]).Set(from.FieldByIndex(f.index[1:]))
 	}
 	return s
 }
@@ -331,7 +375,7 @@ const (
 type settingField struct {
 	name  string
 	doc   string
-	index []int // of the field in Settings, for Override
+	index []int // of the field in spec (settingsIndex or optionsIndex first)
 	shape settingShape
 	// item parses one list item when the items are typed (a
 	// PodTemplatePath): the error then names the item.
@@ -378,7 +422,7 @@ var settingFields = sync.OnceValue(func() settingSchema {
 			schema.fields = append(schema.fields, f)
 		}
 	}
-	walk(reflect.TypeFor[Settings](), nil)
+	walk(reflect.TypeFor[spec](), nil)
 	return schema
 })
 

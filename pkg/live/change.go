@@ -157,7 +157,7 @@ func applyBody(obj *unstructured.Unstructured, ch *change, op inject.Op) ([]byte
 	}
 	path, tmpl := findTemplate(modified, nil, anyRecord)
 	if tmpl == nil {
-		if op == inject.OpUninject {
+		if op.Uninjects() {
 			// Nothing injected is left: owning nothing removes it all.
 			return json.Marshal(body)
 		}
@@ -302,11 +302,11 @@ func mergeMetadata(identity, picked any) any {
 }
 
 // stillInjected reports whether obj still carries what an uninject meant
-// to remove: the injector's profile's record, or with AllProfiles any
+// to remove: the injector's profile's record, or with OpUninjectAll any
 // record.
-func stillInjected(in *inject.Injector, obj *unstructured.Unstructured) bool {
+func stillInjected(op inject.Op, in *inject.Injector, obj *unstructured.Unstructured) bool {
 	match := anyRecord
-	if !in.Settings().AllProfiles {
+	if op != inject.OpUninjectAll {
 		key := in.StatusAnnotation()
 		match = func(k string) bool { return k == key }
 	}

@@ -170,7 +170,7 @@ func (p *Patcher) send(ctx context.Context, m *meta.RESTMapping, obj *unstructur
 		if err != nil {
 			return res, fmt.Errorf("server-side apply: %w", err)
 		}
-		if p.Op != inject.OpUninject || !stillInjected(p.Injector, out) {
+		if !p.Op.Uninjects() || !stillInjected(p.Op, p.Injector, out) {
 			res.Object = out
 			return res, nil
 		}

@@ -101,13 +101,13 @@ func TestApplyBodyProfiles(t *testing.T) {
 			defaultParts},
 		{"uninject the default profile", inject.OpUninject, inject.Settings{}, both,
 			"annotation:kubectl.kubernetes.io/default-container annotation:logs.sidecar.kinject.dev/status containers:log-agent volumes:logs"},
-		{"uninject all profiles", inject.OpUninject, inject.Settings{AllProfiles: true}, both, ""},
+		{"uninject all profiles", inject.OpUninjectAll, inject.Settings{}, both, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			c := ch
-			if tc.op == inject.OpUninject {
+			if tc.op.Uninjects() {
 				c, _ = step(t, profilePatcher(t, tc.op, tc.s), tc.from, inject.Uninjected)
 			}
 			body, err := applyBody(tc.from, c, tc.op)
@@ -131,22 +131,23 @@ func TestStillInjected(t *testing.T) {
 	_, withDefault := step(t, profilePatcher(t, inject.OpInject, inject.Settings{}), object(t, deploymentYAML), inject.Injected)
 	cases := []struct {
 		name string
+		op   inject.Op
 		s    inject.Settings
 		want bool
 	}{
-		{"the profile that is there", inject.Settings{}, true},
-		{"another profile", inject.Settings{Profile: "logs"}, false},
-		{"all profiles", inject.Settings{AllProfiles: true}, true},
+		{"the profile that is there", inject.OpUninject, inject.Settings{}, true},
+		{"another profile", inject.OpUninject, inject.Settings{Profile: "logs"}, false},
+		{"all profiles", inject.OpUninjectAll, inject.Settings{Profile: "logs"}, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if got := stillInjected(profilePatcher(t, inject.OpUninject, tc.s).Injector, withDefault); got != tc.want {
+			if got := stillInjected(tc.op, profilePatcher(t, tc.op, tc.s).Injector, withDefault); got != tc.want {
 				t.Errorf("stillInjected = %v, want %v", got, tc.want)
 			}
 		})
 	}
-	if stillInjected(profilePatcher(t, inject.OpUninject, inject.Settings{AllProfiles: true}).Injector, object(t, deploymentYAML)) {
+	if stillInjected(inject.OpUninjectAll, profilePatcher(t, inject.OpUninjectAll, inject.Settings{}).Injector, object(t, deploymentYAML)) {
 		t.Error("an object without records is still injected")
 	}
 }
