@@ -48,8 +48,10 @@ type Injector struct {
 	settings  Settings // with defaults: what runs
 	given     Settings // as given: what Document writes
 	statusKey string
-	renders   *yamltext.RenderCache
-	derived   *derivedCache
+	// podSkips are the settings' pod-level skips, built once.
+	podSkips []PodSkip
+	renders  *yamltext.RenderCache
+	derived  *derivedCache
 }
 
 // New returns an injector for template t. The settings' image override and
@@ -95,7 +97,9 @@ func newInjector(t *template.Template, s Settings, hash string) (*Injector, erro
 	if hash == "" {
 		hash = t.Hash()
 	}
-	return &Injector{template: t, hash: hash, settings: s.Default(), given: s, statusKey: naming.StatusAnnotationFor(s.Profile), renders: &yamltext.RenderCache{}, derived: &derivedCache{}}, nil
+	settings := s.Default()
+	return &Injector{template: t, hash: hash, settings: settings, given: s, statusKey: naming.StatusAnnotationFor(s.Profile),
+		podSkips: settings.Policy.PodSkips(s.Profile), renders: &yamltext.RenderCache{}, derived: &derivedCache{}}, nil
 }
 
 // Profile returns the profile the injector injects ("" for the default).

@@ -88,10 +88,10 @@ func (p Policy) PodSkips(profile string) []PodSkip {
 // says is a message that names nothing matched.
 func says(message string) func(string) string { return func(string) string { return message } }
 
-// selectPod applies the pod-level skips of the profile: the first that
-// holds leaves the pod alone.
-func (p Policy) selectPod(t *podTarget, profile string) (Reason, string) {
-	for _, s := range p.PodSkips(profile) {
+// selectPod applies the injector's pod-level skips: the first that holds
+// leaves the pod alone.
+func (in *Injector) selectPod(t *podTarget) (Reason, string) {
+	for _, s := range in.podSkips {
 		if ok, matched := t.holds(s.When); ok {
 			return s.Reason, s.Message(matched)
 		}

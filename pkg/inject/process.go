@@ -230,7 +230,7 @@ func (in *Injector) decide(op Op, ref objectRef, docIndex int) plan {
 		p.entry.Action = Unchanged
 		return p
 	}
-	if reason, msg := in.settings.Policy.selectPod(t, profile); reason != "" {
+	if reason, msg := in.selectPod(t); reason != "" {
 		return skip(reason, msg)
 	}
 	if in.refuseClassicForCompletion(t, &p.entry) {
