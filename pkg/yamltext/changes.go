@@ -1,6 +1,8 @@
 package yamltext
 
 import (
+	"bytes"
+	"slices"
 	"strings"
 
 	"github.com/kinject/kubectl-inject/pkg/internal/nodes"
@@ -76,14 +78,14 @@ func (td *textDoc) insert(e Edit) (change, error) {
 			return change{}, derr
 		}
 		text, err = td.renderCached(e, nodes.NewSequence(e.Value), dash)
-		if err == nil && first.Column-1-dash > 2 {
+		if err == nil {
 			text = widenItem(text, dash, first.Column-1-dash-2)
 		}
 	}
 	if err != nil {
 		return change{}, err
 	}
-	if at == len(td.src) && len(td.src) > 0 && td.src[len(td.src)-1] != '\n' {
+	if at == len(td.src) && td.src[len(td.src)-1] != '\n' {
 		// The document's last line has no line end: keep it that way.
 		text = td.eol + strings.TrimSuffix(text, td.eol)
 	}
@@ -125,12 +127,7 @@ func (td *textDoc) delete(e Edit) (change, error) {
 
 // fill writes a collection under a key whose value is empty ("volumes:").
 func (td *textDoc) fill(e Edit) (change, error) {
-	var key *yaml.Node
-	for i := 1; i < len(e.Parent.Content); i += 2 {
-		if e.Parent.Content[i] == e.Target {
-			key = e.Parent.Content[i-1]
-		}
-	}
+	key := keyOf(e.Parent, e.Target)
 	if e.Parent.Style&yaml.FlowStyle != 0 {
 		return td.flowFill(e)
 	}
@@ -189,7 +186,7 @@ func (td *textDoc) colonAfter(key *yaml.Node) (int, error) {
 			return 0, err
 		}
 		i = end
-	} else if i > len(td.src) || string(td.src[start:i]) != key.Value {
+	} else if !bytes.HasPrefix(td.src[start:], []byte(key.Value)) {
 		return 0, ErrNotSpliceable
 	}
 	for i < len(td.src) && (td.src[i] == ' ' || td.src[i] == '\t') {
@@ -214,12 +211,7 @@ func (td *textDoc) nullify(e Edit) (change, error) {
 		}
 		return change{start: s.start, end: s.end, text: e.Text, covers: true}, nil
 	}
-	var key *yaml.Node
-	for i := 1; i < len(e.Parent.Content); i += 2 {
-		if e.Parent.Content[i] == e.Target {
-			key = e.Parent.Content[i-1]
-		}
-	}
+	key := keyOf(e.Parent, e.Target)
 	if key == nil {
 		return change{}, ErrNotSpliceable
 	}
@@ -262,6 +254,9 @@ func mapValueOfKey(m, key *yaml.Node) *yaml.Node {
 // widenItem moves a rendered item's content extra columns right, after its
 // dash, to match items written as "-   name: x".
 func widenItem(text string, dash, extra int) string {
+	if extra == 0 {
+		return text
+	}
 	pad := strings.Repeat(" ", extra)
 	lines := strings.SplitAfter(text, "\n")
 	for i, l := range lines {
@@ -273,4 +268,15 @@ func widenItem(text string, dash, extra int) string {
 		}
 	}
 	return strings.Join(lines, "")
+}
+
+// keyOf is the key of value in the mapping parent, nil when value is not
+// one of its values.
+func keyOf(parent, value *yaml.Node) *yaml.Node {
+	for pair := range slices.Chunk(parent.Content, 2) {
+		if pair[1] == value {
+			return pair[0]
+		}
+	}
+	return nil
 }

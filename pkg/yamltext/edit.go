@@ -2,6 +2,7 @@ package yamltext
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kinject/kubectl-inject/pkg/internal/nodes"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -125,9 +126,9 @@ func Apply(edits []Edit) error {
 			e.Target.Value = e.Text
 			e.Target.Tag = "!!str"
 		case FillEdit:
-			for i := 1; i < len(e.Parent.Content); i += 2 {
-				if e.Parent.Content[i] == e.Target {
-					e.Parent.Content[i] = e.owned()
+			for pair := range slices.Chunk(e.Parent.Content, 2) {
+				if pair[1] == e.Target {
+					pair[1] = e.owned()
 				}
 			}
 		case NullifyEdit:

@@ -3,6 +3,7 @@ package yamltext
 import (
 	"bytes"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -127,14 +128,14 @@ func (td *textDoc) flowChildren(n *yaml.Node) ([]span, error) {
 		}
 		return out, nil
 	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, err := td.flowNodeSpan(n.Content[i])
+	for pair := range slices.Chunk(n.Content, 2) {
+		k, err := td.flowNodeSpan(pair[0])
 		if err != nil {
 			return nil, err
 		}
-		v, err := td.flowNodeSpan(n.Content[i+1])
+		v, err := td.flowNodeSpan(pair[1])
 		if err != nil {
-			if !nodes.IsNull(n.Content[i+1]) || n.Content[i+1].Value != "" {
+			if !nodes.IsNull(pair[1]) || pair[1].Value != "" {
 				return nil, err
 			}
 			v = k // "{key}" or "{key: }": the pair ends at the colon

@@ -2,6 +2,7 @@ package yamltext
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -95,8 +96,8 @@ func (td *textDoc) lastLine(n *yaml.Node, indent int) (int, error) {
 		return end, err
 	case n.Kind == yaml.MappingNode:
 		last := n.Line
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			l, err := td.lastPairLine(n.Content[i], n.Content[i+1])
+		for pair := range slices.Chunk(n.Content, 2) {
+			l, err := td.lastPairLine(pair[0], pair[1])
 			if err != nil {
 				return 0, err
 			}

@@ -41,6 +41,16 @@ var spliceCases = []struct {
 		want: "spec:\n  items:\n  - name: a\n  - name: b\n",
 	},
 	{
+		name: "the width of wide items kept",
+		src:  "spec:\n  items:\n  -   name: a\n      x: 1\n",
+		edits: func(spec *yaml.Node) []yamltext.Edit {
+			b := item("b")
+			b.Content = append(b.Content, str("y"), str("2"))
+			return []yamltext.Edit{yamltext.Insert(field(spec, "items"), nil, "", b)}
+		},
+		want: "spec:\n  items:\n  -   name: a\n      x: 1\n  -   name: b\n      y: \"2\"\n",
+	},
+	{
 		name: "quoting of a set scalar kept",
 		src:  "spec:\n  image: \"web:1\"\n  tag: 'x'\n",
 		edits: func(spec *yaml.Node) []yamltext.Edit {
@@ -196,5 +206,22 @@ func TestDecode(t *testing.T) {
 				t.Errorf("got %q, want %q", field(doc.Content[0], "a").Value, tc.value)
 			}
 		})
+	}
+}
+
+// TestSpliceRefusesAnItemUnderItsDash: an item whose content starts on
+// the line after its dash is not spliced into (Splice gives
+// ErrNotSpliceable, and the caller writes the document from its tree):
+// the items Splice writes take their indentation from the dash and the
+// content on its line.
+func TestSpliceRefusesAnItemUnderItsDash(t *testing.T) {
+	t.Parallel()
+	for _, src := range []string{"spec:\n  items:\n  -\n   name: a\n", "spec:\n  items:\n  -\n      name: a\n"} {
+		_, _, err := spliceSource(t, src, func(root *yaml.Node) []yamltext.Edit {
+			return []yamltext.Edit{yamltext.Insert(field(spec(root), "items"), nil, "", item("b"))}
+		})
+		if !errors.Is(err, yamltext.ErrNotSpliceable) {
+			t.Errorf("%q: %v, want ErrNotSpliceable", src, err)
+		}
 	}
 }
