@@ -88,17 +88,6 @@ func (p Policy) PodSkips(profile string) []PodSkip {
 // says is a message that names nothing matched.
 func says(message string) func(string) string { return func(string) string { return message } }
 
-// selectPod applies the injector's pod-level skips: the first that holds
-// leaves the pod alone.
-func (in *Injector) selectPod(t *podTarget) (Reason, string) {
-	for _, s := range in.podSkips {
-		if ok, matched := t.holds(s.When); ok {
-			return s.Reason, s.Message(matched)
-		}
-	}
-	return "", ""
-}
-
 // holds evaluates c on the pod target, and says what it matched.
 func (t *podTarget) holds(c PodCondition) (bool, string) {
 	podAnnotations := nodes.MapValue(t.meta, "annotations")

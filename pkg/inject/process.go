@@ -420,3 +420,14 @@ func checkPodSpec(t *podTarget) error {
 	}
 	return nil
 }
+
+// selectPod applies the injector's pod-level skips: the first that holds
+// leaves the pod alone.
+func (in *Injector) selectPod(t *podTarget) (Reason, string) {
+	for _, s := range in.podSkips {
+		if ok, matched := t.holds(s.When); ok {
+			return s.Reason, s.Message(matched)
+		}
+	}
+	return "", ""
+}
