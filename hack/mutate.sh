@@ -14,8 +14,11 @@
 # efficacy (killed / (killed + lived)), listed in hack/mutate-gate.txt;
 # below it, gremlins exits non-zero and so does this script, after every
 # target has run.
-# Env:   MUTATE_WORKERS (default 1), MUTATE_TIMEOUT_COEFFICIENT (default 3):
-#        on a loaded 2-core machine a lower coefficient reports slow tests as timed out.
+# Env:   MUTATE_WORKERS (default 1), MUTATE_TIMEOUT_COEFFICIENT (default 10):
+#        gremlins gives each mutant the coverage run's time times this; a
+#        package whose tests take a second (pkg/yamltext) is rebuilt for
+#        each mutant in longer than that, and at 3 every mutant of a file
+#        of it timed out (counted as neither killed nor lived).
 set -euo pipefail
 
 version=v0.6.0
@@ -52,7 +55,7 @@ for target in "${targets[@]}"; do
   [[ -n "${minimum}" ]] || { echo "${dir}: no minimum efficacy in ${gate}" >&2; exit 2; }
   echo "== ${target} (minimum efficacy ${minimum}%)"
   # -S lc: print the surviving mutants only (lived, not covered).
-  "${bin}" unleash --workers "${MUTATE_WORKERS:-1}" --timeout-coefficient "${MUTATE_TIMEOUT_COEFFICIENT:-3}" \
+  "${bin}" unleash --workers "${MUTATE_WORKERS:-1}" --timeout-coefficient "${MUTATE_TIMEOUT_COEFFICIENT:-10}" \
     -S lc "${excludes[@]}" "./${dir}" | tee "${out}" || status=1
   # gremlins v0.6.0 exits 0 below its own --threshold-efficacy: the gate
   # reads the efficacy it prints.
