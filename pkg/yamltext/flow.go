@@ -303,16 +303,7 @@ func (td *textDoc) flowInsert(e Edit) (change, error) {
 	text := child.String()
 	switch {
 	case e.Before != nil:
-		at := -1
-		for i, c := range e.Parent.Content {
-			if c == e.Before {
-				at = i
-			}
-		}
-		// A pair's index; a node that is not a child stays -1 (-1 / 2 is 0).
-		if e.Parent.Kind == yaml.MappingNode && at >= 0 {
-			at /= 2
-		}
+		at := childOrdinal(e.Parent, e.Before)
 		if at < 0 || at >= len(children) {
 			return change{}, ErrNotSpliceable
 		}
@@ -370,10 +361,7 @@ func (td *textDoc) flowDelete(e Edit) (change, error) {
 	if err != nil {
 		return change{}, err
 	}
-	at := childIndex(e.Parent, e.Target)
-	if e.Parent.Kind == yaml.MappingNode && at >= 0 {
-		at /= 2
-	}
+	at := childOrdinal(e.Parent, e.Target)
 	if at < 0 || at >= len(children) {
 		return change{}, ErrNotSpliceable
 	}
@@ -422,4 +410,22 @@ func (td *textDoc) noteFlowDeletes(edits []Edit) {
 		}
 		td.flowDeleted[e.Parent][at] = true
 	}
+}
+
+// childOrdinal is node's place among the children of the collection
+// parent as flowChildren lists them (a pair's, for a key of a mapping),
+// -1 when node is not one.
+func childOrdinal(parent, node *yaml.Node) int {
+	step := 1
+	if parent.Kind == yaml.MappingNode {
+		step = 2
+	}
+	at := 0
+	for child := range slices.Chunk(parent.Content, step) {
+		if child[0] == node {
+			return at
+		}
+		at++
+	}
+	return -1
 }
