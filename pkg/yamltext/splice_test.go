@@ -51,6 +51,22 @@ var spliceCases = []struct {
 		want: "spec:\n  items:\n  -   name: a\n      x: 1\n  -   name: b\n      y: \"2\"\n",
 	},
 	{
+		name: "a tagged flow mapping over two lines deleted whole",
+		src:  "spec:\n  a: !!map {x: 1,\n    y: 2}\n  b: 1\n",
+		edits: func(spec *yaml.Node) []yamltext.Edit {
+			return []yamltext.Edit{yamltext.Delete(spec, spec.Content[0])}
+		},
+		want: "spec:\n  b: 1\n",
+	},
+	{
+		name: "an anchored flow sequence over two lines deleted whole",
+		src:  "spec:\n  a: &x [1,\n    2]\n  b: 1\n",
+		edits: func(spec *yaml.Node) []yamltext.Edit {
+			return []yamltext.Edit{yamltext.Delete(spec, spec.Content[0])}
+		},
+		want: "spec:\n  b: 1\n",
+	},
+	{
 		name: "quoting of a set scalar kept",
 		src:  "spec:\n  image: \"web:1\"\n  tag: 'x'\n",
 		edits: func(spec *yaml.Node) []yamltext.Edit {
