@@ -90,13 +90,15 @@ func says(message string) func(string) string { return func(string) string { ret
 
 // holds evaluates c on the pod target, and says what it matched.
 func (t *podTarget) holds(c PodCondition) (bool, string) {
-	podAnnotations := nodes.MapValue(t.meta, "annotations")
 	switch c := c.(type) {
 	case AnnotationIs:
-		objAnnotations := nodes.MapValue(nodes.MapValue(t.obj, "metadata"), "annotations")
-		return ascii.EqualFold(firstNonEmpty(nodes.ScalarField(podAnnotations, c.Key), nodes.ScalarField(objAnnotations, c.Key)), c.Value), ""
+		pod := nodes.ScalarField(nodes.MapValue(t.meta, "annotations"), c.Key)
+		if pod == "" {
+			pod = nodes.ScalarField(nodes.MapValue(nodes.MapValue(t.obj, "metadata"), "annotations"), c.Key)
+		}
+		return ascii.EqualFold(pod, c.Value), ""
 	case HasPodAnnotation:
-		return nodes.MapValue(podAnnotations, c.Key) != nil, ""
+		return nodes.MapValue(nodes.MapValue(t.meta, "annotations"), c.Key) != nil, ""
 	case SpecIsTrue:
 		return nodes.ScalarField(t.spec, c.Field) == "true", ""
 	case HasContainer:

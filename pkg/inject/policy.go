@@ -59,12 +59,3 @@ func (p Policy) selectObject(obj *yaml.Node) (Reason, string) {
 func containsFold(list []string, s string) bool {
 	return slices.ContainsFunc(list, func(v string) bool { return strings.EqualFold(v, s) })
 }
-
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
