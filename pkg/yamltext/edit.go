@@ -140,16 +140,22 @@ func Apply(edits []Edit) error {
 
 // childIndex returns the index in parent.Content of child (a key for mappings).
 func childIndex(parent, child *yaml.Node) int {
-	step := 1
-	if parent.Kind == yaml.MappingNode {
-		step = 2
-	}
+	step := childStep(parent)
 	for i := 0; i < len(parent.Content); i += step {
 		if parent.Content[i] == child {
 			return i
 		}
 	}
 	return -1
+}
+
+// childStep is how many nodes of parent's content make one child: a
+// mapping's pair, or a sequence's item.
+func childStep(parent *yaml.Node) int {
+	if parent.Kind == yaml.MappingNode {
+		return 2
+	}
+	return 1
 }
 
 // owned returns the value to put in the tree: a copy when it may be

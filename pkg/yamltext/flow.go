@@ -416,12 +416,8 @@ func (td *textDoc) noteFlowDeletes(edits []Edit) {
 // parent as flowChildren lists them (a pair's, for a key of a mapping),
 // -1 when node is not one.
 func childOrdinal(parent, node *yaml.Node) int {
-	step := 1
-	if parent.Kind == yaml.MappingNode {
-		step = 2
-	}
 	at := 0
-	for child := range slices.Chunk(parent.Content, step) {
+	for child := range slices.Chunk(parent.Content, childStep(parent)) {
 		if child[0] == node {
 			return at
 		}
