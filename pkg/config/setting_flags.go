@@ -1,8 +1,6 @@
 package config
 
 import (
-	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -10,9 +8,9 @@ import (
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
-// This file holds the flags that set one setting of the schema each: how
-// they are declared from the schema, and how the ones given are decoded
-// and laid over a template's settings.
+// This file holds the flags that set one setting of the schema each, and
+// how they are declared from the schema; Flags.completeSettings decodes
+// the ones given.
 
 // settingFlags are the flags that set one setting each, and the
 // setting's name in the schema (inject.Settings). Each is declared from
@@ -72,48 +70,4 @@ func settingFlagDoc(flag string) (inject.SettingDoc, bool) {
 		}
 	}
 	return inject.SettingDoc{}, false
-}
-
-// completeSettings decodes the template flags that were given into
-// settings, with the settings' own schema and validation; --selector
-// selects objects by label with --local only (live, it says which objects
-// to read).
-func (f *Flags) completeSettings(fs *pflag.FlagSet) {
-	var pairs [][2]string
-	flagOf := map[string]string{}
-	f.given = nil
-	add := func(flag, setting, value string) {
-		pairs = append(pairs, [2]string{setting, value})
-		flagOf[setting] = flag
-		f.given = append(f.given, setting)
-	}
-	for _, sf := range settingFlags {
-		fl := fs.Lookup(sf.flag)
-		if fl == nil || !fl.Changed {
-			continue
-		}
-		value := fl.Value.String()
-		if list, ok := fl.Value.(pflag.SliceValue); ok {
-			// A list setting takes one comma-separated string.
-			value = strings.Join(list.GetSlice(), ",")
-		}
-		add(sf.flag, sf.setting, value)
-	}
-	if f.Local && f.Selector != "" {
-		add("selector", "selector", f.Selector)
-	}
-	f.settings, f.settingsErr = inject.DecodeSettings(inject.FlatSettings(pairs), "")
-	var fe *inject.FieldError
-	if errors.As(f.settingsErr, &fe) {
-		f.settingsErr = fmt.Errorf("--%s: %w", flagOf[fe.Field], fe.Err)
-	}
-}
-
-// applySettings overlays the flags that were given on s.
-func (f *Flags) applySettings(s *inject.Settings) error {
-	if f.settingsErr != nil {
-		return f.settingsErr
-	}
-	*s = s.Override(f.settings, f.given...)
-	return nil
 }
