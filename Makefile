@@ -95,10 +95,13 @@ fuzz:
 ## mutate: mutation testing (gremlins, pinned) of the packages of hack/mutate-gate.txt; prints the
 ## mutants that survive and fails when a package's test efficacy is below its minimum there.
 ## Hours on 2 cores for all of them, so not part of make test:
-## make mutate MUTATE_PKGS=pkg/rollout runs one package (or a file of it)
+## make mutate MUTATE_PKGS=pkg/rollout runs one package (or a file of it);
+## make mutate MUTATE_SINCE=main~3 mutates only the lines changed since that commit
+## (.ci/run does so since hack/mutate-base)
 MUTATE_PKGS ?=
+MUTATE_SINCE ?=
 mutate:
-	hack/mutate.sh $(MUTATE_PKGS)
+	hack/mutate.sh $(if $(MUTATE_SINCE),--since $(MUTATE_SINCE)) $(MUTATE_PKGS)
 
 ## bench: benchmarks as ratios measured in one run; writes docs/benchmarks.md
 ## (BASELINE=policy.yaml: also runs that policy in every admission round, against this one)

@@ -7,8 +7,13 @@
 # own tests for each mutant, so a package tested only from elsewhere
 # (internal/envoycheck from test/envoy) scores as uncovered.
 #
-# Usage: hack/mutate.sh [PACKAGE|FILE...]   (default: every package of the gate below)
+# Usage: hack/mutate.sh [--since REF] [PACKAGE|FILE...]
+#        (default: every package of the gate below)
 #        A FILE (pkg/inject/policy.go) mutates that file only, with its package's tests.
+#        --since REF mutates only the lines changed since REF (git diff
+#        --merge-base REF, uncommitted changes included), and leaves out a
+#        package none of whose own files changed; .ci/run gives it the
+#        commit of hack/mutate-base, where the gate was last measured whole.
 #
 # The gate: each package (or a file of it) must reach its minimum test
 # efficacy (killed / (killed + lived)), listed in hack/mutate-gate.txt;
@@ -35,6 +40,12 @@ cd "$(dirname "$0")/.."
 # run answered from the test cache would make every mutant time out.
 export GOFLAGS="$(go env GOFLAGS) -count=1"
 gate="${MUTATE_GATE:-hack/mutate-gate.txt}"
+since=""
+if [[ "${1:-}" == --since ]]; then
+  [[ -n "${2:-}" ]] || { echo "--since needs a commit" >&2; exit 2; }
+  since="$(git rev-parse --verify --quiet "${2}^{commit}")" || { echo "--since ${2}: not a commit of this repository" >&2; exit 2; }
+  shift 2
+fi
 targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] || mapfile -t targets < <(awk '!/^#/ && NF { print $1 }' "${gate}")
 status=0
@@ -51,16 +62,38 @@ for target in "${targets[@]}"; do
   if [[ -n "${keep}" ]]; then
     for f in "${dir}"/*.go; do [[ "$(basename "${f}")" == "${keep}" ]] || excludes+=(-E "(^|/)$(basename "${f}")\$"); done
   fi
+  diffargs=()
+  if [[ -n "${since}" ]]; then
+    # The package's own Go files (its tests aside) changed since the base:
+    # gremlins mutates every line when its diff is empty, so a package
+    # without one is left out here.
+    changed="$(git diff --merge-base "${since}" --name-only -- "${dir}" |
+      awk -v d="${dir}/" -v k="${keep}" 'index($0, d) == 1 { f = substr($0, length(d) + 1) }
+        f !~ /\// && f ~ /\.go$/ && f !~ /_test\.go$/ && (k == "" || f == k) { print f }')"
+    if [[ -z "${changed}" ]]; then
+      echo "== ${target}: no change since ${since:0:12}"
+      continue
+    fi
+    diffargs=(-D "${since}")
+  fi
   minimum="$(awk -v p="${dir}" '!/^#/ && $1 == p { print $2 }' "${gate}")"
   [[ -n "${minimum}" ]] || { echo "${dir}: no minimum efficacy in ${gate}" >&2; exit 2; }
   echo "== ${target} (minimum efficacy ${minimum}%)"
   # -S lc: print the surviving mutants only (lived, not covered).
-  "${bin}" unleash --workers "${MUTATE_WORKERS:-1}" --timeout-coefficient "${MUTATE_TIMEOUT_COEFFICIENT:-10}" \
-    -S lc "${excludes[@]}" "./${dir}" | tee "${out}" || status=1
+  # gremlins is run from the package's directory, given its absolute path
+  # (it finds the module from there), with git's diffs relative to it: it
+  # matches the files of a diff by their paths from the package.
+  (cd "${dir}" && GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=diff.relative GIT_CONFIG_VALUE_0=true \
+    "${bin}" unleash --workers "${MUTATE_WORKERS:-1}" --timeout-coefficient "${MUTATE_TIMEOUT_COEFFICIENT:-10}" \
+    -S lc "${diffargs[@]}" "${excludes[@]}" "${PWD}") | tee "${out}" || status=1
   # gremlins v0.6.0 exits 0 below its own --threshold-efficacy: the gate
   # reads the efficacy it prints.
   efficacy="$(sed -n 's/^Test efficacy: \([0-9.]*\)%.*/\1/p' "${out}" | tail -1)"
-  if [[ -z "${efficacy}" ]]; then
+  if grep -q '^Killed: 0, Lived: 0,' "${out}"; then
+    # Nothing the package's tests run was mutated (only lines no test
+    # covers, or none at all on the changed lines): no efficacy to hold.
+    echo "== ${target}: no mutant its tests run${since:+ on the lines changed since ${since:0:12}}"
+  elif [[ -z "${efficacy}" ]]; then
     echo "== ${target}: gremlins printed no efficacy" >&2
     status=1
   elif awk -v e="${efficacy}" -v m="${minimum}" 'BEGIN { exit !(e < m) }'; then
