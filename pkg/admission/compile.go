@@ -316,13 +316,12 @@ func (c *compiler) declares(name string) bool {
 // addPodVariables declares the Pod's containers (init containers
 // included: they share one name space) and volumes, and for every
 // template item whether the Pod lacks an item of that name (then it is
-// added). It returns the variable of the Pod's containers, nil when the
-// template has none (a template of volumes only declares none).
+// added). It returns the variable of the Pod's containers: a template
+// always adds a container or an init container (ParseTemplate refuses one
+// without), and what reads the Pod's containers reads this variable.
 func (c *compiler) addPodVariables() (allContainers expr.Expr) {
-	if len(c.itemsOf("containers"))+len(c.itemsOf("initContainers")) > 0 {
-		allContainers = c.variable(expr.Var("allContainers"), "the Pod's containers and init containers",
-			expr.Concat(expr.Field(spec, "containers"), expr.Cond(expr.Has(spec, "initContainers"), expr.Field(spec, "initContainers"), expr.List())))
-	}
+	allContainers = c.variable(expr.Var("allContainers"), "the Pod's containers and init containers",
+		expr.Concat(expr.Field(spec, "containers"), expr.Cond(expr.Has(spec, "initContainers"), expr.Field(spec, "initContainers"), expr.List())))
 	if len(c.itemsOf("volumes")) > 0 {
 		c.variable(expr.Var("podVolumes"), "the Pod's volumes", expr.Cond(expr.Has(spec, "volumes"), expr.Field(spec, "volumes"), expr.List()))
 	}

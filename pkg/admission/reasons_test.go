@@ -107,6 +107,13 @@ var admissionCases = []admissionCase{{
 	mark:    `conflict: spec.containers: sidecar "proxy" port 15000 is already used by container "app"`,
 	warning: `sidecar not injected by kinject-envoy: spec.containers: sidecar "proxy" port 15000 is already used by container "app"`,
 }, {
+	// A sidecar that declares its ports and reserves none: every port is
+	// worded as declared.
+	name: "a port of a sidecar that reserves none", config: podgen.ReasonsOtherPort,
+	pod:     pod("namespace: ns-a", "  containers:\n  - {name: app, image: busybox, ports: [{containerPort: 15000}]}\n"),
+	mark:    `conflict: spec.containers: sidecar "other" port 15000 is already used by container "app"`,
+	warning: `sidecar not injected by kinject-envoy-other: spec.containers: sidecar "other" port 15000 is already used by container "app"`,
+}, {
 	name: "a reserved port used by the app", config: podgen.ReasonsProxy,
 	pod:     pod("namespace: ns-a", "  containers:\n  - {name: app, image: busybox, ports: [{containerPort: 8080}]}\n  - {name: side, image: busybox, ports: [{containerPort: 15001}]}\n"),
 	mark:    `conflict: spec.containers: sidecar "proxy" binds port 15001 (outbound capture), which container "side" already uses (the app must listen on another port)`,

@@ -120,7 +120,7 @@ func objectSelector(s string) (*labelSelector, error) {
 // opts in the default profile only, as in the core. Other profiles'
 // records do not stop the policy: they are handled by the variables.
 // allContainers is the variable of the Pod's containers and init
-// containers, nil when the policy has none (a template of volumes only).
+// containers.
 func matchConditions(p inject.Policy, profile string, allContainers expr.Expr) []matchCondition {
 	conds := []matchCondition{
 		{"not-injected", expr.Or(expr.Not(expr.Has(metadata, "annotations")),
@@ -143,11 +143,7 @@ func holds(c inject.PodCondition, allContainers expr.Expr) expr.Expr {
 	case inject.SpecIsTrue:
 		return expr.And(expr.Has(spec, c.Field), expr.Field(spec, c.Field))
 	case inject.HasContainer:
-		if allContainers != nil {
-			return namedIn(allContainers, c.Names)
-		}
-		return expr.Or(namedIn(expr.Field(spec, "containers"), c.Names),
-			expr.And(expr.Has(spec, "initContainers"), namedIn(expr.Field(spec, "initContainers"), c.Names)))
+		return namedIn(allContainers, c.Names)
 	case inject.AnyOf:
 		each := make([]expr.Expr, len(c))
 		for i, x := range c {

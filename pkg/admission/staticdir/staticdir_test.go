@@ -62,33 +62,6 @@ func TestStaticFilesValid(t *testing.T) {
 	}
 }
 
-// A template that needs an object of the Pod's namespace has no static
-// form: the error says why and names the template's field.
-func TestStaticRefusesGate(t *testing.T) {
-	tmpl, err := inject.ParseTemplate([]byte(`containers:
-- name: agent
-  image: agent:1
-  volumeMounts: [{name: conf, mountPath: /etc/agent}]
-volumes:
-- name: conf
-  configMap: {name: agent-conf}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := inject.New(tmpl, inject.Settings{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := admission.Compile(in, ""); err != nil {
-		t.Fatalf("the API form: %v", err)
-	}
-	_, err = admission.CompileStatic(in, "")
-	if err == nil || !strings.Contains(err.Error(), "configmap/agent-conf") || !strings.Contains(err.Error(), "volumes[conf]") || !strings.Contains(err.Error(), "paramRef") {
-		t.Fatalf("CompileStatic: %v; want a refusal naming configmap/agent-conf, its field and paramRef", err)
-	}
-}
-
 // Write writes every file, whole, and nothing else; a second Write
 // changes nothing; Check reports a changed and a missing file with a
 // diff; Hash is the API server's: SHA-256 of the files in name order,

@@ -1,0 +1,106 @@
+package admission
+
+import (
+	"testing"
+
+	"github.com/kinject/kubectl-inject/pkg/admission/expr"
+)
+
+// TestTypedLiterals writes out the CEL of template values and their
+// types: one type needs no dyn(); mixed types, and no values at all, are
+// dyn, each value wrapped (the API server's CEL checks aggregate literals
+// as homogeneous, TestMixedLiteralsNeedDyn).
+func TestTypedLiterals(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name     string
+		value    any
+		cel, typ string
+	}{
+		{"a string", "a", `"a"`, "string"},
+		{"a whole float", float64(3), `3`, "int"},
+		{"a fraction", 2.5, `(2.5)`, "double"},
+		{"a list of one type", []any{1, 2}, `[1, 2]`, "list(int)"},
+		{"an empty list", []any{}, `[]`, "list(dyn)"},
+		{"a list of two types", []any{1, "a"}, `[dyn(1), dyn("a")]`, "list(dyn)"},
+		{"a map of one type", map[string]any{"cpu": "1", "memory": "2"}, `{"cpu": "1", "memory": "2"}`, "map(string, string)"},
+		{"an empty map", map[string]any{}, `{}`, "map(string, dyn)"},
+		{"a map of two types", map[string]any{"a": 1, "b": "x"}, `{"a": dyn(1), "b": dyn("x")}`, "map(string, dyn)"},
+		{"null", nil, `null`, "null"},
+	} {
+		e, typ, err := typedLiteral(c.value)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if got := expr.Text(e); got != c.cel || typ != c.typ {
+			t.Errorf("%s: %s of type %s, want %s of type %s", c.name, got, typ, c.cel, c.typ)
+		}
+	}
+	if _, _, err := typedLiteral(struct{}{}); err == nil {
+		t.Error("a value of no YAML type was written")
+	}
+}
+
+// TestCamel: a variable name made of the words of a name, never empty,
+// never starting with a digit, ASCII only.
+func TestCamel(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"envoy-conf":      "envoyConf",
+		"example.com/cpu": "exampleComCpu",
+		"-lead":           "lead",
+		"9lives":          "x9lives",
+		"a-9":             "a9",
+		"":                "x",
+		"--":              "x",
+		"ünï-côde":        "nCDe",
+		"a\u007fb":        "aB",
+	} {
+		if got := camel(in); got != want {
+			t.Errorf("camel(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestUniqueNames: a taken name gets the next free number, from 2.
+func TestUniqueNames(t *testing.T) {
+	t.Parallel()
+	n := names{}
+	var got []string
+	for range 4 {
+		got = append(got, n.unique("ports"))
+	}
+	got = append(got, n.unique("ports2x"), n.unique("other"))
+	want := []string{"ports", "ports2", "ports3", "ports4", "ports2x", "other"}
+	if len(got) != len(want) {
+		t.Fatalf("%q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("%q, want %q", got, want)
+		}
+	}
+}
+
+// TestSubsetLists: a list of words is compared whole; any other list,
+// the empty one included (the API server drops an empty list, so the Pod
+// may have none), by its length and item by item.
+func TestSubsetLists(t *testing.T) {
+	t.Parallel()
+	e, added := expr.Ident("e"), expr.Ident("added")
+	for _, c := range []struct {
+		name string
+		list []any
+		want string
+	}{
+		{"words", []any{"a", "b"}, `e == optional.of(["a", "b"])`},
+		{"empty", []any{}, `size(e.orValue([])) == 0`},
+		{"numbers", []any{1}, `size(e.orValue([])) == 1 && e.value()[0] == optional.of(1)`},
+	} {
+		var s subset
+		if got := expr.Text(s.at(e, added, c.list, nil)); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
+		}
+	}
+}
