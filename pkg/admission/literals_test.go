@@ -1,6 +1,9 @@
 package admission
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kinject/kubectl-inject/pkg/admission/expr"
@@ -102,5 +105,46 @@ func TestSubsetLists(t *testing.T) {
 		if got := expr.Text(s.at(e, added, c.list, nil)); got != c.want {
 			t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
 		}
+	}
+}
+
+// TestLongStrings: an item's strings from longLiteral characters on are
+// offered once each, named for the item and the flag or field holding
+// them; bindRepeated binds those written twice or more, first, and
+// leaves those written once in place.
+func TestLongStrings(t *testing.T) {
+	t.Parallel()
+	long := func(c byte, n int) string { return strings.Repeat(string(c), n) }
+	first, bootstrap, twice, once, short := long('f', 250), long('b', longLiteral), long('t', 300), long('o', 300), long('s', longLiteral-1)
+	c := &compiler{names: names{}}
+	c.nameLongStrings(item{list: "containers", name: "envoy-proxy", value: map[string]any{
+		"args":  []any{first, "--config-yaml", bootstrap, "-l", short, "--config-yaml", first},
+		"env":   []any{map[string]any{"name": "X", "value": twice}},
+		"image": once,
+	}})
+	c.nameLiteral(twice, "again", "offered again")
+	var got []string
+	for _, l := range c.literals {
+		got = append(got, fmt.Sprintf("%s %c%d", l.name, l.text[0], len(l.text)))
+	}
+	if want := []string{"envoyProxyArgs f250", "envoyProxyConfigYaml b200", "envoyProxyValue t300", "envoyProxyImage o300"}; !slices.Equal(got, want) {
+		t.Fatalf("offered %q, want %q", got, want)
+	}
+	if upperFirst("") != "" || upperFirst("ab") != "Ab" {
+		t.Errorf("upperFirst: %q %q", upperFirst(""), upperFirst("ab"))
+	}
+	// The bootstrap once in a variable and once in the patch, the other
+	// twice in the patch, the last once.
+	c.vars = []variable{{name: "first", value: expr.Str(bootstrap)}}
+	patch := c.bindRepeated(expr.List(expr.Str(bootstrap), expr.Str(twice), expr.Str(twice), expr.Str(once)))
+	var names []string
+	for _, v := range c.vars {
+		names = append(names, v.name+"="+expr.Text(v.value)[:3])
+	}
+	if want := []string{`envoyProxyConfigYaml="bb`, `envoyProxyValue="tt`, "first=var"}; !slices.Equal(names, want) {
+		t.Errorf("variables %q, want %q", names, want)
+	}
+	if got, want := expr.Text(patch), `[variables.envoyProxyConfigYaml, variables.envoyProxyValue, variables.envoyProxyValue, "`+once+`"]`; got != want {
+		t.Errorf("patch %.120s, want %.120s", got, want)
 	}
 }

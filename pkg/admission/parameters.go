@@ -57,9 +57,6 @@ var intPattern = template.TypeInt.Pattern()
 // an error of the template, not of the Pod.
 func (c *compiler) loadParams(params []template.Parameter) error {
 	c.params = make([]param, len(params))
-	if c.names == nil {
-		c.names = names{}
-	}
 	for i, p := range params {
 		name := c.names.unique(camel(p.Annotation))
 		key := naming.ProfileAnnotation(c.profile, p.Annotation)
