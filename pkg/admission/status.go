@@ -214,9 +214,6 @@ func (c *compiler) fieldChanges() []fieldChange {
 	if len(c.in.Template().Labels) > 0 {
 		out[4] = fieldChange{"metadata.labels", expr.Not(expr.Has(metadata, "labels")), expr.Has(metadata, "labels")}
 	}
-	if len(c.itemsOf("containers")) == 0 {
-		out[0].addsTo = nil
-	}
 	return out
 }
 
