@@ -64,3 +64,24 @@ func TestManyDocuments(t *testing.T) {
 		t.Errorf("got %d entries (changed: %v); want 100000 untouched", len(report), report.Changed())
 	}
 }
+
+// TestDocumentSizeLimit: a document of MaxDocumentBytes is read; one
+// byte more is refused, as too large.
+func TestDocumentSizeLimit(t *testing.T) {
+	t.Parallel()
+	in, err := inject.New(inject.DefaultTemplate(), inject.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n  blob: "
+	for _, c := range []struct {
+		size    int
+		refused bool
+	}{{inject.MaxDocumentBytes, false}, {inject.MaxDocumentBytes + 1, true}} {
+		doc := head + strings.Repeat("x", c.size-len(head)-1) + "\n"
+		_, entries := in.ProcessText(inject.OpInject, []byte(doc), 0)
+		if len(entries) != 1 || (entries[0].Action == inject.Failed) != c.refused || (c.refused && entries[0].Reason != inject.ReasonTooLarge) {
+			t.Errorf("a document of %d bytes: %v, want refused %v", len(doc), entries, c.refused)
+		}
+	}
+}
