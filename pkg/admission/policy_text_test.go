@@ -1,6 +1,7 @@
 package admission_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"regexp"
@@ -10,6 +11,7 @@ import (
 	"github.com/kinject/kubectl-inject/internal/podgen"
 	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
+	"github.com/kinject/kubectl-inject/pkg/textdiff"
 	"sigs.k8s.io/yaml"
 )
 
@@ -178,6 +180,23 @@ func TestPolicyExampleText(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkPolicyText(t, p)
+	// And it is the file, byte for byte (the plugin's TestPolicyExample
+	// rewrites the file with -update): a change of the compiler that
+	// changes the policy's text and not its meaning fails here, in the
+	// compiler's own package. The 4 objects are separated, never
+	// preceded, by "---".
+	compiled, err := p.YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(compiled, data) {
+		var diff strings.Builder
+		_, _ = textdiff.Write(&diff, "examples/admission/policy.yaml", "compiled", text, string(compiled), textdiff.Options{})
+		t.Errorf("the default's policy is not examples/admission/policy.yaml (go test ./plugin/cmd -run TestPolicyExample -update rewrites it):\n%s", diff.String())
+	}
+	if bytes.HasPrefix(compiled, []byte("---")) || bytes.Count(compiled, []byte("\n---\n")) != 3 {
+		t.Errorf("the 4 objects are not separated by 3 lines of ---")
+	}
 }
 
 // celStringLiteral is a CEL string literal in double quotes.

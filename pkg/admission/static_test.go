@@ -1,14 +1,11 @@
 package admission_test
 
 import (
-	"bytes"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/kinject/kubectl-inject/pkg/admission"
 	"github.com/kinject/kubectl-inject/pkg/inject"
-	"github.com/kinject/kubectl-inject/pkg/textdiff"
 )
 
 func injectorOf(t *testing.T, tpl string) *inject.Injector {
@@ -51,40 +48,6 @@ volumes:
 	}
 	if p.Requires != nil || p.Name != "kinject-envoy"+admission.StaticSuffix {
 		t.Errorf("static policy %s needs %v, want kinject-envoy%s needing nothing", p.Name, p.Requires, admission.StaticSuffix)
-	}
-}
-
-// TestDefaultPolicyIsTheExample: the embedded default compiles to
-// examples/admission/policy.yaml byte for byte, the file kubectl inject
-// policy prints (its test, in plugin/cmd, rewrites it with -update): a
-// change of the compiler that changes the policy's text changes this
-// file, where a reviewer sees it. Objects are separated, never preceded,
-// by "---".
-func TestDefaultPolicyIsTheExample(t *testing.T) {
-	t.Parallel()
-	want, err := os.ReadFile("../../examples/admission/policy.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := inject.New(inject.DefaultTemplate(), inject.Settings{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := admission.Compile(in, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := p.YAML()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		var diff strings.Builder
-		_, _ = textdiff.Write(&diff, "examples/admission/policy.yaml", "compiled", string(want), string(got), textdiff.Options{})
-		t.Errorf("the default's policy is not examples/admission/policy.yaml (go test ./plugin/cmd -run TestPolicyExample -update rewrites it):\n%s", diff.String())
-	}
-	if bytes.HasPrefix(got, []byte("---")) || bytes.Count(got, []byte("\n---\n")) != 3 {
-		t.Errorf("the 4 objects are not separated by 3 lines of ---")
 	}
 }
 
