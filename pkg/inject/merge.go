@@ -132,9 +132,10 @@ func appendItems(spec *yaml.Node, field string, list *yaml.Node, items []*yaml.N
 	}
 	var before *yaml.Node
 	if front {
+		// One name per item: list is a sequence.
 		names := nodes.ItemNames(list)
 		for i, n := range list.Content {
-			if i < len(names) && sidecars[names[i]] {
+			if sidecars[names[i]] {
 				continue
 			}
 			before = n

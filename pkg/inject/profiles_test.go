@@ -372,3 +372,34 @@ func mixedIndentation(doc []byte) bool {
 	}
 	return len(widths) > 1
 }
+
+// TestNativeSidecarsKeepTheirOrder: a native sidecar goes before the
+// app's own init containers and after the sidecars other profiles added
+// there first, so that it starts after them.
+func TestNativeSidecarsKeepTheirOrder(t *testing.T) {
+	t.Parallel()
+	envoy, err := inject.New(inject.DefaultTemplate(), inject.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  initContainers:\n  - {name: setup, image: busybox}\n  containers:\n  - {name: app, image: busybox}\n")
+	out, report := injectAll(t, []*inject.Injector{logsProfile(t, true), envoy}, src)
+	if len(report) != 2 || report[0].Action != inject.Injected || report[1].Action != inject.Injected {
+		t.Fatalf("%v", report)
+	}
+	pod, err := yaml.Parse(string(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inits, err := pod.Pipe(yaml.Lookup("spec", "initContainers"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := inits.ElementValues("name")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(names, ","), "log-shipper,envoy,setup"; got != want {
+		t.Errorf("init containers %s, want %s", got, want)
+	}
+}
