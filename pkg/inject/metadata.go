@@ -66,9 +66,9 @@ func planStringMap(t *podTarget, field string, kvs []template.KeyValue, added *[
 		return nil, atNode(m, nodes.JoinField(t.field, "metadata."+field), fmt.Errorf("%s: must be a mapping", nodes.JoinField(t.field, "metadata."+field)))
 	}
 	rest.inherit(status, created)
-	if len(kvs) > 0 || statusKey != "" {
-		status.NoteEmpty(created, t.emptyText(m))
-	}
+	// Something goes in (the early return above): an empty map laid out
+	// across lines is noted, to come back as it was.
+	status.NoteEmpty(created, t.emptyText(m))
 	var edits []yamltext.Edit
 	for _, kv := range kvs {
 		existing := nodes.MapValue(m, kv.Key)
