@@ -283,13 +283,18 @@ func TestDrainPodStopped(t *testing.T) {
 // times as before its drain; a Pod listed nowhere is not waited on.
 func TestWaitInService(t *testing.T) {
 	pod := drainPodObject(t, "web-a", true)
-	m, _, _, _ := fakeMover(t, pod, sliceObject(t, map[string]bool{"web-a": true}))
+	m, _, clock, _ := fakeMover(t, pod, sliceObject(t, map[string]bool{"web-a": true}))
 	if err := m.waitInService(context.Background(), &drained{pod: pod, listed: 1}); err != nil {
 		t.Errorf("listed ready once, as before: %v", err)
 	}
+	start := clock.now()
 	if err := m.waitInService(context.Background(), &drained{pod: pod, listed: 2}); err == nil ||
 		err.Error() != "Ready on its new sidecar, but its EndpointSlices list it ready 1 times of 2 after 10s" {
 		t.Errorf("listed ready once of twice: %v", err)
+	}
+	// It waited out the deadline, polling, before it gave up.
+	if waited := clock.now().Sub(start); waited <= 10*time.Second || waited > 10*time.Second+drainPoll {
+		t.Errorf("gave up after %s, want just past the 10s deadline", waited)
 	}
 	if err := m.waitInService(context.Background(), &drained{pod: pod}); err != nil {
 		t.Errorf("listed nowhere: %v", err)
