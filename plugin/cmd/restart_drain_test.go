@@ -296,11 +296,20 @@ func TestUpgradePodPatchFailsRestores(t *testing.T) {
 	u := rollout.Upgrade{Namespace: "ns", Pod: "web-a", RecordKey: "r", MarkerKey: "m", Images: []rollout.ImageChange{{Container: "envoy", Init: true, From: "envoy:a", To: "envoy:b"}}}
 	err := m.upgradePod(context.Background(), u, pod)
 	var f *rollout.Failure
-	if !errors.As(err, &f) || f.Reason != rollout.ReasonAPI || !strings.Contains(err.Error(), "upgrading Pod web-a in place: the server is on fire") {
+	// The PATCH's error alone: the restore went well.
+	if !errors.As(err, &f) || f.Reason != rollout.ReasonAPI || !strings.HasSuffix(err.Error(), "upgrading Pod web-a in place: the server is on fire") {
 		t.Fatalf("error %v", err)
 	}
 	if got := proxy.called(); len(got) != 2 || !strings.HasSuffix(got[1], testDrain.Restore) {
 		t.Errorf("calls %v, want fail then restore", got)
+	}
+	// A restore that fails too is told after it.
+	proxy.errs[testDrain.Restore] = errors.New("connection refused")
+	store(t, m, client, podsResource, pod)
+	err = m.upgradePod(context.Background(), u, pod)
+	if !errors.As(err, &f) || f.Reason != rollout.ReasonAPI || !strings.Contains(err.Error(), "the server is on fire; undoing the drain of Pod web-a") ||
+		!strings.HasSuffix(err.Error(), "connection refused") {
+		t.Errorf("error %v, want the PATCH's, then the restore's", err)
 	}
 
 	// deleted while drained: nothing to undo
