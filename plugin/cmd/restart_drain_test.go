@@ -434,12 +434,18 @@ func TestUpgradePodResizeAloneNotDrained(t *testing.T) {
 	client.PrependReactor("patch", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, pod, nil
 	})
+	gets := 0
+	client.PrependReactor("get", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+		gets++
+		return false, nil, nil
+	})
 	u := rollout.Upgrade{Namespace: "ns", Pod: "web-a", RecordKey: "r", MarkerKey: "m"}
 	if err := m.upgradePod(context.Background(), u, pod); err != nil {
 		t.Fatal(err)
 	}
-	if got := proxy.called(); len(got) != 0 {
-		t.Errorf("calls %v, want none", got)
+	// Not drained: patched as it was judged, not read again.
+	if got := proxy.called(); len(got) != 0 || gets != 0 {
+		t.Errorf("calls %v and %d GETs, want none", got, gets)
 	}
 	u.Images = []rollout.ImageChange{{Container: "envoy", Init: true, From: "envoy:a", To: "envoy:b"}}
 	_ = m.upgradePod(context.Background(), u, pod)
