@@ -69,9 +69,8 @@ for target in "${targets[@]}"; do
     # The package's own Go files (its tests aside) changed since the base:
     # gremlins mutates every line when its diff is empty, so a package
     # without one is left out here.
-    changed="$(git diff --merge-base "${since}" --name-only -- "${dir}" |
-      awk -v d="${dir}/" -v k="${keep}" 'index($0, d) == 1 { f = substr($0, length(d) + 1) }
-        f !~ /\// && f ~ /\.go$/ && f !~ /_test\.go$/ && (k == "" || f == k) { print f }')"
+    changed="$(cd "${dir}" && git diff --merge-base "${since}" --name-only --relative -- . |
+      awk -v k="${keep}" '!/\// && /\.go$/ && !/_test\.go$/ && (k == "" || $0 == k)')"
     if [[ -z "${changed}" ]]; then
       echo "== ${target}: no change since ${since:0:12}"
       continue
