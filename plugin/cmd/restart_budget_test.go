@@ -15,6 +15,7 @@ import (
 // disruptions as the batch's Pods it selects; the batch is cut before the
 // first Pod that would go over, and a budget of 0 names itself.
 func TestBudgetAllows(t *testing.T) {
+	t.Parallel()
 	pdb := func(name, selector string, allowed int) unstructured.Unstructured {
 		return *decode(t, fmt.Sprintf("apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: %s, namespace: ns}\nspec: {selector: {matchLabels: {%s}}}\nstatus: {disruptionsAllowed: %d}", name, selector, allowed))
 	}
@@ -47,6 +48,7 @@ func TestBudgetAllows(t *testing.T) {
 // TestTakeSlots: a batch takes one slot waiting, then only those free;
 // released slots serve the next batch; without a bound it takes all.
 func TestTakeSlots(t *testing.T) {
+	t.Parallel()
 	m := &restartMover{slots: make(chan struct{}, 3)}
 	first := m.takeSlots(context.Background(), 5)
 	if first.n != 3 {

@@ -99,6 +99,7 @@ var deleteDB = rollout.Step{Namespace: "ns", Kind: "StatefulSet", Group: "apps",
 // ends once the StatefulSet's status counts them; a status that never
 // does is waited on until the run stops.
 func TestDeletePods(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		count bool
@@ -138,6 +139,7 @@ func TestDeletePods(t *testing.T) {
 // deleted again, for as long as the run goes on; the Pods behind are
 // deleted after it.
 func TestDeletePodsGoing(t *testing.T) {
+	t.Parallel()
 	old, current := testInjector(t, "envoy:a"), testInjector(t, "envoy:b")
 	going := podOf(t, old, "web-x-1", "uid-x-1", "ReplicaSet/rs-web-x", "", false)
 	ts := metav1.NewTime(time.Unix(1_000_000, 0))
@@ -207,6 +209,7 @@ var webXStep = rollout.Step{Namespace: "ns", Kind: "ReplicaSet", Group: "apps", 
 // has); a refused DELETE, a workload deleted meanwhile, a Pod that never
 // goes or never comes back fail it too.
 func TestDeletePodsFails(t *testing.T) {
+	t.Parallel()
 	old := testInjector(t, "envoy:a")
 	rs := webX(t, 1)
 	sts := func() []runtime.Object {
@@ -264,6 +267,7 @@ func TestDeletePodsFails(t *testing.T) {
 // TestDeletePodsNeverGoes: a Pod whose deletion never completes (a
 // finalizer nobody removes) fails the step at the deadline.
 func TestDeletePodsNeverGoes(t *testing.T) {
+	t.Parallel()
 	m, client := recreateMover(t, statefulSet(t, 2, 0), dbPod(t, "db-0", "uid-0", "db-2"), dbPod(t, "db-1", "uid-1", "db-1"))
 	var c controller
 	c.on(client, func(string, int) error { return nil }) // accepted, never gone
@@ -279,6 +283,7 @@ func TestDeletePodsNeverGoes(t *testing.T) {
 // is left at once, whatever its status counts: the step deleted nothing
 // to count.
 func TestDeletePodsNothingBehind(t *testing.T) {
+	t.Parallel()
 	m, _ := recreateMover(t, statefulSet(t, 2, 1), dbPod(t, "db-0", "uid-0", "db-2"), dbPod(t, "db-1", "uid-1", "db-2"))
 	if err := m.Move(cancelled(), deleteDB); err != nil {
 		t.Error(err)
@@ -290,6 +295,7 @@ func TestDeletePodsNothingBehind(t *testing.T) {
 // a ReplicaSet's Ready Pods, once its status changed after the last
 // deletion or stayed quiet for longer than statusQuiet (5s).
 func TestCounted(t *testing.T) {
+	t.Parallel()
 	daemonSet := func(updated int) *unstructured.Unstructured {
 		return decode(t, fmt.Sprintf(`apiVersion: apps/v1
 kind: DaemonSet
@@ -370,6 +376,7 @@ func TestStatusReady(t *testing.T) {
 // generation waited for, the Pod deleted gone, every Pod it wants Ready,
 // and its status saying so.
 func TestSettle(t *testing.T) {
+	t.Parallel()
 	notReady := dbPod(t, "db-1", "uid-1", "db-2")
 	setReady(notReady, false)
 	for _, tc := range []struct {

@@ -167,6 +167,7 @@ var podsResource = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
 // EndpointSlice lists it ready, then the drain's seconds, and keeps how
 // many entries listed it.
 func TestDrainPodTakesPodOutOfService(t *testing.T) {
+	t.Parallel()
 	pod := drainPodObject(t, "web-a", true)
 	m, client, clock, proxy := fakeMover(t, pod, sliceObject(t, map[string]bool{"web-a": true, "web-b": true}))
 	proxy.onPost = func(path string) {
@@ -194,6 +195,7 @@ func TestDrainPodTakesPodOutOfService(t *testing.T) {
 // readinessProbe that does not read it) fails the drain at the deadline,
 // naming why, and the drain is undone.
 func TestDrainPodStillInService(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		slice map[string]bool
@@ -229,6 +231,7 @@ func TestDrainPodStillInService(t *testing.T) {
 // TestDrainPodErrors: a failed POST changes nothing and is not undone; a
 // failed restore is said; without a drain step nothing is called.
 func TestDrainPodErrors(t *testing.T) {
+	t.Parallel()
 	pod := drainPodObject(t, "web-a", true)
 	m, _, _, proxy := fakeMover(t, pod)
 	proxy.errs[testDrain.Fail] = errors.New("answered 404 Not Found")
@@ -264,6 +267,7 @@ func TestDrainPodErrors(t *testing.T) {
 // TestDrainPodStopped: a run stopped while a Pod is drained undoes the
 // drain.
 func TestDrainPodStopped(t *testing.T) {
+	t.Parallel()
 	pod := drainPodObject(t, "web-a", true)
 	m, _, _, proxy := fakeMover(t, pod, sliceObject(t, map[string]bool{"web-a": true}))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -283,6 +287,7 @@ func TestDrainPodStopped(t *testing.T) {
 // the drain, the drain is undone and the PATCH's error returned; a Pod
 // deleted while drained is not.
 func TestUpgradePodPatchFailsRestores(t *testing.T) {
+	t.Parallel()
 	pod := drainPodObject(t, "web-a", true)
 	m, client, _, proxy := fakeMover(t, pod)
 	proxy.onPost = func(path string) {
@@ -336,6 +341,7 @@ func TestUpgradePodPatchFailsRestores(t *testing.T) {
 // TestNoDrainWarning: restart warns when it upgrades Pods in place
 // without a drain, and only then.
 func TestNoDrainWarning(t *testing.T) {
+	t.Parallel()
 	inPlace := []rollout.Step{{Action: rollout.Restart}, {Action: rollout.InPlace}}
 	withDrain := &template.Template{Drain: testDrain}
 	for _, tc := range []struct {
@@ -365,6 +371,7 @@ func TestNoDrainWarning(t *testing.T) {
 // at most conflictRetries times more; a Pod whose sidecar image or record
 // changed meanwhile, or that was created again, is not patched.
 func TestPatchDrained(t *testing.T) {
+	t.Parallel()
 	u := rollout.Upgrade{Namespace: "ns", Pod: "web-a", RecordKey: "r", MarkerKey: "m", Images: []rollout.ImageChange{{Container: "envoy", Init: true, From: "envoy:a", To: "envoy:b"}}}
 	for _, tc := range []struct {
 		name      string
@@ -426,39 +433,12 @@ func apierrorsNewConflict(name string) error {
 	return apierrors.NewConflict(schema.GroupResource{Resource: "pods"}, name, errors.New("the object has been modified"))
 }
 
-// TestUpgradePodResizeAloneNotDrained: an upgrade that changes no image
-// restarts no sidecar, so the Pod is not drained.
-func TestUpgradePodResizeAloneNotDrained(t *testing.T) {
-	pod := drainPodObject(t, "web-a", true)
-	m, client, _, proxy := fakeMover(t, pod)
-	client.PrependReactor("patch", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
-		return true, pod, nil
-	})
-	gets := 0
-	client.PrependReactor("get", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
-		gets++
-		return false, nil, nil
-	})
-	u := rollout.Upgrade{Namespace: "ns", Pod: "web-a", RecordKey: "r", MarkerKey: "m"}
-	if err := m.upgradePod(context.Background(), u, pod); err != nil {
-		t.Fatal(err)
-	}
-	// Not drained: patched as it was judged, not read again.
-	if got := proxy.called(); len(got) != 0 || gets != 0 {
-		t.Errorf("calls %v and %d GETs, want none", got, gets)
-	}
-	u.Images = []rollout.ImageChange{{Container: "envoy", Init: true, From: "envoy:a", To: "envoy:b"}}
-	_ = m.upgradePod(context.Background(), u, pod)
-	if got := proxy.called(); len(got) == 0 || !strings.HasSuffix(got[0], testDrain.Fail) {
-		t.Errorf("with an image change, calls %v, want the drain first", got)
-	}
-}
-
 // TestDrainPodPublishNotReady: the EndpointSlices of a Service that
 // publishes not-ready addresses list the Pod ready whatever the drain
 // does; they are not waited on, nor counted for its return, while another
 // Service's are; a Service that cannot be read is waited on.
 func TestDrainPodPublishNotReady(t *testing.T) {
+	t.Parallel()
 	slice := func(name, service string, ready bool) *unstructured.Unstructured {
 		return decode(t, fmt.Sprintf(`apiVersion: discovery.k8s.io/v1
 kind: EndpointSlice

@@ -15,6 +15,7 @@ import (
 // TestWaitInService: after the swap, the Pod must be listed ready as many
 // times as before its drain; a Pod listed nowhere is not waited on.
 func TestWaitInService(t *testing.T) {
+	t.Parallel()
 	pod := drainPodObject(t, "web-a", true)
 	m, _, clock, _ := fakeMover(t, pod, sliceObject(t, map[string]bool{"web-a": true}))
 	if err := m.waitInService(context.Background(), &drained{pod: pod, listed: 1}); err != nil {
@@ -38,6 +39,7 @@ func TestWaitInService(t *testing.T) {
 // their namespace's EndpointSlices for drainPoll; after it, the next read
 // lists again.
 func TestEndpointSlicesShared(t *testing.T) {
+	t.Parallel()
 	m, client, clock, _ := fakeMover(t, sliceObject(t, map[string]bool{"web-a": true}))
 	lists := 0
 	client.PrependReactor("list", "endpointslices", func(k8stesting.Action) (bool, runtime.Object, error) {

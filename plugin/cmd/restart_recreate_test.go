@@ -183,6 +183,7 @@ func bounded(t *testing.T, d time.Duration) context.Context {
 // restartedAt annotation, stamped with the clock, by restart's field
 // manager; the step ends when the generation it made has rolled out.
 func TestMoveRestart(t *testing.T) {
+	t.Parallel()
 	m, client, clock, _ := fakeMover(t, deployment(t, 1, 1, 3))
 	sent := answerPatches(t, client, deploymentsResource, func(d *unstructured.Unstructured) {
 		d.SetGeneration(2)
@@ -206,6 +207,7 @@ func TestMoveRestart(t *testing.T) {
 // however often the wait wakes (here once, after a second without a
 // change).
 func TestMoveRestartWaitsForItsGeneration(t *testing.T) {
+	t.Parallel()
 	m, client, _, _ := fakeMover(t, deployment(t, 1, 1, 3))
 	client.PrependReactor("patch", "deployments", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, deployment(t, 2, 1, 3), nil // answered, never seen by the cache
@@ -219,6 +221,7 @@ func TestMoveRestartWaitsForItsGeneration(t *testing.T) {
 // TestMoveRestartFails: a refused PATCH fails the step with the API's
 // error, and nothing is waited on.
 func TestMoveRestartFails(t *testing.T) {
+	t.Parallel()
 	m, client, _, _ := fakeMover(t, deployment(t, 1, 1, 3))
 	client.PrependReactor("patch", "deployments", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewConflict(schema.GroupResource{Group: "apps", Resource: "deployments"}, "web", errors.New("the object has been modified"))
@@ -234,6 +237,7 @@ func TestMoveRestartFails(t *testing.T) {
 // with the current template once, and waited on until the generation the
 // patch made rolls out; a CronJob, which rolls nothing, is not waited on.
 func TestMoveReinject(t *testing.T) {
+	t.Parallel()
 	m, client := recreateMover(t, deployment(t, 1, 1, 3))
 	sent := answerPatches(t, client, deploymentsResource, func(d *unstructured.Unstructured) {
 		d.SetGeneration(2)
@@ -269,6 +273,7 @@ spec:
 // read, or keeps changing) fails the step before anything is waited on
 // or deleted, whatever the action that injects first.
 func TestMoveReinjectFails(t *testing.T) {
+	t.Parallel()
 	unavailable := apierrors.NewServiceUnavailable("the server is shutting down")
 	for _, tc := range []struct {
 		name   string
@@ -309,6 +314,7 @@ func TestMoveReinjectFails(t *testing.T) {
 // injection goes straight to the Pods; a step that moves nothing is an
 // error.
 func TestMoveOtherActions(t *testing.T) {
+	t.Parallel()
 	m, _ := recreateMover(t, deployment(t, 2, 2, 1))
 	err := m.Move(cancelled(), rollout.Step{Namespace: "ns", Kind: "Deployment", Name: "web", Action: rollout.Wait})
 	failure(t, err, rollout.ReasonInterrupted, "stopped waiting (1 of 3 new Pods have been updated)")
@@ -325,6 +331,7 @@ func TestMoveOtherActions(t *testing.T) {
 // current template; the step ends once the Pod created again (its new
 // UID) is Ready, and fails at the deadline when it never is.
 func TestMoveRecreate(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		ready bool // the kubelet makes the new Pod Ready
@@ -383,6 +390,7 @@ func TestMoveRecreate(t *testing.T) {
 // TestWaitRecreated looks once: only the Pod of the new UID, Ready,
 // ends the wait; the Pod deleted, still in the cache, does not.
 func TestWaitRecreated(t *testing.T) {
+	t.Parallel()
 	step := rollout.Step{Namespace: "ns", Kind: "Pod", Name: "solo"}
 	for _, tc := range []struct {
 		name string

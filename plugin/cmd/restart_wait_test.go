@@ -18,6 +18,7 @@ import (
 // judged at an earlier one; failed as its status says; under way while
 // its status says so or an old Pod is left; gone when deleted.
 func TestWaitRollout(t *testing.T) {
+	t.Parallel()
 	replicaSet := func(name, revision string) *unstructured.Unstructured {
 		return decode(t, `apiVersion: apps/v1
 kind: ReplicaSet
@@ -64,6 +65,7 @@ metadata: {name: `+name+`, namespace: ns, uid: rs-`+name+`, annotations: {deploy
 // complete; one that makes no progress for the deadline fails, saying
 // where it stands.
 func TestWaitRolloutEnds(t *testing.T) {
+	t.Parallel()
 	step := rollout.Step{Namespace: "ns", Kind: "Deployment", Name: "web"}
 	m, client, clock, _ := fakeMover(t, deployment(t, 2, 2, 1))
 	// the rollout completes while the wait pauses (its third reading of
@@ -91,6 +93,7 @@ func TestWaitRolloutEnds(t *testing.T) {
 // deadline (at the deadline it goes on), and when stopped; otherwise it
 // returns at a change, or after a second without one.
 func TestPause(t *testing.T) {
+	t.Parallel()
 	m, _, clock, _ := fakeMover(t)
 	now := clock.now()
 	closed := make(chan struct{})
