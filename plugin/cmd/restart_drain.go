@@ -223,14 +223,18 @@ func (m *restartMover) publishesNotReady(ctx context.Context, namespace, name st
 	return publishes
 }
 
+// tick fires once d has passed on the mover's clock.
+func (m *restartMover) tick(d time.Duration) <-chan time.Time {
+	if m.after == nil {
+		return time.After(d)
+	}
+	return m.after(d)
+}
+
 // sleep waits for d, or until ctx is done.
 func (m *restartMover) sleep(ctx context.Context, d time.Duration) error {
-	after := m.after
-	if after == nil {
-		after = time.After
-	}
 	select {
-	case <-after(d):
+	case <-m.tick(d):
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

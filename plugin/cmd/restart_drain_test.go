@@ -47,13 +47,15 @@ func (c *fakeClock) after(d time.Duration) <-chan time.Time {
 	return ch
 }
 
-// fakeProxy records the POSTs of a drain; onPost plays what the kubelet
-// and the endpoint controller do when the proxy answers one.
+// fakeProxy records the POSTs of a drain; onPost (or onPod, told the
+// Pod too) plays what the kubelet and the endpoint controller do when the
+// proxy answers one.
 type fakeProxy struct {
 	mu     sync.Mutex
 	calls  []string
 	errs   map[string]error // by path
 	onPost func(path string)
+	onPod  func(pod, path string)
 }
 
 func (f *fakeProxy) Post(_ context.Context, namespace, pod string, port int, path string) error {
@@ -66,6 +68,9 @@ func (f *fakeProxy) Post(_ context.Context, namespace, pod string, port int, pat
 	}
 	if f.onPost != nil {
 		f.onPost(path)
+	}
+	if f.onPod != nil {
+		f.onPod(pod, path)
 	}
 	return nil
 }

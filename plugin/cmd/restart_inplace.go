@@ -255,7 +255,7 @@ func (m *restartMover) waitUpgraded(ctx context.Context, u rollout.Upgrade, uid 
 		}
 		select {
 		case <-changed:
-		case <-time.After(time.Second):
+		case <-m.tick(time.Second):
 		case <-ctx.Done():
 			return fmt.Errorf("stopped waiting for it to be Ready on its new sidecar: %s", notReadyWhy(pod, u))
 		}
@@ -276,10 +276,11 @@ func (m *restartMover) resizePod(ctx context.Context, u rollout.Upgrade) error {
 	return nil
 }
 
-// rollBack drains the Pod when it serves on its new sidecar, patches it
-// back to its old resources (when resized) and images after cause, waits
-// until it serves again on them, and returns the step's failure naming
-// the Pod, the container and the kubelet's reason.
+// rollBack drains the Pod when it serves on a new sidecar image that the
+// rollback restarts, patches it back to its old resources (when resized)
+// and images after cause, waits until it serves again on them, and
+// returns the step's failure naming the Pod, the container and the
+// kubelet's reason. d is the upgrade's drain.
 func (m *restartMover) rollBack(ctx context.Context, u rollout.Upgrade, d *drained, resized bool, cause error) error {
 	what := fmt.Sprintf("Pod %s: %v", u.Pod, cause)
 	// a context of its own: a rollback is sent even once the run is being
@@ -287,11 +288,15 @@ func (m *restartMover) rollBack(ctx context.Context, u rollout.Upgrade, d *drain
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.deadline+30*time.Second)
 	defer cancel()
 	var err error
-	if pod := m.cache.get("pods", u.Namespace, u.Pod); pod != nil && rollout.PodReady(pod) && m.drain != nil {
-		// it serves on the new sidecar (a resize the kubelet refused):
-		// out of service first, as for the upgrade.
-		if _, derr := m.drainPod(rctx, pod); derr != nil {
+	if pod := m.cache.get("pods", u.Namespace, u.Pod); pod != nil && rollout.PodReady(pod) && len(u.Images) > 0 && m.drain != nil {
+		// it serves on the new sidecar (Ready on it, a resize the kubelet
+		// refused): out of service first, as for the upgrade. A rollback
+		// of resources alone restarts no proxy, which would then stay
+		// drained: it is not drained.
+		if again, derr := m.drainPod(rctx, pod); derr != nil {
 			err = fmt.Errorf("draining it: %w", derr)
+		} else {
+			d = again
 		}
 	}
 	pods := m.client.Resource(gvrOf("pods")).Namespace(u.Namespace)

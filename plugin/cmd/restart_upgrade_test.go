@@ -2,12 +2,19 @@ package cmd
 
 import (
 	"context"
+	"errors"
+	"maps"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/rollout"
 )
 
@@ -37,5 +44,184 @@ func TestUpgradePodResizeAloneNotDrained(t *testing.T) {
 	_ = m.upgradePod(context.Background(), u, pod)
 	if got := proxy.called(); len(got) == 0 || !strings.HasSuffix(got[0], testDrain.Fail) {
 		t.Errorf("with an image change, calls %v, want the drain first", got)
+	}
+}
+
+// inPlaceMover is recreateMover (injecting envoy:b) with a fake kubelet
+// running pods, each injected with envoy:a, of owner (KIND/UID, "" for
+// none) and labels.
+func inPlaceMover(t *testing.T, owner, labels string, pods []string, objs ...runtime.Object) (*restartMover, *fakeKubelet) {
+	t.Helper()
+	m, client := recreateMover(t, objs...)
+	k := newFakeKubelet(t, m, client)
+	old := testInjector(t, "envoy:a")
+	for _, name := range pods {
+		k.add(podOf(t, old, name, "uid-"+name, owner, labels, true))
+	}
+	return m, k
+}
+
+var webAStep = rollout.Step{Namespace: "ns", Kind: "Pod", Name: "web-a", Action: rollout.InPlace}
+
+func sameRequests(t *testing.T, k *fakeKubelet, want ...string) {
+	t.Helper()
+	if got := k.requests(); !slices.Equal(got, want) {
+		t.Errorf("requests %q\nwant     %q", got, want)
+	}
+}
+
+// TestUpgradeInPlacePod: a Pod without a controller is its own workload:
+// drained, patched once to the new image at the resourceVersion it was
+// read at after its drain, back in service, and then current.
+func TestUpgradeInPlacePod(t *testing.T) {
+	t.Parallel()
+	m, k := inPlaceMover(t, "", "app: web", []string{"web-a"})
+	if err := m.upgradeInPlace(bounded(t, 10*time.Second), "pods", webAStep, 0); err != nil {
+		t.Fatal(err)
+	}
+	sameRequests(t, k, "drain web-a", "patch web-a")
+	pod := k.stored("web-a")
+	if got := sidecarImage(pod); got != "envoy:b" || !rollout.PodReady(pod) {
+		t.Errorf("the Pod runs %s, Ready %v; want envoy:b, Ready", got, rollout.PodReady(pod))
+	}
+	if u := rollout.DecideUpgrade(m.injector, pod); u.Reason != rollout.ReasonAlreadyCurrent {
+		t.Errorf("the Pod after its upgrade: %s %s, want %s", u.Reason, u.Message, rollout.ReasonAlreadyCurrent)
+	}
+}
+
+// TestUpgradeInPlaceRollsBack: a new sidecar that never gets Ready is
+// rolled back once the deadline passes (not drained again: the Pod does
+// not serve), the Pod waited on until it serves on the old one, and the
+// step fails naming the Pod, the container and the kubelet's reason. The
+// Pod is then as it was: image, record and marker.
+func TestUpgradeInPlaceRollsBack(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name       string
+		oldBroken  bool // the old image crashes too once restarted
+		wantSuffix string
+	}{
+		{"back in service", false, "rolled back to envoy=envoy:a"},
+		{"the old image fails too", true, "rolled back to envoy=envoy:a, but not Ready on its new sidecar within 10s: container envoy (envoy:a): CrashLoopBackOff (back-off 10s restarting failed container)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			m, k := inPlaceMover(t, "", "app: web", []string{"web-a"})
+			before := k.stored("web-a").GetAnnotations()
+			k.broken["envoy:b"], k.broken["envoy:a"] = true, tc.oldBroken
+			err := m.upgradeInPlace(bounded(t, 10*time.Second), "pods", webAStep, 0)
+			failure(t, err, rollout.ReasonRolledBack, "Pod web-a: not Ready on its new sidecar within 10s: container envoy (envoy:b): CrashLoopBackOff (back-off 10s restarting failed container); "+tc.wantSuffix)
+			sameRequests(t, k, "drain web-a", "patch web-a", "patch web-a")
+			pod := k.stored("web-a")
+			if got := sidecarImage(pod); got != "envoy:a" || !maps.Equal(pod.GetAnnotations(), before) {
+				t.Errorf("after the rollback: %s, annotations %v\nwant envoy:a, %v", got, pod.GetAnnotations(), before)
+			}
+		})
+	}
+}
+
+// TestUpgradeInPlaceStillBehind: a Pod judged behind again after its
+// upgrade (something put its record back) fails the step instead of
+// being upgraded forever.
+func TestUpgradeInPlaceStillBehind(t *testing.T) {
+	t.Parallel()
+	m, k := inPlaceMover(t, "", "app: web", []string{"web-a"})
+	before := k.stored("web-a").GetAnnotations()
+	k.edit = func(pod *unstructured.Unstructured) { pod.SetAnnotations(before) }
+	err := m.upgradeInPlace(bounded(t, 10*time.Second), "pods", webAStep, 0)
+	failure(t, err, rollout.ReasonInjection, "Pod web-a still runs an outdated sidecar after its upgrade in place")
+	sameRequests(t, k, "drain web-a", "patch web-a")
+}
+
+// TestUpgradeInPlaceNotImageOnly: a Pod the new template changes beyond
+// its sidecars' images is not touched; the step fails saying recreate
+// would do it.
+func TestUpgradeInPlaceNotImageOnly(t *testing.T) {
+	t.Parallel()
+	m, client := recreateMover(t)
+	k := newFakeKubelet(t, m, client)
+	classic, err := inject.New(inject.DefaultTemplate(), inject.Settings{Image: "envoy:a", Native: new(bool)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k.add(podOf(t, classic, "web-a", "uid-web-a", "", "app: web", true))
+	err = m.upgradeInPlace(bounded(t, 10*time.Second), "pods", webAStep, 0)
+	failure(t, err, rollout.ReasonNotImageOnly, "Pod web-a: not_image_only: metadata.annotations.kubectl.kubernetes.io/default-container changes, not only the sidecar's image and resources: a running Pod cannot take it; --strategy recreate recreates it")
+	sameRequests(t, k)
+}
+
+// TestUpgradeInPlaceGone: a Pod deleted before its step is reported
+// gone.
+func TestUpgradeInPlaceGone(t *testing.T) {
+	t.Parallel()
+	m, k := inPlaceMover(t, "", "app: web", nil)
+	err := m.upgradeInPlace(bounded(t, 10*time.Second), "pods", webAStep, 0)
+	failure(t, err, rollout.ReasonGone, "the Pod was deleted")
+	sameRequests(t, k)
+}
+
+// envoyResources is the resources of the sidecar envoy of pod.
+func envoyResources(t *testing.T, pod *unstructured.Unstructured) map[string]any {
+	t.Helper()
+	list, _, _ := unstructured.NestedSlice(pod.Object, "spec", "initContainers")
+	for _, item := range list {
+		if c, _ := item.(map[string]any); c["name"] == sidecarName {
+			return runtime.DeepCopyJSONValue(c["resources"]).(map[string]any)
+		}
+	}
+	t.Fatalf("Pod %s has no sidecar %s", pod.GetName(), sidecarName)
+	return nil
+}
+
+// TestUpgradePodRollsBackResize: a resize the kubelet or the API server
+// refuses is rolled back with the images. A Pod that serves on a new
+// proxy image is drained before the rollback restarts it, and waited on
+// until it serves again; one whose resources alone changed is not
+// drained, as its proxy is not restarted (nothing would bring it back
+// into service).
+func TestUpgradePodRollsBackResize(t *testing.T) {
+	t.Parallel()
+	const infeasible = "Node didn't have enough capacity: memory, requested: 2147483648, capacity: 1073741824"
+	bigger := map[string]any{"requests": map[string]any{"cpu": "100m", "memory": "2Gi"}, "limits": map[string]any{"cpu": "1", "memory": "2Gi"}}
+	image := []rollout.ImageChange{{Container: "envoy", Init: true, From: "envoy:a", To: "envoy:b"}}
+	for _, tc := range []struct {
+		name         string
+		images       []rollout.ImageChange
+		refuseResize bool // the API server refuses the resize (else the kubelet: Infeasible)
+		want         string
+		requests     []string
+	}{
+		{"resources alone", nil, false,
+			"Pod web-a: the kubelet cannot resize its sidecar: resize Infeasible: " + infeasible + "; rolled back to envoy resources requests cpu=100m,memory=64Mi; limits cpu=1000m,memory=512Mi",
+			[]string{"patch web-a", "resize web-a", "resize web-a", "patch web-a"}},
+		{"image and resources", image, false,
+			"Pod web-a: the kubelet cannot resize its sidecar: resize Infeasible: " + infeasible + "; rolled back to envoy=envoy:a, envoy resources requests cpu=100m,memory=64Mi; limits cpu=1000m,memory=512Mi",
+			[]string{"drain web-a", "patch web-a", "resize web-a", "drain web-a", "resize web-a", "patch web-a"}},
+		{"a resize refused", image, true,
+			"Pod web-a: resizing its sidecar: the server is on fire; rolled back to envoy=envoy:a, envoy resources requests cpu=100m,memory=64Mi; limits cpu=1000m,memory=512Mi",
+			[]string{"drain web-a", "patch web-a", "resize web-a", "drain web-a", "patch web-a"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			m, k := inPlaceMover(t, "", "app: web", []string{"web-a"})
+			pod := m.cache.get("pods", "ns", "web-a")
+			before := k.stored("web-a")
+			k.infeasible = infeasible
+			k.refuse = func(request, _ string, _ []byte) error {
+				if request == "resize" && tc.refuseResize {
+					return errors.New("the server is on fire")
+				}
+				return nil
+			}
+			u := rollout.Upgrade{Namespace: "ns", Pod: "web-a", RecordKey: "r", MarkerKey: "m", Images: tc.images,
+				Resources: []rollout.ResourceChange{{Container: "envoy", Init: true, From: envoyResources(t, before), To: bigger}}}
+			err := m.upgradePod(bounded(t, 10*time.Second), u, pod)
+			failure(t, err, rollout.ReasonRolledBack, tc.want)
+			sameRequests(t, k, tc.requests...)
+			after := k.stored("web-a")
+			if !rollout.PodReady(after) || sidecarImage(after) != "envoy:a" || !reflect.DeepEqual(envoyResources(t, after), envoyResources(t, before)) {
+				t.Errorf("after the rollback: Ready %v, %s, %v; want Ready, envoy:a, %v", rollout.PodReady(after), sidecarImage(after), envoyResources(t, after), envoyResources(t, before))
+			}
+		})
 	}
 }

@@ -1,0 +1,265 @@
+package cmd
+
+import (
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/kinject/kubectl-inject/pkg/rollout"
+)
+
+// fakeKubelet plays, on the fake cluster, what an upgrade in place meets
+// past restart's own code:
+//   - the API server's PATCH of a Pod: merged as it merges one (a strategic
+//     merge on a v1 Pod), refused for a resourceVersion that is no longer
+//     the Pod's;
+//   - the kubelet: every container runs its spec's image, ready unless the
+//     image is broken (then in CrashLoopBackOff) or it is the proxy of a
+//     drained Pod (its readiness probe reads the proxy's health); a resize
+//     is applied, or held pending as Infeasible when infeasible is set;
+//   - the endpoint controller: EndpointSlice web-x lists every Pod, ready
+//     as the Pod is.
+//
+// Every request is logged in order: "drain POD" and "restore POD" (the
+// proxy's POSTs), "patch POD" and "resize POD".
+type fakeKubelet struct {
+	t      *testing.T
+	m      *restartMover
+	client *dynamicfake.FakeDynamicClient
+
+	mu      sync.Mutex
+	log     []string
+	patches []string        // the bodies of the PATCHes, in order
+	drained map[string]bool // Pods whose proxy answers not ready
+	rv      int
+
+	// set before the upgrade starts:
+	broken     map[string]bool
+	infeasible string
+	// refuse answers a request in place of the API server (nil: apply it).
+	refuse func(request, pod string, body []byte) error
+	// edit changes a Pod after a PATCH of its images, as a webhook would.
+	edit func(pod *unstructured.Unstructured)
+}
+
+const sidecarName = "envoy"
+
+// newFakeKubelet answers the PATCHes of m's fake cluster and its proxy's
+// POSTs.
+func newFakeKubelet(t *testing.T, m *restartMover, client *dynamicfake.FakeDynamicClient) *fakeKubelet {
+	k := &fakeKubelet{t: t, m: m, client: client, drained: map[string]bool{}, broken: map[string]bool{}}
+	m.caller.(*fakeProxy).onPod = func(pod, path string) {
+		k.mu.Lock()
+		k.drained[pod] = path == testDrain.Fail
+		k.log = append(k.log, map[bool]string{true: "drain ", false: "restore "}[path == testDrain.Fail]+pod)
+		k.mu.Unlock()
+		stored, err := client.Tracker().Get(podsResource, "ns", pod)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		k.write(stored.(*unstructured.Unstructured).DeepCopy())
+	}
+	client.PrependReactor("patch", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		p := a.(k8stesting.PatchAction)
+		request := "patch"
+		if p.GetSubresource() == "resize" {
+			request = "resize"
+		}
+		k.mu.Lock()
+		k.log = append(k.log, request+" "+p.GetName())
+		k.patches = append(k.patches, string(p.GetPatch()))
+		k.mu.Unlock()
+		if k.refuse != nil {
+			if err := k.refuse(request, p.GetName(), p.GetPatch()); err != nil {
+				return true, nil, err
+			}
+		}
+		stored, err := client.Tracker().Get(podsResource, p.GetNamespace(), p.GetName())
+		if err != nil {
+			return true, nil, err
+		}
+		pod := stored.(*unstructured.Unstructured)
+		var body struct {
+			Metadata struct {
+				ResourceVersion string `json:"resourceVersion"`
+			} `json:"metadata"`
+		}
+		if err := json.Unmarshal(p.GetPatch(), &body); err != nil {
+			return true, nil, apierrors.NewBadRequest(err.Error())
+		}
+		if rv := body.Metadata.ResourceVersion; rv != "" && rv != pod.GetResourceVersion() {
+			return true, nil, apierrorsNewConflict(p.GetName())
+		}
+		before, err := pod.MarshalJSON()
+		if err != nil {
+			return true, nil, err
+		}
+		merged, err := strategicpatch.StrategicMergePatch(before, p.GetPatch(), corev1.Pod{})
+		if err != nil {
+			return true, nil, apierrors.NewBadRequest(err.Error())
+		}
+		out := &unstructured.Unstructured{}
+		if err := out.UnmarshalJSON(merged); err != nil {
+			return true, nil, err
+		}
+		if request == "patch" {
+			if k.edit != nil {
+				k.edit(out)
+			}
+			if sidecarImage(out) != sidecarImage(pod) {
+				// a new proxy starts healthy
+				k.mu.Lock()
+				k.drained[p.GetName()] = false
+				k.mu.Unlock()
+			}
+		}
+		return true, k.write(out), nil
+	})
+	return k
+}
+
+// add creates pod on the fake cluster, running as the kubelet runs it.
+func (k *fakeKubelet) add(pods ...*unstructured.Unstructured) {
+	for _, pod := range pods {
+		k.write(pod.DeepCopy())
+	}
+}
+
+// write stores pod with its status as the kubelet makes it and a new
+// resourceVersion, lists it in the EndpointSlice, and waits until the
+// cache holds it.
+func (k *fakeKubelet) write(pod *unstructured.Unstructured) *unstructured.Unstructured {
+	k.t.Helper()
+	k.run(pod)
+	k.mu.Lock()
+	k.rv++
+	pod.SetResourceVersion(strconv.Itoa(100 + k.rv))
+	k.mu.Unlock()
+	tr := k.client.Tracker()
+	if _, err := tr.Get(podsResource, "ns", pod.GetName()); err != nil {
+		err = tr.Create(podsResource, pod, "ns")
+		if err != nil {
+			k.t.Error(err)
+		}
+	} else if err := tr.Update(podsResource, pod, "ns"); err != nil {
+		k.t.Error(err)
+	}
+	k.publish()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if p := k.m.cache.get("pods", "ns", pod.GetName()); p != nil && p.GetResourceVersion() == pod.GetResourceVersion() {
+			return pod
+		}
+		time.Sleep(time.Millisecond)
+	}
+	k.t.Errorf("the cache never saw Pod %s at %s", pod.GetName(), pod.GetResourceVersion())
+	return pod
+}
+
+// publish writes EndpointSlice web-x listing every Pod, ready as it is.
+func (k *fakeKubelet) publish() {
+	tr := k.client.Tracker()
+	list, err := tr.List(podsResource, schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, "ns")
+	if err != nil {
+		k.t.Error(err)
+		return
+	}
+	ready := map[string]bool{}
+	for _, item := range list.(*unstructured.UnstructuredList).Items {
+		ready[item.GetName()] = rollout.PodReady(&item)
+	}
+	slice := sliceObject(k.t, ready)
+	if _, err := tr.Get(endpointSliceResource, "ns", slice.GetName()); err != nil {
+		err = tr.Create(endpointSliceResource, slice, "ns")
+		if err != nil {
+			k.t.Error(err)
+		}
+	} else if err := tr.Update(endpointSliceResource, slice, "ns"); err != nil {
+		k.t.Error(err)
+	}
+}
+
+// run sets the Pod's container statuses, its Ready condition and any
+// resize the kubelet holds pending.
+func (k *fakeKubelet) run(pod *unstructured.Unstructured) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	ready, pending := true, false
+	for field, statusField := range map[string]string{"initContainers": "initContainerStatuses", "containers": "containerStatuses"} {
+		running := map[string]any{}
+		old, _, _ := unstructured.NestedSlice(pod.Object, "status", statusField)
+		for _, item := range old {
+			st, _ := item.(map[string]any)
+			running[st["name"].(string)] = st["resources"]
+		}
+		list, _, _ := unstructured.NestedSlice(pod.Object, "spec", field)
+		var statuses []any
+		for _, item := range list {
+			c := item.(map[string]any)
+			name, _ := c["name"].(string)
+			image, _ := c["image"].(string)
+			ok := !k.broken[image] && !(name == sidecarName && k.drained[pod.GetName()])
+			resources := runtime.DeepCopyJSONValue(c["resources"])
+			if was, found := running[name]; found && k.infeasible != "" && !reflect.DeepEqual(was, resources) {
+				resources, pending = was, true
+			}
+			st := map[string]any{"name": name, "image": image, "ready": ok, "state": map[string]any{"running": map[string]any{}}}
+			if resources != nil {
+				st["resources"] = resources
+			}
+			if k.broken[image] {
+				st["state"] = map[string]any{"waiting": map[string]any{"reason": "CrashLoopBackOff", "message": "back-off 10s restarting failed container"}}
+			}
+			ready = ready && ok
+			statuses = append(statuses, st)
+		}
+		_ = unstructured.SetNestedSlice(pod.Object, statuses, "status", statusField)
+	}
+	conditions := []any{map[string]any{"type": "Ready", "status": map[bool]string{true: "True", false: "False"}[ready]}}
+	if pending {
+		conditions = append(conditions, map[string]any{"type": "PodResizePending", "status": "True", "reason": "Infeasible", "message": k.infeasible})
+	}
+	_ = unstructured.SetNestedSlice(pod.Object, conditions, "status", "conditions")
+}
+
+// requests is the log so far.
+func (k *fakeKubelet) requests() []string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return append([]string(nil), k.log...)
+}
+
+// stored is the Pod as the fake cluster holds it.
+func (k *fakeKubelet) stored(name string) *unstructured.Unstructured {
+	k.t.Helper()
+	obj, err := k.client.Tracker().Get(podsResource, "ns", name)
+	if err != nil {
+		k.t.Fatal(err)
+	}
+	return obj.(*unstructured.Unstructured)
+}
+
+// sidecarImage is the image of the Pod's native sidecar envoy.
+func sidecarImage(pod *unstructured.Unstructured) string {
+	list, _, _ := unstructured.NestedSlice(pod.Object, "spec", "initContainers")
+	for _, item := range list {
+		if c, _ := item.(map[string]any); c["name"] == sidecarName {
+			image, _ := c["image"].(string)
+			return image
+		}
+	}
+	return ""
+}
