@@ -40,6 +40,7 @@ type fakeKubelet struct {
 	client *dynamicfake.FakeDynamicClient
 
 	mu      sync.Mutex
+	countMu sync.Mutex // one controller's count at a time
 	log     []string
 	patches []string        // the bodies of the PATCHes, in order
 	drained map[string]bool // Pods whose proxy answers not ready
@@ -52,6 +53,9 @@ type fakeKubelet struct {
 	refuse func(request, pod string, body []byte) error
 	// edit changes a Pod after a PATCH of its images, as a webhook would.
 	edit func(pod *unstructured.Unstructured)
+	// beforeDrain is told of a drain's POST (logged) before the proxy
+	// answers it.
+	beforeDrain func(pod string)
 }
 
 const sidecarName = "envoy"
@@ -62,8 +66,13 @@ func newFakeKubelet(t *testing.T, m *restartMover, client *dynamicfake.FakeDynam
 	k := &fakeKubelet{t: t, m: m, client: client, drained: map[string]bool{}, broken: map[string]bool{}}
 	m.caller.(*fakeProxy).onPod = func(pod, path string) {
 		k.mu.Lock()
-		k.drained[pod] = path == testDrain.Fail
 		k.log = append(k.log, map[bool]string{true: "drain ", false: "restore "}[path == testDrain.Fail]+pod)
+		k.mu.Unlock()
+		if k.beforeDrain != nil && path == testDrain.Fail {
+			k.beforeDrain(pod)
+		}
+		k.mu.Lock()
+		k.drained[pod] = path == testDrain.Fail
 		k.mu.Unlock()
 		stored, err := client.Tracker().Get(podsResource, "ns", pod)
 		if err != nil {
@@ -233,6 +242,25 @@ func (k *fakeKubelet) run(pod *unstructured.Unstructured) {
 		conditions = append(conditions, map[string]any{"type": "PodResizePending", "status": "True", "reason": "Infeasible", "message": k.infeasible})
 	}
 	_ = unstructured.SetNestedSlice(pod.Object, conditions, "status", "conditions")
+}
+
+// count has StatefulSet name's controller count one more Pod as
+// updated.
+func (k *fakeKubelet) count(name string) {
+	k.countMu.Lock()
+	defer k.countMu.Unlock()
+	tr := k.client.Tracker()
+	stored, err := tr.Get(statefulSetsResource, "ns", name)
+	if err != nil {
+		k.t.Error(err)
+		return
+	}
+	sts := stored.(*unstructured.Unstructured).DeepCopy()
+	updated, _, _ := unstructured.NestedInt64(sts.Object, "status", "updatedReplicas")
+	_ = unstructured.SetNestedField(sts.Object, updated+1, "status", "updatedReplicas")
+	if err := tr.Update(statefulSetsResource, sts, "ns"); err != nil {
+		k.t.Error(err)
+	}
 }
 
 // requests is the log so far.

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -223,5 +224,132 @@ func TestUpgradePodRollsBackResize(t *testing.T) {
 				t.Errorf("after the rollback: Ready %v, %s, %v; want Ready, envoy:a, %v", rollout.PodReady(after), sidecarImage(after), envoyResources(t, after), envoyResources(t, before))
 			}
 		})
+	}
+}
+
+// dbSet is StatefulSet db of 2 Pods, OnDelete, at revision db-2 with
+// both Pods Ready at db-1; maxUnavailable 0 leaves it unset (one Pod at
+// a time).
+func dbSet(t *testing.T, maxUnavailable int) *unstructured.Unstructured {
+	sts := statefulSet(t, 2, 0)
+	if maxUnavailable > 0 {
+		_ = unstructured.SetNestedField(sts.Object, int64(maxUnavailable), "spec", "updateStrategy", "rollingUpdate", "maxUnavailable")
+	}
+	return sts
+}
+
+var dbStep = rollout.Step{Namespace: "ns", Kind: "StatefulSet", Group: "apps", Name: "db", Action: rollout.InPlace}
+
+// TestUpgradeInPlaceBatches: the Pods of an OnDelete StatefulSet are
+// upgraded in batches as large as its budget and the fleet's slots
+// allow, each getting the update revision's label with its images; the
+// step ends once the controller's status counts them (later than the
+// PATCHes).
+func TestUpgradeInPlaceBatches(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name           string
+		maxUnavailable int
+		slots          int // 0: no bound
+		together       bool
+	}{
+		{"one at a time", 0, 0, false},
+		{"two at once", 2, 0, true},
+		{"two allowed, one slot", 2, 1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			m, k := inPlaceMover(t, "StatefulSet/sts-db", "app: db, controller-revision-hash: db-1", []string{"db-0", "db-1"}, dbSet(t, tc.maxUnavailable))
+			if tc.slots > 0 {
+				m.slots = make(chan struct{}, tc.slots)
+			}
+			var mu sync.Mutex
+			arrived := map[string]bool{}
+			k.beforeDrain = func(pod string) {
+				// with two at once, each drain waits for the other's:
+				// both Pods are out of service together.
+				mu.Lock()
+				arrived[pod] = true
+				mu.Unlock()
+				for deadline := time.Now().Add(5 * time.Second); tc.together && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+					mu.Lock()
+					n := len(arrived)
+					mu.Unlock()
+					if n == 2 {
+						return
+					}
+				}
+			}
+			k.edit = func(pod *unstructured.Unstructured) {
+				if pod.GetLabels()["controller-revision-hash"] != "db-2" {
+					return
+				}
+				// the controller counts the Pod a moment later
+				go func() {
+					time.Sleep(20 * time.Millisecond)
+					k.count("db")
+				}()
+			}
+			if err := m.upgradeInPlace(bounded(t, 10*time.Second), "statefulsets", dbStep, 1); err != nil {
+				t.Fatal(err)
+			}
+			got := k.requests()
+			if len(got) != 4 {
+				t.Fatalf("requests %q, want a drain and a PATCH of each Pod", got)
+			}
+			if tc.together {
+				if !strings.HasPrefix(got[0], "drain ") || !strings.HasPrefix(got[1], "drain ") || got[0] == got[1] {
+					t.Errorf("requests %q, want both Pods drained first", got)
+				}
+			} else if got[0] != "drain "+strings.TrimPrefix(got[1], "patch ") || got[2] != "drain "+strings.TrimPrefix(got[3], "patch ") || got[0] == got[2] {
+				t.Errorf("requests %q, want one Pod drained and patched, then the other", got)
+			}
+			for _, name := range []string{"db-0", "db-1"} {
+				if pod := k.stored(name); pod.GetLabels()["controller-revision-hash"] != "db-2" || sidecarImage(pod) != "envoy:b" {
+					t.Errorf("Pod %s: labels %v, %s; want revision db-2, envoy:b", name, pod.GetLabels(), sidecarImage(pod))
+				}
+			}
+			sts, err := k.client.Tracker().Get(statefulSetsResource, "ns", "db")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, _, _ := unstructured.NestedInt64(sts.(*unstructured.Unstructured).Object, "status", "updatedReplicas"); n != 2 {
+				t.Errorf("the step ended with %d Pods counted as updated, want it to wait for 2", n)
+			}
+		})
+	}
+}
+
+// TestUpgradeInPlaceNothingBehind: a workload whose Pods all run the
+// current sidecar is left as it is, without waiting on its status (which
+// counts none of them as updated here).
+func TestUpgradeInPlaceNothingBehind(t *testing.T) {
+	t.Parallel()
+	m, client := recreateMover(t, dbSet(t, 0))
+	k := newFakeKubelet(t, m, client)
+	for _, name := range []string{"db-0", "db-1"} {
+		k.add(podOf(t, m.injector, name, "uid-"+name, "StatefulSet/sts-db", "app: db, controller-revision-hash: db-2", true))
+	}
+	if err := m.upgradeInPlace(bounded(t, 3*time.Second), "statefulsets", dbStep, 1); err != nil {
+		t.Fatal(err)
+	}
+	sameRequests(t, k)
+}
+
+// TestUpgradeInPlacePodNotReady: a Pod without a controller is upgraded
+// as it is, Ready or not (no controller settles it first): a crashing
+// sidecar is the very thing an upgrade may mend.
+func TestUpgradeInPlacePodNotReady(t *testing.T) {
+	t.Parallel()
+	m, client := recreateMover(t)
+	k := newFakeKubelet(t, m, client)
+	k.broken["envoy:a"] = true
+	k.add(podOf(t, testInjector(t, "envoy:a"), "web-a", "uid-web-a", "", "app: web", false))
+	if err := m.upgradeInPlace(bounded(t, 3*time.Second), "pods", webAStep, 0); err != nil {
+		t.Fatal(err)
+	}
+	sameRequests(t, k, "drain web-a", "patch web-a")
+	if pod := k.stored("web-a"); !rollout.PodReady(pod) || sidecarImage(pod) != "envoy:b" {
+		t.Errorf("the Pod runs %s, Ready %v; want envoy:b, Ready", sidecarImage(pod), rollout.PodReady(pod))
 	}
 }
