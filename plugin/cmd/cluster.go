@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"regexp"
 	"strings"
 	"syscall"
@@ -137,11 +136,9 @@ func rootCause(err error) string {
 }
 
 // inCluster reports whether this runs in a Pod with a service account,
-// where client-go needs no kubeconfig.
+// where client-go needs no kubeconfig (rest.InClusterConfig reads the
+// Service's environment variables first).
 func inCluster() bool {
-	if os.Getenv("KUBERNETES_SERVICE_HOST") == "" || os.Getenv("KUBERNETES_SERVICE_PORT") == "" {
-		return false
-	}
 	_, err := rest.InClusterConfig()
 	return err == nil
 }

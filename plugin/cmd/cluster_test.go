@@ -38,6 +38,8 @@ func TestNoCluster(t *testing.T) {
 		{"no kubeconfig, verbose", none, []string{"deploy/web", "-v=0"}, noConfig},
 		{"unreachable", unreachable, []string{"deploy/web"}, refused},
 		{"unreachable, files", unreachable, []string{"-f", manifest, "--dry-run=server"}, refused},
+		{"no kubeconfig, --server", none, []string{"deploy/web", "--server", "https://127.0.0.1:1"},
+			"error: cannot reach the cluster at https://127.0.0.1:1: connection refused (is it running, and is this the right context?)" + hint},
 		{"unknown context", unreachable, []string{"deploy/web", "--context", "nope"},
 			"error: read kubeconfig namespace: invalid configuration: context was not found for specified context: nope\n"},
 	}

@@ -1,0 +1,86 @@
+package cmd
+
+import (
+	"bytes"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/klog/v2"
+)
+
+// TestFlagChecks: each command refuses a flag's value out of range, at
+// its bound and past it, and accepts the bound itself: the value refused
+// is named, and a value accepted gets no word about that flag (the
+// command then fails on the missing cluster instead).
+func TestFlagChecks(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		want   string // in stderr; "" for none
+		absent string // never in stderr
+	}{
+		{"inject --concurrency 0", []string{"deploy/web", "--concurrency", "0"}, "--concurrency must be at least 1", ""},
+		{"inject --concurrency 1", []string{"deploy/web", "--concurrency", "1"}, "", "--concurrency"},
+		{"inject --qps -1", []string{"deploy/web", "--qps", "-1"}, "--qps must not be negative", ""},
+		{"inject --qps 0", []string{"deploy/web", "--qps", "0"}, "", "--qps"},
+		{"check -o yaml", []string{"check", "-o", "yaml"}, `--output must be json, not "yaml"`, ""},
+		{"check -o json", []string{"check", "-o", "json"}, "", "--output"},
+		{"check", []string{"check"}, "", "--output"},
+		{"enable --profile default", []string{"enable", "shop", "--profile", "default"}, `--profile "default": the default profile has no name`, ""},
+		{"enable --field-manager ''", []string{"enable", "shop", "--field-manager", ""}, "--field-manager must not be empty", ""},
+		{"enable", []string{"enable", "shop", "--profile", "mesh"}, "", "--profile"},
+		{"enable's field manager", []string{"enable", "shop"}, "", "--field-manager"},
+		{"explain --namespace-labels", []string{"explain", "deploy/web", "--namespace-labels", "a=b"}, "--namespace-labels needs --local", ""},
+		{"explain", []string{"explain", "deploy/web"}, "", "--namespace-labels"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := runCmd(t, "", tc.args...)
+			if code == 0 || tc.want != "" && !strings.Contains(stderr, tc.want) || tc.absent != "" && strings.Contains(stderr, tc.absent) {
+				t.Errorf("exit %d, stderr:\n%s\nwant an error with %q, without %q", code, stderr, tc.want, tc.absent)
+			}
+		})
+	}
+}
+
+// TestOneLine: an error from the cluster is put on one line and cut
+// past 200 characters (runes, not bytes).
+func TestOneLine(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", 200)
+	for _, tc := range []struct{ in, want string }{
+		{"a\n  b\tc ", "a b c"},
+		{long, long},
+		{long + "x", long + "..."},
+	} {
+		if got := oneLine(tc.in); got != tc.want {
+			t.Errorf("oneLine(%.20q...) = %.20q... (%d runes), want %d runes", tc.in, got, len([]rune(got)), len([]rune(tc.want)))
+		}
+	}
+}
+
+// TestLoggingVerbosity: at -v=0 client-go logs nothing, at -v=1 its
+// lines reach the command's error stream.
+func TestLoggingVerbosity(t *testing.T) {
+	defer func() {
+		if err := setUpLogging(0, io.Discard); err != nil {
+			t.Error(err)
+		}
+	}()
+	for _, tc := range []struct {
+		verbosity int
+		logged    bool
+	}{{0, false}, {1, true}} {
+		var out bytes.Buffer
+		if err := setUpLogging(tc.verbosity, &out); err != nil {
+			t.Fatal(err)
+		}
+		klog.Error("a client-go line")
+		klog.Flush()
+		if got := strings.Contains(out.String(), "a client-go line"); got != tc.logged {
+			t.Errorf("-v=%d: logged %v (%q), want %v", tc.verbosity, got, out.String(), tc.logged)
+		}
+	}
+}
