@@ -116,9 +116,6 @@ func (o *CheckOptions) add(category, status, message, hint string) {
 // Run runs the checks in order; a cluster that cannot be reached ends
 // them at the first.
 func (o *CheckOptions) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	if c := o.checkServer(ctx); c != nil {
 		o.checkPermissions(ctx, c)
 		o.checkPolicy(ctx, c)

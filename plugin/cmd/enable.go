@@ -129,9 +129,6 @@ func (o *NamespaceOptions) Validate() error {
 // Run labels (or unlabels) each namespace; one failing does not stop the
 // others, and the exit code is 1 when any failed.
 func (o *NamespaceOptions) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	client, err := dynamicClient(o.ConfigFlags)
 	if err != nil {
 		return err

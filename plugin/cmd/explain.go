@@ -170,9 +170,6 @@ type explainTarget struct {
 
 // Run explains every object named.
 func (o *ExplainOptions) Run(ctx context.Context, args []string) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	var client dynamic.Interface
 	namespace := "default"
 	if o.ConfigFlags.Namespace != nil && *o.ConfigFlags.Namespace != "" {

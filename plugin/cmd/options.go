@@ -222,9 +222,6 @@ func (o *Options) validateLive() []error {
 
 // Run injects (or checks) the selected objects.
 func (o *Options) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	if o.Local {
 		return o.local.Run(&o.Flags, o.injector, config.Streams{In: o.In, Out: o.Out, ErrOut: o.ErrOut})
 	}

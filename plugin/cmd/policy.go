@@ -232,9 +232,6 @@ func (o *PolicyOptions) compileWith(compile func(*inject.Injector, string) (*adm
 
 // Run prints, applies or deletes the policy.
 func (o *PolicyOptions) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	if o.Flags.StaticDir != "" {
 		return o.runStatic()
 	}

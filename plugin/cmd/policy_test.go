@@ -3,6 +3,8 @@ package cmd
 import (
 	"encoding/json"
 	"flag"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -59,6 +61,34 @@ func TestPolicyFlagErrors(t *testing.T) {
 			_, stderr, code := runCmd(t, "", append([]string{"policy"}, tc.args...)...)
 			if code == 0 || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit %d, stderr %q, want an error containing %q", code, stderr, tc.want)
+			}
+		})
+	}
+}
+
+// TestPolicySelector: --selector chooses the Pods the policy injects; a
+// configuration document's selector stands when the flag is not given,
+// and the flag replaces it.
+func TestPolicySelector(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	doc := filepath.Join(t.TempDir(), "inject.yaml")
+	if err := os.WriteFile(doc, []byte("apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: envoy}\nspec: {selector: tier=db}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name      string
+		args      []string
+		want, not string
+	}{
+		{"the flag", []string{"--selector", "tier=web"}, "spec: {selector: tier=web}", "tier=db"},
+		{"the document's", []string{"--template", doc}, "spec: {selector: tier=db}", "tier=web"},
+		{"the flag over the document's", []string{"--template", doc, "--selector", "tier=web"}, "spec: {selector: tier=web}", "tier=db"},
+		{"none", nil, "", "tier"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := runCmd(t, "", append([]string{"policy"}, tc.args...)...)
+			if code != 0 || !strings.Contains(stdout, tc.want) || strings.Contains(stdout, tc.not) {
+				t.Errorf("exit %d, stderr %s\nwant a policy with %q, without %q:\n%.600s", code, stderr, tc.want, tc.not, stdout)
 			}
 		})
 	}

@@ -184,9 +184,6 @@ func replaceCommand(s string) string {
 
 // Run reads the fleet, plans, and (unless --dry-run) restarts.
 func (o *RestartOptions) Run(ctx context.Context, args []string) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	filter, _ := parseStatusArgs(args)
 	shown, err := labels.Parse(o.Flags.Selector)
 	if err != nil {

@@ -216,9 +216,6 @@ func parametersOf(in *inject.Injector, container string) resourceParameters {
 
 // Run samples, recommends, prints and, with --apply, writes.
 func (o *SizeOptions) Run(ctx context.Context, args []string) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	o.Options.CPUPercentile /= 100
 	o.Options.MemoryHeadroom /= 100
 	o.Options.Threshold /= 100

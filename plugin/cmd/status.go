@@ -160,9 +160,6 @@ func parseStatusArgs(args []string) (statusFilter, error) {
 
 // Run lists, classifies and prints.
 func (o *StatusOptions) Run(ctx context.Context, args []string) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	filter, _ := parseStatusArgs(args)
 	// -l selects the rows shown, as kubectl get -l does; it is not the
 	// template's label selection (that would report every other object
