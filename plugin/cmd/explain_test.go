@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -155,4 +157,18 @@ func mustRow(t *testing.T, code inject.Reason) reason.Row {
 		t.Fatalf("%s: no row", code)
 	}
 	return row
+}
+
+// TestExplainInjectedExitsZero: when every object named would be
+// injected (a workload's template, whose sidecar has no state yet),
+// explain exits 0.
+func TestExplainInjectedExitsZero(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "app.yaml")
+	if err := os.WriteFile(path, []byte(app), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCmd(t, "", "explain", "--local", "-f", path, "--namespace-labels", "sidecar.kinject.dev/inject=enabled")
+	if code != 0 || errOut != "" || !strings.Contains(out, "  verdict:  injected: kinject-envoy adds the sidecar") {
+		t.Errorf("exit %d, stderr %q, stdout:\n%s\nwant exit 0 and an injected verdict", code, errOut, out)
+	}
 }

@@ -29,6 +29,14 @@ func TestPolicyStatic(t *testing.T) {
 	if !strings.Contains(out, "staticManifestsDir: "+filepath.Join(dir, "mutating")+"\n") || !strings.Contains(out, "staticManifestsDir: "+filepath.Join(dir, "validating")+"\n") {
 		t.Errorf("the configuration does not name both directories:\n%s", out)
 	}
+	if strings.Contains(stderr, "nothing written") {
+		t.Errorf("the first run says nothing was written:\n%s", stderr)
+	}
+	// Written again, the same: nothing changes, and it says so.
+	if _, stderr, code = runCmd(t, "", "policy", "--static", dir); code != 0 || strings.Contains(stderr, ".yaml written\n") ||
+		!strings.Contains(stderr, dir+": the static policy kinject-envoy.static.k8s.io is current (4 files); nothing written\n") {
+		t.Errorf("written again: exit %d: %s", code, stderr)
+	}
 	if _, stderr, code = runCmd(t, "", "policy", "--static", dir, "--check"); code != 0 || !strings.Contains(stderr, "is current (4 files)") {
 		t.Errorf("--check of what was written: exit %d: %s", code, stderr)
 	}

@@ -1,8 +1,14 @@
 package cmd
 
 import (
+	"strconv"
 	"strings"
 	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kinject/kubectl-inject/pkg/rollout"
 )
 
 // TestRestartValidate reports every bad flag at once, before reading the
@@ -33,6 +39,23 @@ func TestRestartHelp(t *testing.T) {
 	for _, want := range []string{"--max-in-flight", "--progress-deadline", "--recreate", "--dry-run", "restartedAt", "OnDelete", "exits 130", "docs/restart.md"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("help lacks %q", want)
+		}
+	}
+}
+
+// TestRestartDefaults: the defaults docs/restart.md states.
+func TestRestartDefaults(t *testing.T) {
+	t.Parallel()
+	c := NewCmdRestart(genericclioptions.NewConfigFlags(true), genericiooptions.NewTestIOStreamsDiscard())
+	for flag, want := range map[string]string{
+		"progress-deadline": "10m0s",
+		"max-in-flight":     strconv.Itoa(rollout.DefaultMaxInFlight),
+		"strategy":          "auto",
+		"drain":             "true",
+		"field-manager":     "kubectl-inject",
+	} {
+		if got := c.Flags().Lookup(flag).DefValue; got != want {
+			t.Errorf("--%s defaults to %s, want %s", flag, got, want)
 		}
 	}
 }
