@@ -142,8 +142,8 @@ func (f found) source() string {
 //
 // With staticDir, the static manifests there count too; a policy named
 // name matches name.static.k8s.io there. Policies of the profile that
-// inject the same template agree: the first (the API's before the static
-// ones) is returned.
+// inject the same template agree: the first is returned, a static one
+// before the API's.
 func installedConfig(ctx context.Context, client dynamic.Interface, profile, name, staticDir string) (*inject.Config, found, error) {
 	list, err := listInstalledPolicies(ctx, client, staticDir)
 	if err != nil {
@@ -181,17 +181,15 @@ func installedConfig(ctx context.Context, client dynamic.Interface, profile, nam
 	if len(matches) == 0 {
 		return nil, found{}, nil
 	}
-	if staticDir != "" {
-		// The files --static points at come first: the source line then
-		// names them.
-		rank := func(f found) int {
-			if f.file != "" {
-				return 0
-			}
-			return 1
+	// The files --static points at come first: the source line then names
+	// them.
+	rank := func(f found) int {
+		if f.file != "" {
+			return 0
 		}
-		slices.SortStableFunc(matches, func(a, b found) int { return cmp.Compare(rank(a), rank(b)) })
+		return 1
 	}
+	slices.SortStableFunc(matches, func(a, b found) int { return cmp.Compare(rank(a), rank(b)) })
 	if agree(matches) {
 		return matches[0].cfg, matches[0], nil
 	}

@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kinject/kubectl-inject/pkg/admission"
+	"github.com/kinject/kubectl-inject/pkg/admission/staticdir"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
@@ -244,4 +245,70 @@ func writeTemplateFile(t *testing.T, content string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// TestReadCurrentStatic: with --static DIR, the policy of the static
+// manifests there is current once the API server's metrics say it runs
+// them (the source line says so), before an API policy that agrees; a
+// server that runs other files is a warning, the default standing.
+// Without --static, a server that runs static policies the API does not
+// list is a warning naming --static; one whose metrics cannot be read
+// says nothing.
+func TestReadCurrentStatic(t *testing.T) {
+	dir := t.TempDir()
+	if _, stderr, code := runCmd(t, "", "policy", "--static", dir); code != 0 {
+		t.Fatalf("policy --static: exit %d: %s", code, stderr)
+	}
+	hash, err := staticdir.Hash(filepath.Join(dir, admission.StaticMutatingDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	serving := func(hash string) metricsReader {
+		return func(context.Context) ([]byte, error) {
+			return []byte("# TYPE x gauge\n" + staticConfigMetric + `{hash="` + hash + `",plugin="MutatingAdmissionPolicy"} 1` + "\n"), nil
+		}
+	}
+	unreadable := func(context.Context) ([]byte, error) { return nil, errors.New("forbidden") }
+	file := filepath.Join(dir, admission.StaticMutatingDir, "kinject-envoy.policy.yaml")
+	api := installedPolicy(t, "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: envoy}\nspec: {}\n", "envoy")
+	for _, c := range []struct {
+		name    string
+		static  string
+		metrics metricsReader
+		api     bool
+		source  string
+		warning string
+	}{
+		{"served", dir, serving(hash), false, "static manifest " + file + "; the API server runs them: " + hash, ""},
+		{"served, before the API's", dir, serving(hash), true, "static manifest " + file + "; the API server runs them: " + hash, ""},
+		{"no metrics reader", dir, nil, false, "static manifest " + file, ""},
+		{"other files served", dir, serving("0123abcd"), false, "the embedded default",
+			"the API server runs other static manifests (0123abcd) than " + filepath.Join(dir, admission.StaticMutatingDir) + " holds (" + hash + ")"},
+		{"none served", dir, serving(""), false, "the embedded default", "the API server runs no static mutating admission policy"},
+		{"served, no --static", "", serving(hash), false, "the embedded default",
+			"the API server runs static mutating admission policies (" + hash + "), which the API does not list: give --static DIR"},
+		{"metrics unreadable, no --static", "", unreadable, false, "the embedded default", ""},
+		{"the API's, no --static", "", serving(hash), true, "mutatingadmissionpolicy/kinject-envoy", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			flags := config.NewFlags()
+			flags.StaticDir = c.static
+			var objs []*unstructured.Unstructured
+			if c.api {
+				objs = append(objs, api)
+			}
+			var warnings []string
+			got, err := readCurrent(context.Background(), &flags, policyClient(nil, objs...), c.metrics, nil, "", false, false,
+				func(w string) { warnings = append(warnings, w) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Source != c.source {
+				t.Errorf("source %q, want %q", got.Source, c.source)
+			}
+			if c.warning == "" && len(warnings) > 0 || c.warning != "" && (len(warnings) != 1 || !strings.HasPrefix(warnings[0], c.warning)) {
+				t.Errorf("warnings %q, want %q", warnings, c.warning)
+			}
+		})
+	}
 }

@@ -32,6 +32,8 @@ func TestFlagChecks(t *testing.T) {
 		{"policy --delete", []string{"policy", "--delete"}, "", "--delete prints"},
 		{"policy --apply --diff -o yaml", []string{"policy", "--apply", "--diff", "-o", "yaml"}, "--diff prints the change; it cannot be combined with --output", ""},
 		{"policy --apply --diff", []string{"policy", "--apply", "--diff"}, "", "--diff prints"},
+		{"restart --max-in-flight 1", []string{"restart", "--max-in-flight", "1"}, "", "--max-in-flight"},
+		{"restart --progress-deadline 1ns", []string{"restart", "--progress-deadline", "1ns"}, "", "--progress-deadline"},
 		{"check -o yaml", []string{"check", "-o", "yaml"}, `--output must be json, not "yaml"`, ""},
 		{"check -o json", []string{"check", "-o", "json"}, "", "--output"},
 		{"check", []string{"check"}, "", "--output"},
