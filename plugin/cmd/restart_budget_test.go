@@ -75,7 +75,12 @@ func TestTakeSlots(t *testing.T) {
 	}
 	// none free (2 taken above, one more now): a stopped run takes one
 	// and lets the step fail on its context
-	m.takeSlots(context.Background(), 1)
+	if s := m.takeSlots(context.Background(), 0); s.n != 0 || len(m.slots) != 2 {
+		t.Errorf("none wanted: took %d, %d of 3 slots taken; want 0 and 2", s.n, len(m.slots))
+	}
+	if s := m.takeSlots(context.Background(), 1); s.n != 1 || len(m.slots) != 3 {
+		t.Errorf("one wanted: took %d, %d of 3 slots taken; want 1 and 3", s.n, len(m.slots))
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if s := m.takeSlots(ctx, 4); s.n != 1 {
