@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -29,6 +28,8 @@ type restartCache struct {
 	mu       sync.Mutex
 	changed  chan struct{}
 	watchErr error
+	// stopSync ends start's wait for the lists once one is forbidden.
+	stopSync context.CancelFunc
 }
 
 // controllerIndex indexes Pods and ReplicaSets by the UID of their
@@ -56,7 +57,11 @@ func newRestartCache(client dynamic.Interface, namespace string) *restartCache {
 			if apierrors.IsForbidden(err) {
 				c.mu.Lock()
 				c.watchErr = fmt.Errorf("listing %s: %w: kubectl inject restart needs get, list and watch on %s (RBAC, see docs/restart.md): %w", gr, errForbidden, gr, err)
+				stop := c.stopSync
 				c.mu.Unlock()
+				if stop != nil {
+					stop()
+				}
 			}
 		})
 		if r.gvr.Resource == "pods" || r.gvr.Resource == "replicasets" {
@@ -80,18 +85,12 @@ func newRestartCache(client dynamic.Interface, namespace string) *restartCache {
 // start lists and watches every kind until ctx is done, and returns
 // once all are listed (or a list is forbidden).
 func (c *restartCache) start(ctx context.Context) error {
-	c.factory.Start(ctx.Done())
 	syncCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go func() {
-		for syncCtx.Err() == nil {
-			if c.err() != nil {
-				cancel()
-				return
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}()
+	c.mu.Lock()
+	c.stopSync = cancel
+	c.mu.Unlock()
+	c.factory.Start(ctx.Done())
 	for res, inf := range c.informers {
 		if !cache.WaitForCacheSync(syncCtx.Done(), inf.HasSynced) {
 			if err := c.err(); err != nil {

@@ -2,12 +2,18 @@ package cmd
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kinject/kubectl-inject/pkg/reason"
 	"github.com/kinject/kubectl-inject/pkg/rollout"
@@ -124,5 +130,27 @@ func TestGVROf(t *testing.T) {
 	}
 	if got := gvrOf("replicationcontrollers"); !got.Empty() {
 		t.Errorf("replicationcontrollers: %v, want none", got)
+	}
+}
+
+// TestCacheForbidden: a kind restart may not list ends the cache's start
+// at once (not at the run's end) with an error naming the kind and the
+// RBAC it needs.
+func TestCacheForbidden(t *testing.T) {
+	t.Parallel()
+	kinds := map[schema.GroupVersionResource]string{}
+	for _, r := range statusResources {
+		kinds[r.gvr] = kindOf(r.gvr.Resource) + "List"
+	}
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), kinds)
+	client.PrependReactor("list", "statefulsets", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "apps", Resource: "statefulsets"}, "", errors.New("no RBAC"))
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := newRestartCache(client, "ns").start(ctx)
+	if !errors.Is(err, errForbidden) || !strings.HasPrefix(err.Error(), "listing statefulsets.apps: ") ||
+		!strings.Contains(err.Error(), "kubectl inject restart needs get, list and watch on statefulsets.apps (RBAC, see docs/restart.md)") || ctx.Err() != nil {
+		t.Errorf("error %v (the run's context: %v), want the RBAC error at once", err, ctx.Err())
 	}
 }
