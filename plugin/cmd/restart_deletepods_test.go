@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -414,5 +415,31 @@ func TestSettle(t *testing.T) {
 				failure(t, err, reason, tc.want)
 			}
 		})
+	}
+}
+
+// TestByOrdinal: Pods behind are deleted highest ordinal first, as a
+// StatefulSet rolls, by number (db-10 before db-9), and Pods without an
+// ordinal by name.
+func TestByOrdinal(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ names, want []string }{
+		{[]string{"db-2", "db-10", "db-0", "db-9", "db-1"}, []string{"db-10", "db-9", "db-2", "db-1", "db-0"}},
+		{[]string{"web-x-b2c", "web-x-a1d", "web-x-c3e"}, []string{"web-x-c3e", "web-x-b2c", "web-x-a1d"}},
+	} {
+		pods := make([]*unstructured.Unstructured, len(tc.names))
+		for i, name := range tc.names {
+			pods[i] = &unstructured.Unstructured{}
+			pods[i].SetName(name)
+		}
+		var got []string
+		for len(pods) > 0 {
+			top := slices.MaxFunc(pods, byOrdinal)
+			got = append(got, top.GetName())
+			pods = slices.DeleteFunc(pods, func(p *unstructured.Unstructured) bool { return p == top })
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%v: deleted in the order %v, want %v", tc.names, got, tc.want)
+		}
 	}
 }

@@ -1,9 +1,12 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"sort"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -248,8 +251,7 @@ func (m *restartMover) deletePods(ctx context.Context, resource string, s rollou
 			return nil
 		}
 		// Highest ordinal first, as a StatefulSet rolls.
-		sort.Slice(behind, func(i, j int) bool { return behind[i].GetName() > behind[j].GetName() })
-		pod := behind[0]
+		pod := slices.MaxFunc(behind, byOrdinal)
 		if deleted[pod.GetName()] || len(deleted) > len(pods) {
 			return rollout.Fail(rollout.ReasonInjection, "the replacement of Pod %s still runs an outdated sidecar (is injection at admission enabled in namespace %s?)", pod.GetName(), s.Namespace)
 		}
@@ -357,4 +359,16 @@ func (m *restartMover) settle(ctx context.Context, resource string, s rollout.St
 			return nil, err
 		}
 	}
+}
+
+// byOrdinal orders Pods as a StatefulSet rolls them, by the ordinal
+// that ends their names (db-9 before db-10); names without one (a
+// ReplicaSet's) by name.
+func byOrdinal(a, b *unstructured.Unstructured) int {
+	i, errA := strconv.Atoi(a.GetName()[strings.LastIndex(a.GetName(), "-")+1:])
+	j, errB := strconv.Atoi(b.GetName()[strings.LastIndex(b.GetName(), "-")+1:])
+	if errA == nil && errB == nil && i != j {
+		return cmp.Compare(i, j)
+	}
+	return strings.Compare(a.GetName(), b.GetName())
 }
