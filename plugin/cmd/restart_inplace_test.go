@@ -70,6 +70,7 @@ func TestResizeDone(t *testing.T) {
 			false, "", "container envoy: not resized yet (PodResizePending Deferred Node didn't have enough capacity)"},
 		{"infeasible", "{" + old + `, conditions: [{type: PodResizePending, status: "True", reason: Infeasible, message: "Node didn't have enough capacity"}]}`,
 			false, "resize Infeasible: Node didn't have enough capacity", "resize Infeasible: Node didn't have enough capacity"},
+		{"applied, the Pod Ready", "{" + applied + `, conditions: [{type: Ready, status: "True"}]}`, true, "", "the Pod is not Ready"},
 		{"a condition no longer true", "{" + applied + `, conditions: [{type: PodResizePending, status: "False", reason: Infeasible}]}`, true, "", "the Pod is not Ready"},
 		{"no status of the container", "{}", false, "", "container envoy: not resized yet (no resize condition)"},
 	} {

@@ -352,10 +352,8 @@ func sidecarNames(in *inject.Injector) []string {
 	t := in.Template()
 	var names []string
 	for _, c := range append(append([]*kyaml.Node(nil), t.InitContainers...), t.Containers...) {
-		for i := 0; i+1 < len(c.Content); i += 2 {
-			if c.Content[i].Value == "name" {
-				names = append(names, c.Content[i+1].Value)
-			}
+		if name, err := kyaml.NewRNode(c).GetString("name"); err == nil {
+			names = append(names, name)
 		}
 	}
 	return names

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	k8stesting "k8s.io/client-go/testing"
 
@@ -77,6 +80,35 @@ func TestSizeRows(t *testing.T) {
 	wantAnn := map[string]string{"sidecar.kinject.dev/cpu-request": "20m", "sidecar.kinject.dev/memory-request": "14Mi", "sidecar.kinject.dev/memory-limit": "112Mi"}
 	if !reflect.DeepEqual(rows[0].Annotations, wantAnn) {
 		t.Errorf("annotations %v, want %v", rows[0].Annotations, wantAnn)
+	}
+	// Too few samples: the row says how many, from how many Pods.
+	short := rows[0]
+	few := samples{}
+	few.add(usageKey{"shop", "web-a", "envoy"}, 0.01, 10<<20, true, true)
+	few.add(usageKey{"shop", "web-b", "envoy"}, 0.02, 12<<20, true, true)
+	o.recommend(&short, few, time.Minute)
+	if !strings.HasPrefix(short.Message, "2 samples of 2 Pods; at least ") {
+		t.Errorf("with 2 samples: %s %q", short.Reason, short.Message)
+	}
+	// The workloads a filter names: a kind alone takes its injected
+	// workloads (the others are not reported), names take those only.
+	for _, tc := range []struct {
+		filter statusFilter
+		want   []string
+	}{
+		{nil, []string{"deployment/web"}},
+		{statusFilter{"deployments": {}}, []string{"deployment/web"}},
+		{statusFilter{"deployments": {"plain": true}}, []string{"deployment/plain"}},
+		{statusFilter{"statefulsets": {}}, nil},
+	} {
+		rows, _, _ := o.rows(in, fleet.Workloads(objs), tc.filter)
+		var got []string
+		for _, r := range rows {
+			got = append(got, r.Workload)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("filter %v: rows of %v, want %v", tc.filter, got, tc.want)
+		}
 	}
 	var out strings.Builder
 	o.Out, o.ErrOut = &out, &out
@@ -163,5 +195,16 @@ func TestSizeApply(t *testing.T) {
 	web.Object["spec"] = map[string]any{"template": map[string]any{"metadata": map[string]any{"annotations": map[string]any{in.StatusAnnotation(): "{}"}}}}
 	if !templateInjected(web, in.StatusAnnotation()) {
 		t.Error("a pod template with the record: not seen")
+	}
+}
+
+// TestSizeDefaults: the defaults docs/sizing.md states.
+func TestSizeDefaults(t *testing.T) {
+	t.Parallel()
+	c := NewCmdSize(genericclioptions.NewConfigFlags(true), genericiooptions.NewTestIOStreamsDiscard())
+	for flag, want := range map[string]string{"window": "168h0m0s", "watch": "5m0s", "interval": "15s"} {
+		if got := c.Flags().Lookup(flag).DefValue; got != want {
+			t.Errorf("--%s defaults to %s, want %s", flag, got, want)
+		}
 	}
 }
