@@ -115,10 +115,15 @@ func TestSizeRows(t *testing.T) {
 	if err := o.print(rows); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"deployment/web", "100m", "20m", "64Mi", "14Mi", "112Mi", "-80%, -78%", "no_sidecar", "frees 160m CPU and 100Mi of memory requested"} {
+	for _, want := range []string{"deployment/web", "100m", "20m", "64Mi", "14Mi", "112Mi", "-80%, -78%", "no_sidecar",
+		"Recommended over 1m0s (p95 CPU, memory peak +15%); across these Pods the recommendation frees 160m CPU and 100Mi of memory requested\n",
+		"\nshop/deployment/plain (): no_sidecar: none of its 1 Pods runs the sidecar of the default profile\n"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the table lacks %q:\n%s", want, out.String())
 		}
+	}
+	if n := strings.Count(out.String(), ": no_sidecar: "); n != 1 || strings.Contains(out.String(), "(envoy): ") {
+		t.Errorf("%d reasons told, or a row without one told:\n%s", n, out.String())
 	}
 }
 
@@ -189,8 +194,21 @@ func TestSizeApply(t *testing.T) {
 			t.Errorf("patch %d: %+v, want %+v", i, calls[i], want[i])
 		}
 	}
+	if want := "shop/deployment/web: its 2 Pods annotated (envoy); kubectl inject restart -n shop deployment/web resizes them in place\n"; out.String() != want {
+		t.Errorf("stderr %q, want %q", out.String(), want)
+	}
 	if !rows[0].Applied || rows[1].Applied || rows[2].Applied || rows[2].Reason != reasonInPodTemplate {
 		t.Errorf("applied: %v, %v, %v (%s)", rows[0].Applied, rows[1].Applied, rows[2].Applied, rows[2].Reason)
+	}
+	// One Pod: "its Pod", "it".
+	one := rows[0]
+	one.pods = map[string]bool{"web-a": true}
+	out.Reset()
+	if err := o.apply(context.Background(), client, []sized{one}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "shop/deployment/web: its Pod annotated (envoy); kubectl inject restart -n shop deployment/web resizes it in place\n"; out.String() != want {
+		t.Errorf("stderr %q, want %q", out.String(), want)
 	}
 	web.Object["spec"] = map[string]any{"template": map[string]any{"metadata": map[string]any{"annotations": map[string]any{in.StatusAnnotation(): "{}"}}}}
 	if !templateInjected(web, in.StatusAnnotation()) {
