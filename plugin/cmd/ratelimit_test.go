@@ -56,6 +56,9 @@ func TestRateLimitFlags(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if cfg.WarningHandler == nil {
+			t.Errorf("%v: the API server's warnings are not printed", c.args)
+		}
 		if cfg.QPS != c.qps || cfg.Burst != c.burst || !wrapped {
 			t.Errorf("%v: QPS %v, burst %d, earlier wrapper ran %v; want %v, %d, true", c.args, cfg.QPS, cfg.Burst, wrapped, c.qps, c.burst)
 		}
