@@ -83,7 +83,13 @@ func replaceWith(client *dynamicfake.FakeDynamicClient, name string, pod *unstru
 	if !count {
 		return nil
 	}
-	stored, err := tr.Get(statefulSetsResource, "ns", "db")
+	return countUpdated(tr, "db")
+}
+
+// countUpdated has StatefulSet name's controller count one more Pod as
+// updated.
+func countUpdated(tr k8stesting.ObjectTracker, name string) error {
+	stored, err := tr.Get(statefulSetsResource, "ns", name)
 	if err != nil {
 		return err
 	}

@@ -157,15 +157,7 @@ func (k *fakeKubelet) write(pod *unstructured.Unstructured) *unstructured.Unstru
 	k.rv++
 	pod.SetResourceVersion(strconv.Itoa(100 + k.rv))
 	k.mu.Unlock()
-	tr := k.client.Tracker()
-	if _, err := tr.Get(podsResource, "ns", pod.GetName()); err != nil {
-		err = tr.Create(podsResource, pod, "ns")
-		if err != nil {
-			k.t.Error(err)
-		}
-	} else if err := tr.Update(podsResource, pod, "ns"); err != nil {
-		k.t.Error(err)
-	}
+	k.store(podsResource, pod)
 	k.publish()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
@@ -180,8 +172,7 @@ func (k *fakeKubelet) write(pod *unstructured.Unstructured) *unstructured.Unstru
 
 // publish writes EndpointSlice web-x listing every Pod, ready as it is.
 func (k *fakeKubelet) publish() {
-	tr := k.client.Tracker()
-	list, err := tr.List(podsResource, schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, "ns")
+	list, err := k.client.Tracker().List(podsResource, schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, "ns")
 	if err != nil {
 		k.t.Error(err)
 		return
@@ -190,15 +181,7 @@ func (k *fakeKubelet) publish() {
 	for _, item := range list.(*unstructured.UnstructuredList).Items {
 		ready[item.GetName()] = rollout.PodReady(&item)
 	}
-	slice := sliceObject(k.t, ready)
-	if _, err := tr.Get(endpointSliceResource, "ns", slice.GetName()); err != nil {
-		err = tr.Create(endpointSliceResource, slice, "ns")
-		if err != nil {
-			k.t.Error(err)
-		}
-	} else if err := tr.Update(endpointSliceResource, slice, "ns"); err != nil {
-		k.t.Error(err)
-	}
+	k.store(endpointSliceResource, sliceObject(k.t, ready))
 }
 
 // run sets the Pod's container statuses, its Ready condition and any
@@ -249,16 +232,19 @@ func (k *fakeKubelet) run(pod *unstructured.Unstructured) {
 func (k *fakeKubelet) count(name string) {
 	k.countMu.Lock()
 	defer k.countMu.Unlock()
-	tr := k.client.Tracker()
-	stored, err := tr.Get(statefulSetsResource, "ns", name)
-	if err != nil {
+	if err := countUpdated(k.client.Tracker(), name); err != nil {
 		k.t.Error(err)
-		return
 	}
-	sts := stored.(*unstructured.Unstructured).DeepCopy()
-	updated, _, _ := unstructured.NestedInt64(sts.Object, "status", "updatedReplicas")
-	_ = unstructured.SetNestedField(sts.Object, updated+1, "status", "updatedReplicas")
-	if err := tr.Update(statefulSetsResource, sts, "ns"); err != nil {
+}
+
+// store creates obj on the fake cluster, or replaces it.
+func (k *fakeKubelet) store(gvr schema.GroupVersionResource, obj *unstructured.Unstructured) {
+	tr := k.client.Tracker()
+	err := tr.Update(gvr, obj, "ns")
+	if apierrors.IsNotFound(err) {
+		err = tr.Create(gvr, obj, "ns")
+	}
+	if err != nil {
 		k.t.Error(err)
 	}
 }
