@@ -123,14 +123,20 @@ func (o *CheckOptions) Run(ctx context.Context) error {
 	if err := o.print(o.Policy.Out); err != nil {
 		return err
 	}
+	return checkExit(o.results)
+}
+
+// checkExit is check's exit: 1 when any check failed (a warning alone
+// passes).
+func checkExit(results []checkResult) error {
 	failed := 0
-	for _, r := range o.results {
+	for _, r := range results {
 		if r.Status == checkFail {
 			failed++
 		}
 	}
 	if failed > 0 {
-		return &ExitError{Code: 1, Err: fmt.Errorf("check: %d of %d checks failed", failed, len(o.results))}
+		return &ExitError{Code: 1, Err: fmt.Errorf("check: %d of %d checks failed", failed, len(results))}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"path/filepath"
 	"strings"
@@ -94,5 +95,19 @@ func TestLoggingVerbosity(t *testing.T) {
 		if got := strings.Contains(out.String(), "a client-go line"); got != tc.logged {
 			t.Errorf("-v=%d: logged %v (%q), want %v", tc.verbosity, got, out.String(), tc.logged)
 		}
+	}
+}
+
+// TestCheckExit: check exits 1 when a check failed, saying how many of
+// all, and 0 when every check passed or only warned.
+func TestCheckExit(t *testing.T) {
+	t.Parallel()
+	pass, warn, fail := checkResult{Status: checkOK}, checkResult{Status: checkWarn}, checkResult{Status: checkFail}
+	if err := checkExit([]checkResult{pass, warn, pass}); err != nil {
+		t.Errorf("passed and warned: %v, want exit 0", err)
+	}
+	var exit *ExitError
+	if err := checkExit([]checkResult{pass, fail, warn, fail}); !errors.As(err, &exit) || exit.Code != 1 || err.Error() != "check: 2 of 4 checks failed" {
+		t.Errorf("two failed: %v, want exit 1: check: 2 of 4 checks failed", err)
 	}
 }
