@@ -129,16 +129,21 @@ func (o *CheckOptions) Run(ctx context.Context) error {
 // checkExit is check's exit: 1 when any check failed (a warning alone
 // passes).
 func checkExit(results []checkResult) error {
+	if failed := failedChecks(results); failed > 0 {
+		return &ExitError{Code: 1, Err: fmt.Errorf("check: %d of %d checks failed", failed, len(results))}
+	}
+	return nil
+}
+
+// failedChecks counts the checks that failed.
+func failedChecks(results []checkResult) int {
 	failed := 0
 	for _, r := range results {
 		if r.Status == checkFail {
 			failed++
 		}
 	}
-	if failed > 0 {
-		return &ExitError{Code: 1, Err: fmt.Errorf("check: %d of %d checks failed", failed, len(results))}
-	}
-	return nil
+	return failed
 }
 
 // checkClients are the clients of the checks after the first.
@@ -331,13 +336,7 @@ func canI(ctx context.Context, client dynamic.Interface, verb, group, resource, 
 // print writes the checklist (or JSON) to w.
 func (o *CheckOptions) print(w io.Writer) error {
 	if o.Output == "json" {
-		failed := 0
-		for _, r := range o.results {
-			if r.Status == checkFail {
-				failed++
-			}
-		}
-		data, err := json.MarshalIndent(map[string]any{"checks": o.results, "failed": failed}, "", "  ")
+		data, err := json.MarshalIndent(map[string]any{"checks": o.results, "failed": failedChecks(o.results)}, "", "  ")
 		if err != nil {
 			return err
 		}

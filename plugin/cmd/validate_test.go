@@ -2,9 +2,11 @@ package cmd
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -109,5 +111,46 @@ func TestCheckExit(t *testing.T) {
 	var exit *ExitError
 	if err := checkExit([]checkResult{pass, fail, warn, fail}); !errors.As(err, &exit) || exit.Code != 1 || err.Error() != "check: 2 of 4 checks failed" {
 		t.Errorf("two failed: %v, want exit 1: check: 2 of 4 checks failed", err)
+	}
+}
+
+// TestCheckPrint: check's checklist, by category, each check's mark and
+// message and its hint, and as JSON with the count of checks failed.
+func TestCheckPrint(t *testing.T) {
+	t.Parallel()
+	o := &CheckOptions{results: []checkResult{
+		{Category: "cluster", Status: checkOK, Message: "reached"},
+		{Category: "cluster", Status: checkFail, Message: "too old", Hint: "upgrade it"},
+		{Category: "policy", Status: checkWarn, Message: "not installed"},
+	}}
+	var out bytes.Buffer
+	if err := o.print(&out); err != nil {
+		t.Fatal(err)
+	}
+	if want := "cluster\n  [ok]   reached\n  [FAIL] too old\n         hint: upgrade it\npolicy\n  [warn] not installed\n"; out.String() != want {
+		t.Errorf("checklist:\n%s\nwant:\n%s", out.String(), want)
+	}
+	o.Output = "json"
+	out.Reset()
+	if err := o.print(&out); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Checks []checkResult `json:"checks"`
+		Failed int           `json:"failed"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil || got.Failed != 1 || !slices.Equal(got.Checks, o.results) {
+		t.Errorf("JSON %s (%v), want the 3 checks and 1 failed", out.String(), err)
+	}
+}
+
+// TestCheckNoCluster: without a cluster, check fails its one cluster
+// check with the reason, and says so in its exit.
+func TestCheckNoCluster(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	out, stderr, code := runCmd(t, "", "check")
+	if code != 1 || !strings.HasPrefix(out, "cluster\n  [FAIL] no cluster configured: no kubeconfig found") || strings.Count(out, "\n") != 2 ||
+		stderr != "error: check: 1 of 1 checks failed\n" {
+		t.Errorf("exit %d, stdout:\n%s\nstderr %q", code, out, stderr)
 	}
 }
