@@ -166,10 +166,7 @@ func servedStaticHash(ctx context.Context, metrics metricsReader) (string, error
 		if !strings.HasPrefix(line, staticConfigMetric+"{") {
 			continue
 		}
-		labels := line[len(staticConfigMetric)+1:]
-		if end := strings.Index(labels, "}"); end >= 0 {
-			labels = labels[:end]
-		}
+		labels, _, _ := strings.Cut(line[len(staticConfigMetric)+1:], "}")
 		if metricLabel(labels, "plugin") == "MutatingAdmissionPolicy" {
 			return metricLabel(labels, "hash"), nil
 		}

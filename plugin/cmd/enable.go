@@ -133,6 +133,11 @@ func (o *NamespaceOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	return o.run(ctx, client)
+}
+
+// run is Run on client.
+func (o *NamespaceOptions) run(ctx context.Context, client dynamic.Interface) error {
 	key := naming.NamespaceLabelFor(o.Profile)
 	var objs []*unstructured.Unstructured
 	failed := 0
