@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kinject/kubectl-inject/pkg/fleet"
 	"github.com/kinject/kubectl-inject/pkg/inject"
 	"github.com/kinject/kubectl-inject/pkg/reason"
 	"github.com/kinject/kubectl-inject/pkg/rollout"
@@ -170,5 +171,24 @@ func TestExplainInjectedExitsZero(t *testing.T) {
 	out, errOut, code := runCmd(t, "", "explain", "--local", "-f", path, "--namespace-labels", "sidecar.kinject.dev/inject=enabled")
 	if code != 0 || errOut != "" || !strings.Contains(out, "  verdict:  injected: kinject-envoy adds the sidecar") {
 		t.Errorf("exit %d, stderr %q, stdout:\n%s\nwant exit 0 and an injected verdict", code, errOut, out)
+	}
+}
+
+// TestVerdictOK: a verdict needs nothing done when the Pod is (or would
+// be) injected and, for a Pod that runs, its sidecar is current.
+func TestVerdictOK(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		v    Verdict
+		want bool
+	}{
+		{Verdict{Injected: true}, true},
+		{Verdict{Injected: true, Sidecar: fleet.Current}, true},
+		{Verdict{Injected: true, Sidecar: fleet.Outdated}, false},
+		{Verdict{Sidecar: fleet.Current}, false},
+	} {
+		if got := tc.v.ok(); got != tc.want {
+			t.Errorf("%+v: ok %v, want %v", tc.v, got, tc.want)
+		}
 	}
 }
