@@ -176,12 +176,9 @@ func (o *ExplainOptions) Run(ctx context.Context, args []string) error {
 		namespace = *o.ConfigFlags.Namespace // -n names the objects' namespace with --local too
 	}
 	if !o.Flags.Local {
-		cfg, err := o.ConfigFlags.ToRESTConfig()
-		if err != nil {
-			return fmt.Errorf("kubeconfig: %w", err)
-		}
-		if client, err = dynamic.NewForConfig(cfg); err != nil {
-			return fmt.Errorf("client: %w", err)
+		var err error
+		if client, err = dynamicClient(o.ConfigFlags); err != nil {
+			return err
 		}
 		if namespace, _, err = o.ConfigFlags.ToRawKubeConfigLoader().Namespace(); err != nil {
 			return fmt.Errorf("read kubeconfig namespace: %w", err)
