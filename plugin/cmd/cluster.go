@@ -152,13 +152,20 @@ func flagValue(p *string) string {
 
 // dynamicClient builds a dynamic client from the kubeconfig flags.
 func dynamicClient(cf *genericclioptions.ConfigFlags) (dynamic.Interface, error) {
+	_, client, err := clusterClient(cf)
+	return client, err
+}
+
+// clusterClient builds the REST config of the kubeconfig flags and a
+// dynamic client on it.
+func clusterClient(cf *genericclioptions.ConfigFlags) (*rest.Config, dynamic.Interface, error) {
 	cfg, err := cf.ToRESTConfig()
 	if err != nil {
-		return nil, fmt.Errorf("kubeconfig: %w", err)
+		return nil, nil, fmt.Errorf("kubeconfig: %w", err)
 	}
 	client, err := dynamic.NewForConfig(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("client: %w", err)
+		return nil, nil, fmt.Errorf("client: %w", err)
 	}
-	return client, nil
+	return cfg, client, nil
 }

@@ -19,7 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/kinject/kubectl-inject/pkg/fleet"
 	"github.com/kinject/kubectl-inject/pkg/inject"
@@ -195,13 +194,9 @@ func (o *RestartOptions) Run(ctx context.Context, args []string) error {
 			return fmt.Errorf("read kubeconfig namespace: %w", err)
 		}
 	}
-	cfg, err := o.ConfigFlags.ToRESTConfig()
+	cfg, client, err := clusterClient(o.ConfigFlags)
 	if err != nil {
-		return fmt.Errorf("kubeconfig: %w", err)
-	}
-	client, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return fmt.Errorf("client: %w", err)
+		return err
 	}
 	// Strict: a restart to a guessed template would roll the fleet.
 	cur, err := readCurrent(ctx, &o.Flags, client, serverMetrics(o.ConfigFlags), clusterConfigMaps(o.ConfigFlags), "", true, false, nil)

@@ -235,11 +235,7 @@ func (o *SizeOptions) Run(ctx context.Context, args []string) error {
 			return fmt.Errorf("read kubeconfig namespace: %w", err)
 		}
 	}
-	cfg, err := o.ConfigFlags.ToRESTConfig()
-	if err != nil {
-		return fmt.Errorf("kubeconfig: %w", err)
-	}
-	client, err := dynamic.NewForConfig(cfg)
+	cfg, client, err := clusterClient(o.ConfigFlags)
 	if err != nil {
 		return err
 	}

@@ -174,13 +174,9 @@ func (o *StatusOptions) Run(ctx context.Context, args []string) error {
 			return fmt.Errorf("read kubeconfig namespace: %w", err)
 		}
 	}
-	cfg, err := o.ConfigFlags.ToRESTConfig()
+	client, err := dynamicClient(o.ConfigFlags)
 	if err != nil {
-		return fmt.Errorf("kubeconfig: %w", err)
-	}
-	client, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return fmt.Errorf("client: %w", err)
+		return err
 	}
 	cur, err := readCurrent(ctx, &o.Flags, client, serverMetrics(o.ConfigFlags), clusterConfigMaps(o.ConfigFlags), "", false, false, o.warn)
 	if err != nil {
