@@ -100,7 +100,7 @@ func (o *CheckOptions) checkInstalled(ctx context.Context, c *checkClients, p *a
 			return
 		}
 		gvr := policyResource(u.GetKind())
-		ref := kindLower(u.GetKind()) + "/" + u.GetName()
+		ref := strings.ToLower(u.GetKind()) + "/" + u.GetName()
 		got, err := c.dynamic.Resource(gvr).Get(ctx, u.GetName(), metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):

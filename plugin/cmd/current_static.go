@@ -64,7 +64,7 @@ func staticObjects(dir string, compiled [][]byte) ([][]byte, error) {
 			return u.GetKind() == want.GetKind() && u.GetName() == want.GetName()
 		})
 		if i < 0 {
-			return nil, fmt.Errorf("--static %s: no %s/%s (kubectl inject check --static %s says what is there)", dir, kindLower(want.GetKind()), want.GetName(), dir)
+			return nil, fmt.Errorf("--static %s: no %s/%s (kubectl inject check --static %s says what is there)", dir, strings.ToLower(want.GetKind()), want.GetName(), dir)
 		}
 		got := all[i].DeepCopy()
 		ann := got.GetAnnotations()

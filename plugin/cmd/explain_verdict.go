@@ -113,7 +113,7 @@ func installedObjects(ctx context.Context, client dynamic.Interface, compiled []
 		}
 		got, err := client.Resource(policyResource(u.GetKind())).Get(ctx, u.GetName(), metav1.GetOptions{})
 		if err != nil {
-			return nil, fmt.Errorf("read %s/%s: %s (kubectl inject check says what is installed)", kindLower(u.GetKind()), u.GetName(), readError(err))
+			return nil, fmt.Errorf("read %s/%s: %s (kubectl inject check says what is installed)", strings.ToLower(u.GetKind()), u.GetName(), readError(err))
 		}
 		b, err := got.MarshalJSON()
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/kinject/kubectl-inject/pkg/config"
 
@@ -271,7 +272,7 @@ func (o *PolicyOptions) diff(ctx context.Context, client dynamic.Interface, objs
 			return err
 		}
 		gvr := policyResource(u.GetKind())
-		ref := fmt.Sprintf("%s.%s/%s", kindLower(u.GetKind()), gvr.Group, u.GetName())
+		ref := fmt.Sprintf("%s.%s/%s", strings.ToLower(u.GetKind()), gvr.Group, u.GetName())
 		before, after := "", ""
 		current, err := client.Resource(gvr).Get(ctx, u.GetName(), metav1.GetOptions{})
 		switch {
@@ -353,7 +354,7 @@ func (o *PolicyOptions) apply(ctx context.Context, client dynamic.Interface, obj
 		if err != nil {
 			return fmt.Errorf("applying %s.%s/%s: %w", gvr.Resource, gvr.Group, u.GetName(), err)
 		}
-		fmt.Fprintf(o.ErrOut, "%s.%s/%s serverside-applied\n", kindLower(u.GetKind()), gvr.Group, u.GetName())
+		fmt.Fprintf(o.ErrOut, "%s.%s/%s serverside-applied\n", strings.ToLower(u.GetKind()), gvr.Group, u.GetName())
 		got.SetManagedFields(nil)
 		stored = append(stored, got.Object)
 	}
@@ -394,7 +395,7 @@ func (o *PolicyOptions) delete(ctx context.Context, client dynamic.Interface, ob
 			return err
 		}
 		gvr := policyResource(meta.Kind)
-		ref := fmt.Sprintf("%s.%s/%s", kindLower(meta.Kind), gvr.Group, meta.Metadata.Name)
+		ref := fmt.Sprintf("%s.%s/%s", strings.ToLower(meta.Kind), gvr.Group, meta.Metadata.Name)
 		err := client.Resource(gvr).Delete(ctx, meta.Metadata.Name, metav1.DeleteOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
@@ -417,14 +418,4 @@ func validateNamespaceFlag(flag string, names []string) []error {
 		}
 	}
 	return errs
-}
-
-func kindLower(kind string) string {
-	b := []byte(kind)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }

@@ -1,12 +1,24 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/kinject/kubectl-inject/pkg/admission"
+	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files (examples/admission/policy.yaml, testdata/*.diff)")
@@ -91,5 +103,48 @@ func TestPolicySelector(t *testing.T) {
 				t.Errorf("exit %d, stderr %s\nwant a policy with %q, without %q:\n%.600s", code, stderr, tc.want, tc.not, stdout)
 			}
 		})
+	}
+}
+
+// TestPolicyDelete: --delete removes the bindings before the policies
+// (the reverse of apply), reports one already gone, and goes on past one
+// it cannot delete, failing at the end.
+func TestPolicyDelete(t *testing.T) {
+	t.Parallel()
+	in, err := inject.NewDefault(inject.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := admission.Compile(in, "envoy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := p.Objects()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored []runtime.Object
+	kinds := map[schema.GroupVersionResource]string{}
+	for _, data := range objs[1:] { // the mutating policy is not there
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(data); err != nil {
+			t.Fatal(err)
+		}
+		stored = append(stored, u)
+		kinds[policyResource(u.GetKind())] = u.GetKind() + "List"
+	}
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), kinds, stored...)
+	client.PrependReactor("delete", "validatingadmissionpolicies", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, errors.New("the server is on fire")
+	})
+	streams, _, _, errOut := genericiooptions.NewTestIOStreams()
+	o := &PolicyOptions{IOStreams: streams}
+	err = o.delete(context.Background(), client, objs)
+	const group = "admissionregistration.k8s.io"
+	want := "validatingadmissionpolicybinding." + group + "/kinject-envoy-conflicts deleted\n" +
+		"mutatingadmissionpolicybinding." + group + "/kinject-envoy deleted\n" +
+		"mutatingadmissionpolicy." + group + "/kinject-envoy not found\n"
+	if errOut.String() != want || err == nil || err.Error() != "deleting validatingadmissionpolicy."+group+"/kinject-envoy-conflicts: the server is on fire" {
+		t.Errorf("stderr:\n%s\nerror %v\nwant:\n%s", errOut.String(), err, want)
 	}
 }
