@@ -87,3 +87,29 @@ func TestTakeSlots(t *testing.T) {
 		t.Errorf("stopped, took %d, want 1", s.n)
 	}
 }
+
+// TestWaitBudget: a batch that its PodDisruptionBudget allows no
+// disruption of waits until the budget allows some, then takes that many.
+func TestWaitBudget(t *testing.T) {
+	t.Parallel()
+	budget := decode(t, "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web, namespace: ns}\nspec: {selector: {matchLabels: {app: web}}}\nstatus: {disruptionsAllowed: 0}")
+	m, client, _, _ := fakeMover(t, budget)
+	var batch []podUpgrade
+	for _, name := range []string{"web-a", "web-b", "web-c"} {
+		p := drainPodObject(t, name, true)
+		p.SetLabels(map[string]string{"app": "web"})
+		batch = append(batch, podUpgrade{u: rollout.Upgrade{Pod: name}, pod: p})
+	}
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		allows := budget.DeepCopy()
+		_ = unstructured.SetNestedField(allows.Object, int64(2), "status", "disruptionsAllowed")
+		if err := client.Tracker().Update(pdbResource, allows, "ns"); err != nil {
+			t.Error(err)
+		}
+	}()
+	n, err := m.waitBudget(bounded(t, 10*time.Second), batch)
+	if n != 2 || err != nil {
+		t.Errorf("%d allowed (%v), want 2 once the budget allows them", n, err)
+	}
+}
