@@ -56,11 +56,22 @@ type fakeProxy struct {
 	errs   map[string]error // by path
 	onPost func(path string)
 	onPod  func(pod, path string)
+	// left is, for each call, how long its context had left (-1: no
+	// deadline, 0: done).
+	left []time.Duration
 }
 
-func (f *fakeProxy) Post(_ context.Context, namespace, pod string, port int, path string) error {
+func (f *fakeProxy) Post(ctx context.Context, namespace, pod string, port int, path string) error {
 	f.mu.Lock()
 	f.calls = append(f.calls, fmt.Sprintf("POST %s/%s:%d%s", namespace, pod, port, path))
+	left := time.Duration(-1)
+	if deadline, ok := ctx.Deadline(); ok {
+		left = time.Until(deadline)
+	}
+	if ctx.Err() != nil {
+		left = 0
+	}
+	f.left = append(f.left, left)
 	err := f.errs[path]
 	f.mu.Unlock()
 	if err != nil {

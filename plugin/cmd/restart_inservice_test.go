@@ -59,3 +59,21 @@ func TestEndpointSlicesShared(t *testing.T) {
 		t.Errorf("%d LISTs after %s, want 2 (%v)", lists, drainPoll, err)
 	}
 }
+
+// TestRestoreOutlivesTheRun: a drain is undone even once the run is
+// being stopped, with 30 s of its own for the proxy to answer.
+func TestRestoreOutlivesTheRun(t *testing.T) {
+	t.Parallel()
+	m, _, _, proxy := fakeMover(t)
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := m.restore(stopped, &drained{pod: drainPodObject(t, "web-a", false)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := proxy.called(); len(got) != 1 || got[0] != "POST ns/web-a:9901/healthcheck/ok" {
+		t.Fatalf("calls %v, want the restore", got)
+	}
+	if left := proxy.left[0]; left < 29*time.Second || left > 30*time.Second {
+		t.Errorf("the restore had %v left, want 30s of its own", left)
+	}
+}
