@@ -308,11 +308,11 @@ func (m *restartMover) rollBack(ctx context.Context, u rollout.Upgrade, d *drain
 			err = errors.Join(err, fmt.Errorf("resizing it back: %w", rerr))
 		}
 	}
-	if data, perr := u.RollbackPatch(); perr != nil {
-		err = errors.Join(err, perr)
-	} else if _, perr := pods.Patch(rctx, u.Pod, types.StrategicMergePatchType, data, opts); perr != nil {
-		err = errors.Join(err, perr)
+	data, perr := u.RollbackPatch()
+	if perr == nil {
+		_, perr = pods.Patch(rctx, u.Pod, types.StrategicMergePatchType, data, opts)
 	}
+	err = errors.Join(err, perr)
 	if err != nil {
 		return rollout.Fail(rollout.ReasonRolledBack, "%s; rolling it back failed: %w", what, err)
 	}

@@ -219,6 +219,14 @@ func TestUpgradePodRollsBackResize(t *testing.T) {
 			err := m.upgradePod(bounded(t, 10*time.Second), u, pod)
 			failure(t, err, rollout.ReasonRolledBack, tc.want)
 			sameRequests(t, k, tc.requests...)
+			// The rollback's own time: the deadline and 30 s more, even
+			// for its drain.
+			proxy := m.caller.(*fakeProxy)
+			if tc.images != nil {
+				if left := proxy.left[len(proxy.left)-1]; left < m.deadline+29*time.Second || left > m.deadline+30*time.Second {
+					t.Errorf("the rollback's drain had %v left, want %v", left, m.deadline+30*time.Second)
+				}
+			}
 			after := k.stored("web-a")
 			if !rollout.PodReady(after) || sidecarImage(after) != "envoy:a" || !reflect.DeepEqual(envoyResources(t, after), envoyResources(t, before)) {
 				t.Errorf("after the rollback: Ready %v, %s, %v; want Ready, envoy:a, %v", rollout.PodReady(after), sidecarImage(after), envoyResources(t, after), envoyResources(t, before))
