@@ -53,6 +53,8 @@ type fakeKubelet struct {
 	refuse func(request, pod string, body []byte) error
 	// edit changes a Pod after a PATCH of its images, as a webhook would.
 	edit func(pod *unstructured.Unstructured)
+	// unlisted: no Service selects the Pods, the EndpointSlice lists none.
+	unlisted bool
 	// beforeDrain is told of a drain's POST (logged) before the proxy
 	// answers it.
 	beforeDrain func(pod string)
@@ -179,7 +181,9 @@ func (k *fakeKubelet) publish() {
 	}
 	ready := map[string]bool{}
 	for _, item := range list.(*unstructured.UnstructuredList).Items {
-		ready[item.GetName()] = rollout.PodReady(&item)
+		if !k.unlisted {
+			ready[item.GetName()] = rollout.PodReady(&item)
+		}
 	}
 	k.store(endpointSliceResource, sliceObject(k.t, ready))
 }

@@ -100,14 +100,19 @@ func TestUpgradeInPlaceRollsBack(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
 		oldBroken  bool // the old image crashes too once restarted
+		unlisted   bool // no EndpointSlice lists the Pod: not waited on
 		wantSuffix string
 	}{
-		{"back in service", false, "rolled back to envoy=envoy:a"},
-		{"the old image fails too", true, "rolled back to envoy=envoy:a, but not Ready on its new sidecar within 10s: container envoy (envoy:a): CrashLoopBackOff (back-off 10s restarting failed container)"},
+		{"back in service", false, false, "rolled back to envoy=envoy:a"},
+		{"the old image fails too", true, false, "rolled back to envoy=envoy:a, but not Ready on its new sidecar within 10s: container envoy (envoy:a): CrashLoopBackOff (back-off 10s restarting failed container)"},
+		{"in no Service", true, true, "rolled back to envoy=envoy:a"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			m, k := inPlaceMover(t, "", "app: web", []string{"web-a"})
+			m, client := recreateMover(t)
+			k := newFakeKubelet(t, m, client)
+			k.unlisted = tc.unlisted
+			k.add(podOf(t, testInjector(t, "envoy:a"), "web-a", "uid-web-a", "", "app: web", true))
 			before := k.stored("web-a").GetAnnotations()
 			k.broken["envoy:b"], k.broken["envoy:a"] = true, tc.oldBroken
 			err := m.upgradeInPlace(bounded(t, 10*time.Second), "pods", webAStep, 0)
@@ -359,5 +364,41 @@ func TestUpgradeInPlacePodNotReady(t *testing.T) {
 	sameRequests(t, k, "drain web-a", "patch web-a")
 	if pod := k.stored("web-a"); !rollout.PodReady(pod) || sidecarImage(pod) != "envoy:b" {
 		t.Errorf("the Pod runs %s, Ready %v; want envoy:b, Ready", sidecarImage(pod), rollout.PodReady(pod))
+	}
+}
+
+// TestWaitUpgradedDeadline: the wait for an upgraded Pod gives it the
+// whole deadline: Ready after 11 s of a 10 s deadline is still waited
+// for (the last look comes past it), after 12 s it is not.
+func TestWaitUpgradedDeadline(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		readyAt int // the tick (a second each) at which the Pod gets Ready
+		err     string
+	}{
+		{11, ""},
+		{12, "not Ready on its new sidecar within 10s: container envoy (envoy:a): CrashLoopBackOff (back-off 10s restarting failed container)"},
+	} {
+		m, k := inPlaceMover(t, "", "app: web", []string{"web-a"})
+		k.mu.Lock()
+		k.broken["envoy:a"] = true
+		k.mu.Unlock()
+		pod := k.write(k.stored("web-a").DeepCopy())
+		clock, ticks := &fakeClock{t: time.Unix(1_000_000, 0)}, 0
+		m.now = clock.now
+		m.after = func(d time.Duration) <-chan time.Time {
+			if ticks++; ticks == tc.readyAt {
+				k.mu.Lock()
+				k.broken["envoy:a"] = false
+				k.mu.Unlock()
+				k.write(k.stored("web-a").DeepCopy())
+			}
+			return clock.after(d)
+		}
+		u := rollout.Upgrade{Namespace: "ns", Pod: "web-a", Images: []rollout.ImageChange{{Container: "envoy", Init: true, From: "envoy:0", To: "envoy:a"}}}
+		err := m.waitUpgraded(bounded(t, 10*time.Second), u, pod.GetUID())
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || err.Error() != tc.err) {
+			t.Errorf("Ready at %d s: %v, want %q", tc.readyAt, err, tc.err)
+		}
 	}
 }
