@@ -29,6 +29,17 @@ import (
 // installs for a config (a SidecarInjection), under name.
 func installedPolicy(t *testing.T, config, name string) *unstructured.Unstructured {
 	t.Helper()
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(policyObjects(t, config, name)[0]); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// policyObjects are the objects kubectl inject policy compiles for a
+// config (a SidecarInjection) under name: the mutating policy first.
+func policyObjects(t *testing.T, config, name string) [][]byte {
+	t.Helper()
 	cfg, err := inject.ParseConfig([]byte(config), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -49,11 +60,7 @@ func installedPolicy(t *testing.T, config, name string) *unstructured.Unstructur
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := &unstructured.Unstructured{}
-	if err := u.UnmarshalJSON(objs[0]); err != nil {
-		t.Fatal(err)
-	}
-	return u
+	return objs
 }
 
 // policyClient is a dynamic client serving the policies; listErr, when

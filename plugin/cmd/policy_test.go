@@ -16,9 +16,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	k8stesting "k8s.io/client-go/testing"
-
-	"github.com/kinject/kubectl-inject/pkg/admission"
-	"github.com/kinject/kubectl-inject/pkg/inject"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files (examples/admission/policy.yaml, testdata/*.diff)")
@@ -111,18 +108,7 @@ func TestPolicySelector(t *testing.T) {
 // it cannot delete, failing at the end.
 func TestPolicyDelete(t *testing.T) {
 	t.Parallel()
-	in, err := inject.NewDefault(inject.Settings{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := admission.Compile(in, "envoy")
-	if err != nil {
-		t.Fatal(err)
-	}
-	objs, err := p.Objects()
-	if err != nil {
-		t.Fatal(err)
-	}
+	objs := policyObjects(t, "apiVersion: kinject.dev/v1alpha1\nkind: SidecarInjection\nmetadata: {name: envoy}\nspec: {}\n", "envoy")
 	var stored []runtime.Object
 	kinds := map[schema.GroupVersionResource]string{}
 	for _, data := range objs[1:] { // the mutating policy is not there
@@ -139,7 +125,7 @@ func TestPolicyDelete(t *testing.T) {
 	})
 	streams, _, _, errOut := genericiooptions.NewTestIOStreams()
 	o := &PolicyOptions{IOStreams: streams}
-	err = o.delete(context.Background(), client, objs)
+	err := o.delete(context.Background(), client, objs)
 	const group = "admissionregistration.k8s.io"
 	want := "validatingadmissionpolicybinding." + group + "/kinject-envoy-conflicts deleted\n" +
 		"mutatingadmissionpolicybinding." + group + "/kinject-envoy deleted\n" +
