@@ -115,13 +115,13 @@ type podUpgrade struct {
 // images changed it rolls the Pod back.
 func (m *restartMover) upgradePod(ctx context.Context, u rollout.Upgrade, pod *unstructured.Unstructured) error {
 	d := &drained{pod: pod}
-	if len(u.Images) > 0 {
+	if restartsProxy(u) {
 		var err error
 		if d, err = m.drainPod(ctx, pod); err != nil {
 			return err
 		}
 	}
-	if err := m.patchDrained(ctx, u, pod, m.drain != nil && len(u.Images) > 0); err != nil {
+	if err := m.patchDrained(ctx, u, pod, m.drain != nil && restartsProxy(u)); err != nil {
 		if rerr := m.restore(ctx, d); rerr != nil {
 			return fmt.Errorf("%w; %v", err, rerr)
 		}
@@ -138,6 +138,11 @@ func (m *restartMover) upgradePod(ctx context.Context, u rollout.Upgrade, pod *u
 	}
 	return nil
 }
+
+// restartsProxy reports an upgrade (or its rollback) that restarts the
+// sidecars, so their proxy is drained first: an image changes. A resize
+// alone restarts nothing, and a drained proxy would stay out of service.
+func restartsProxy(u rollout.Upgrade) bool { return len(u.Images) > 0 }
 
 // inPlaceSubject returns the workload of an upgrade in place once it has
 // settled, and its Pods; a Pod without a controller is its own workload,
@@ -288,7 +293,7 @@ func (m *restartMover) rollBack(ctx context.Context, u rollout.Upgrade, d *drain
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.deadline+30*time.Second)
 	defer cancel()
 	var err error
-	if pod := m.cache.get("pods", u.Namespace, u.Pod); pod != nil && rollout.PodReady(pod) && len(u.Images) > 0 && m.drain != nil {
+	if pod := m.cache.get("pods", u.Namespace, u.Pod); pod != nil && rollout.PodReady(pod) && restartsProxy(u) && m.drain != nil {
 		// it serves on the new sidecar (Ready on it, a resize the kubelet
 		// refused): out of service first, as for the upgrade. A rollback
 		// of resources alone restarts no proxy, which would then stay
