@@ -41,6 +41,7 @@ type fakeKubelet struct {
 
 	mu      sync.Mutex
 	countMu sync.Mutex // one controller's count at a time
+	writeMu sync.Mutex // one write and its EndpointSlice at a time
 	log     []string
 	patches []string        // the bodies of the PATCHes, in order
 	drained map[string]bool // Pods whose proxy answers not ready
@@ -154,6 +155,10 @@ func (k *fakeKubelet) add(pods ...*unstructured.Unstructured) {
 // cache holds it.
 func (k *fakeKubelet) write(pod *unstructured.Unstructured) *unstructured.Unstructured {
 	k.t.Helper()
+	// Pods drained at once are written at once: the EndpointSlice of one
+	// must not be built from the Pods as they were before the other's.
+	k.writeMu.Lock()
+	defer k.writeMu.Unlock()
 	k.run(pod)
 	k.mu.Lock()
 	k.rv++
